@@ -1,0 +1,49 @@
+# Two entry points, both self-contained on a fresh machine:
+#   make demo   set up, then ingest the sample contract and print its clause tree
+#   make test   set up (with test extras and tesseract), then run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO_DATA := .clausewise-demo
+PIP := $(BIN)/pip install --disable-pip-version-check --progress-bar off -q
+
+.PHONY: setup setup-test system-deps demo test lint bench-ingest clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --disable-pip-version-check -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(PIP) -e ".[dev,st]"
+	touch $(VENV)/.installed $@
+
+setup: $(VENV)/.installed
+
+setup-test: $(VENV)/.installed-test
+
+# Tesseract (OCR of scanned pages). Installed with apt when missing and we may (root or sudo).
+system-deps:
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends tesseract-ocr >/dev/null; }
+	@tesseract --version 2>&1 | head -n 1
+
+demo: setup system-deps
+	$(BIN)/clausewise --data-dir $(DEMO_DATA) ingest examples/mutual-nda.pdf
+	$(BIN)/clausewise --data-dir $(DEMO_DATA) tree mutual-nda
+
+test: setup-test system-deps
+	$(BIN)/python -m pytest
+
+lint: setup-test
+	$(BIN)/ruff check .
+
+bench-ingest: setup system-deps
+	$(BIN)/clausewise eval ingest --out bench-results/ingest.json
+
+clean:
+	rm -rf $(VENV) $(DEMO_DATA) .pytest_cache build *.egg-info

@@ -1,0 +1,162 @@
+"""The Archivist: turns a contract file into a clause tree, chunks and persistent indexes.
+
+Ingestion is deterministic (no language model): parse -> clause tree -> definitions and
+cross-references -> chunks -> embeddings + BM25 -> one atomic write. Re-ingesting the same bytes
+with the same settings is a no-op; ``force`` rebuilds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from clausewise.backends.embeddings import Embedder
+from clausewise.config import Settings
+from clausewise.progress import NoProgress, Progress
+from clausewise.version import clausewise_version
+from indexes.bm25 import BM25Index
+from indexes.layout import contract_id_for, validate_contract_id
+from indexes.store import INDEX_FORMAT, ContractArtifacts, ContractStore, Manifest
+from tools.chunking import build_chunks
+from tools.parsing import parse_document
+from tools.parsing.detect import check_size
+from tools.structure.definitions import find_definitions
+from tools.structure.tree_builder import build_tree
+from tools.structure.xrefs import find_cross_references
+
+
+@dataclass
+class IngestResult:
+    contract_id: str
+    status: Literal["ingested", "unchanged"]
+    manifest: Manifest
+    write_seconds: float = 0.0
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Archivist:
+    def __init__(self, settings: Settings, store: ContractStore, embedder: Embedder) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+
+    def _free_id(self, path: Path) -> str:
+        """The id derived from the file name, unless another file already holds it: then the
+        extension is added ("nda-txt"), then a content hash, so two files never overwrite each
+        other. The same file name again is an update of the same contract."""
+        base = contract_id_for(path.name)
+        candidates = [
+            base,
+            f"{base}-{path.suffix.lstrip('.').lower()}" if path.suffix else base,
+            f"{base}-{file_sha256(path)[:8]}",
+        ]
+        for candidate in candidates:
+            existing = self.store.manifest(candidate)
+            if existing is None or existing.file_name == path.name:
+                return candidate
+        return candidates[-1]
+
+    def ingest(
+        self,
+        path: Path,
+        contract_id: str | None = None,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> IngestResult:
+        progress = progress or NoProgress()
+        path = Path(path)
+        size = check_size(path, self.settings.parsing.max_file_mb)
+        contract_id = validate_contract_id(contract_id or self._free_id(path))
+        content_hash = file_sha256(path)
+        fingerprint = self.settings.ingest_fingerprint()
+        with self.store.layout.ingest_lock(contract_id):
+            existing = self.store.manifest(contract_id)
+            if (
+                existing is not None
+                and not force
+                and existing.content_sha256 == content_hash
+                and existing.ingest_fingerprint == fingerprint
+                and existing.index_format == INDEX_FORMAT
+                and existing.embedding_model == self.embedder.model_id
+            ):
+                return IngestResult(contract_id, "unchanged", existing)
+            timings: dict[str, float] = {}
+
+            progress.stage("parsing")
+            started = time.perf_counter()
+            document = parse_document(path, self.settings.parsing)
+            timings["parse"] = time.perf_counter() - started
+
+            progress.stage("structure")
+            started = time.perf_counter()
+            tree = build_tree(document, self.settings.structure)
+            definitions = find_definitions(document.text, tree)
+            references = find_cross_references(document.text, tree)
+            chunks = build_chunks(document, tree, contract_id, self.settings.chunking)
+            timings["structure"] = time.perf_counter() - started
+
+            progress.stage("embedding", total=len(chunks))
+            started = time.perf_counter()
+            embeddings = self.embedder.embed([c.text for c in chunks], progress=progress.advance)
+            timings["embed"] = time.perf_counter() - started
+
+            progress.stage("indexing")
+            started = time.perf_counter()
+            bm25 = BM25Index.build(
+                [c.id for c in chunks],
+                [c.text for c in chunks],
+                self.settings.retrieval.bm25_k1,
+                self.settings.retrieval.bm25_b,
+            )
+            timings["bm25"] = time.perf_counter() - started
+            manifest = Manifest(
+                contract_id=contract_id,
+                tenant=self.store.tenant,
+                file_name=path.name,
+                source_path=str(path.resolve()),
+                file_type=document.file_type.value,
+                content_sha256=content_hash,
+                size_bytes=size,
+                pages=len(document.pages),
+                characters=len(document.text),
+                created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                clausewise_version=clausewise_version(),
+                ingest_fingerprint=fingerprint,
+                settings={
+                    "parsing": self.settings.parsing.model_dump(mode="json"),
+                    "structure": self.settings.structure.model_dump(mode="json"),
+                    "chunking": self.settings.chunking.model_dump(mode="json"),
+                },
+                embedding_model=self.embedder.model_id,
+                embedding_dimension=int(embeddings.shape[1]) if len(chunks) else self.embedder.dimension,
+                structure=tree.structure,
+                counts={
+                    "nodes": len(tree.nodes),
+                    "chunks": len(chunks),
+                    "definitions": len(definitions),
+                    "cross_references": len(references),
+                    "unresolved_references": sum(1 for r in references if r.target is None),
+                },
+                ocr_pages=document.ocr_pages,
+                warnings=document.warnings,
+                timings={k: round(v, 3) for k, v in timings.items()},
+            )
+            artifacts = ContractArtifacts(
+                manifest, document, tree, definitions, references, chunks, embeddings, bm25
+            )
+            started = time.perf_counter()
+            self.store.write(artifacts)
+            return IngestResult(
+                contract_id, "ingested", manifest, write_seconds=time.perf_counter() - started
+            )

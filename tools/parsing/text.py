@@ -1,0 +1,183 @@
+"""Plain text and Markdown: decoding with encoding detection, and layout blocks from lines.
+
+The decoded text is kept exactly (only newlines are unified, as Python's text mode does), so
+offsets match what other tools compute on the same file (LegalBench-RAG spans, for example).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import statistics
+from pathlib import Path
+
+from charset_normalizer import from_bytes
+
+from clausewise.domain import Block, FileType, PageInfo, ParsedDocument
+from clausewise.errors import EmptyDocument, UndecodableText
+from tools.structure.labels import opens_item
+
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_MD_HEADING = re.compile(r"^#{1,6}\s")
+_MD_TABLE = re.compile(r"^\|")
+# Lines that open a block even without a blank line before them.
+_BLOCK_OPENERS = re.compile(
+    r"^(whereas\b|now,? therefore|in witness whereof|witnesseth|recitals\b|background\b)",
+    re.IGNORECASE,
+)
+
+
+def decode_text(data: bytes, path: Path) -> str:
+    """Bytes -> str: BOM, then strict UTF-8, then charset detection; refuse binary data."""
+    if data.startswith(codecs.BOM_UTF8):
+        text = data.decode("utf-8", errors="strict")
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16")
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            best = from_bytes(data).best()
+            if best is None or best.encoding is None:
+                raise UndecodableText(
+                    "the bytes are not text in any encoding we could detect",
+                    hint="save the file as UTF-8 text, or export it as PDF or DOCX",
+                    path=path,
+                ) from None
+            text = str(best)
+    if len(_CONTROL.findall(text[:20000])) > 0.01 * min(len(text), 20000) + 2:
+        raise UndecodableText(
+            "the file looks binary (many control characters), not text",
+            hint="export the contract as PDF, DOCX or UTF-8 text",
+            path=path,
+        )
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _line_spans(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for i, ch in enumerate(text):
+        if ch in "\n\f":
+            spans.append((start, i))
+            start = i + 1
+    spans.append((start, len(text)))
+    return spans
+
+
+def _opens_block(previous: str, line: str, markdown: bool) -> bool:
+    if opens_item(previous, line) or _BLOCK_OPENERS.match(line):
+        return True
+    return markdown and bool(_MD_HEADING.match(line) or _MD_TABLE.match(line))
+
+
+def _indent(raw_line: str) -> float:
+    expanded = raw_line.expandtabs(4)
+    return float(len(expanded) - len(expanded.lstrip(" ")))
+
+
+def line_blocks(text: str, markdown: bool = False) -> list[Block]:
+    """Group lines into paragraph blocks.
+
+    A blank line always ends a block. In hard-wrapped text (most lines near one width), a line
+    continues the previous block unless the previous line stopped short or this line starts a
+    label, heading or recital marker; in unwrapped text every line is its own block.
+    """
+    spans = _line_spans(text)
+    lengths = [e - s for s, e in spans if text[s:e].strip()]
+    if not lengths:
+        return []
+    wrap_width = statistics.quantiles(lengths, n=10)[-1] if len(lengths) >= 10 else max(lengths)
+    hard_wrapped = wrap_width <= 130 and statistics.median(lengths) >= 0.5 * wrap_width
+    blocks: list[Block] = []
+    current: list[int] | None = None  # [start, end, x0, gap_before]
+    blank_run = 0
+    prev_len = 0
+    prev_text = ""
+    for s, e in spans:
+        raw = text[s:e]
+        stripped = raw.strip()
+        if not stripped:
+            blank_run += 1
+            if current:
+                blocks.append(Block(start=current[0], end=current[1], x0=current[2], gap_before=current[3]))
+                current = None
+            continue
+        first = s + (len(raw) - len(raw.lstrip()))
+        last = s + len(raw.rstrip())
+        continues = (
+            current is not None
+            and hard_wrapped
+            and prev_len >= 0.75 * wrap_width
+            and not _opens_block(prev_text, stripped, markdown)
+        )
+        if continues and current is not None:
+            current[1] = last
+        else:
+            if current:
+                blocks.append(Block(start=current[0], end=current[1], x0=current[2], gap_before=current[3]))
+            current = [first, last, _indent(raw), blank_run]
+        prev_len = len(raw.rstrip())
+        prev_text = stripped
+        blank_run = 0
+    if current:
+        blocks.append(Block(start=current[0], end=current[1], x0=current[2], gap_before=current[3]))
+    return [piece for block in blocks for piece in _split_flattened(text, block)]
+
+
+_WIDE_GAP = re.compile(r"[ \t\u00a0\u202f]{3,}")
+_TERMINAL_BEFORE = re.compile(r"[.:;?!\"”’)\]]$")
+
+
+def _split_flattened(text: str, block: Block) -> list[Block]:
+    """Split a block at runs of 3+ spaces that separate paragraphs.
+
+    Text extracted from PDFs by other tools (EDGAR filings, LegalBench-RAG's corpus) often puts a
+    whole page on one line, with paragraphs, headings and list items separated only by wide
+    gaps. A gap is a boundary unless a sentence visibly runs on across it (no terminal
+    punctuation before, a lowercase word after).
+    """
+    cuts = [block.start]
+    for m in _WIDE_GAP.finditer(text, block.start, block.end):
+        before = text[cuts[-1] : m.start()].rstrip()
+        after = text[m.end() : m.end() + 40]
+        if not before or m.end() >= block.end:
+            continue
+        runs_on = after[:1].islower() and not _TERMINAL_BEFORE.search(before)
+        if not runs_on:
+            cuts.append(m.end())
+    if len(cuts) == 1:
+        return [block]
+    pieces = []
+    for i, start in enumerate(cuts):
+        end = cuts[i + 1] if i + 1 < len(cuts) else block.end
+        end = start + len(text[start:end].rstrip())
+        pieces.append(
+            Block(
+                start=start,
+                end=end,
+                x0=block.x0,
+                gap_before=block.gap_before if i == 0 else 0.0,
+                page=block.page,
+                bold=block.bold,
+                font_size=block.font_size,
+            )
+        )
+    return pieces
+
+
+def document_from_text(text: str, source_name: str, file_type: FileType = FileType.TEXT) -> ParsedDocument:
+    """A parsed document for text already in memory (benchmarks, tests, pasted text)."""
+    return ParsedDocument(
+        source_name=source_name,
+        file_type=file_type,
+        text=text,
+        pages=[PageInfo(number=1, start=0, end=len(text))],
+        blocks=line_blocks(text, markdown=file_type == FileType.MARKDOWN),
+    )
+
+
+def parse_text_file(path: Path, file_type: FileType) -> ParsedDocument:
+    text = decode_text(path.read_bytes(), path)
+    if not text.strip():
+        raise EmptyDocument("the file contains only whitespace", hint="check the export", path=path)
+    return document_from_text(text, path.name, file_type)

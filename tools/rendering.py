@@ -1,0 +1,51 @@
+"""Render contract text to PDF pages and to page images ("scans").
+
+Used by the tests and the ingest benchmark to exercise the PDF and OCR paths with real contract
+text whose ground truth we know, and to build the scanned copies of the example contracts.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pymupdf
+
+LETTER = pymupdf.paper_rect("letter")
+_CSS = "p {font-family: serif; font-size: 11pt; margin-bottom: 6pt; text-align: left;} h1 {font-size: 13pt;}"
+
+
+def text_to_pdf(text: str, path: Path, margin: float = 72.0, css: str = _CSS) -> int:
+    """Lay out ``text`` on Letter pages, one paragraph per non-empty line (leading spaces become
+    indentation); returns the page count."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    body = "".join(
+        f'<p style="margin-left: {6 * (len(line) - len(line.lstrip()))}pt">{html.escape(line.strip())}</p>'
+        for line in lines
+    )
+    story = pymupdf.Story(html=body, user_css=css)
+    writer = pymupdf.DocumentWriter(str(path))
+    frame = (*LETTER, margin, margin, -margin, -margin)
+    pages = 0
+    more = True
+    while more:
+        device = writer.begin_page(LETTER)
+        more, _ = story.place(frame)
+        story.draw(device)
+        writer.end_page()
+        pages += 1
+    writer.close()
+    return pages
+
+
+def rasterize_pdf(source: Path, target: Path, dpi: int = 200, pages: int | None = None) -> int:
+    """Turn a PDF into an image-only PDF (what a scanner produces); returns the page count."""
+    with pymupdf.open(source) as document, pymupdf.open() as scanned:
+        for index, page in enumerate(document):
+            if pages is not None and index >= pages:
+                break
+            pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+            out = scanned.new_page(width=page.rect.width, height=page.rect.height)
+            out.insert_image(out.rect, pixmap=pixmap)
+        scanned.save(str(target), garbage=3, deflate=True)
+        return scanned.page_count

@@ -1,0 +1,256 @@
+"""What each layout block is: label, title, heading, recital, signature, schedule or TOC entry.
+
+The tree builder only reads these facts; keeping them apart makes both halves testable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from clausewise.domain import Block
+from tools.structure.labels import Label, parse_label
+
+_SMALL_WORDS = {
+    "and",
+    "or",
+    "of",
+    "the",
+    "a",
+    "an",
+    "to",
+    "in",
+    "on",
+    "by",
+    "for",
+    "with",
+    "at",
+    "as",
+    "its",
+    "upon",
+    "from",
+    "into",
+    "under",
+    "than",
+    "vs",
+    "nor",
+    "per",
+    "not",
+    "etc",
+    "&",
+}
+_RECITALS_START = re.compile(
+    r"^(?:whereas\b|recitals?\b|background\b|witnesseth\b|preliminary statements?\b|premises\b)",
+    re.IGNORECASE,
+)
+_RECITALS_END = re.compile(
+    r"^(?:now,?\s+therefore|it is (?:hereby )?agreed|(?:accordingly|therefore),? the parties)"
+    r"|agree(?:s)? as follows|hereby agree",
+    re.IGNORECASE,
+)
+_SIGNATURE_START = re.compile(
+    r"^(?:in witness whereof|\[?\s*signature pages? (?:follows?|to follow)|\[?\s*remainder of (?:this )?page "
+    r"(?:intentionally )?left blank|signatures?:?$|agreed and accepted)",
+    re.IGNORECASE,
+)
+_SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|signature|its)\s*:|/s/", re.IGNORECASE)
+_TOC_HEADING = re.compile(r"^(?:table of contents|contents|index of defined terms|index)\b", re.IGNORECASE)
+_FURNITURE = re.compile(
+    r"^(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
+    re.IGNORECASE,
+)
+_TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\.\d+)*\.?\s")
+_ENDS_OPEN = re.compile(r"[^.:;?!\"”’)\]]$")
+_TOC_ENTRY_END = re.compile(
+    r"(?:\.{3,}\s*|\s)(?:\d{1,3}|[ivxlc]{1,6})$|\s\d+(?:\.\d+)*(?:\([a-z0-9]{1,4}\))*$",
+    re.IGNORECASE,
+)
+_MD_HEADING = re.compile(r"^(#{1,6})\s+")
+_DEFINITION = re.compile(
+    r"^[\"“”']([^\"“”']{1,80})[\"“”']\s*(?:\([^)]{0,60}\)\s*)?,?\s*(?:shall\s+)?"
+    r"(?:means?|mean[s]?:|has the meaning|shall have the meaning|have the meaning|refers? to|includes?"
+    r"|is defined)",
+    re.IGNORECASE,
+)
+_TITLE_RUN = re.compile(r"^(.{2,90}?)(?:\.\s+|:\s+|\s+[-–—]\s+)(?=\S)")
+
+
+@dataclass
+class BlockFacts:
+    index: int
+    start: int
+    end: int
+    text: str
+    x0: float
+    label: Label | None
+    title: str
+    body_start: int  # absolute offset where the body starts (after label and title)
+    heading: bool  # an unlabelled heading ("CONFIDENTIALITY", "## Term")
+    heading_level: int  # markdown level, 0 if none
+    recitals_start: bool
+    recitals_end: bool
+    signature_start: bool
+    signature_line: bool
+    schedule_start: bool
+    toc_heading: bool
+    toc_entry: bool
+    defined_term: str | None
+    furniture: bool  # a page number or separator line left in the text by an extraction
+    continuation: bool  # the rest of the previous paragraph, cut by a page break
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+
+def _letters(text: str) -> list[str]:
+    return [ch for ch in text if ch.isalpha()]
+
+
+def is_all_caps(text: str) -> bool:
+    letters = _letters(text)
+    return len(letters) >= 2 and sum(ch.isupper() for ch in letters) >= 0.85 * len(letters)
+
+
+def is_title_case(text: str) -> bool:
+    words = [w.strip("\"“”'(),.;:") for w in text.split()]
+    words = [w for w in words if w and w[0].isalpha()]
+    if not words:
+        return False
+    significant = [w for w in words if w.lower() not in _SMALL_WORDS]
+    return bool(significant) and all(w[0].isupper() for w in significant)
+
+
+def _looks_like_heading_text(text: str, block: Block) -> bool:
+    """ALL CAPS short lines; bold short phrases; short Title Case lines set apart by a blank line."""
+    words = text.split()
+    if not words or len(words) > 14 or len(text) > 120:
+        return False
+    if is_all_caps(text):
+        return True
+    if text.rstrip().endswith((".", ";", ",")) or len(words) > 10:
+        return False
+    return block.bold or (is_title_case(text) and len(words) <= 6 and block.gap_before >= 0.5)
+
+
+def split_title(rest: str, bold: bool) -> str:
+    """The heading part of a labelled block's remaining text, '' if it has none.
+
+    "LAUNCH TIMING. Each party shall..." -> "LAUNCH TIMING"; "Term and Termination" -> all of it;
+    "The Company shall pay..." -> "".
+    """
+    stripped = rest.strip()
+    if not stripped:
+        return ""
+    words = stripped.split()
+    short = len(words) <= 12 and len(stripped) <= 110
+    one_phrase = not re.search(r"[.;]\s+\S", stripped)  # not a sentence followed by more text
+    if short and one_phrase and (is_all_caps(stripped) or is_title_case(stripped.rstrip(".:")) or bold):
+        return stripped.rstrip(" .:")
+    match = _TITLE_RUN.match(stripped)
+    if match:
+        candidate = match.group(1).strip()
+        if len(candidate.split()) <= 10 and (
+            is_all_caps(candidate) or is_title_case(candidate) or _is_sentence_case_heading(candidate)
+        ):
+            return candidate
+    return ""
+
+
+_VERBS = re.compile(
+    r"\b(?:is|are|was|were|be|shall|may|will|must|has|have|had|does|do|can|should|would|means?|includes?)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_sentence_case_heading(candidate: str) -> bool:
+    """ "Governing law", "Late payment": short, capitalised, no verb (so not a sentence)."""
+    words = candidate.split()
+    return (
+        1 <= len(words) <= 4
+        and candidate[:1].isupper()
+        and not _VERBS.search(candidate)
+        and not any(ch.isdigit() for ch in candidate)
+    )
+
+
+def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
+    facts: list[BlockFacts] = []
+    previous_text = ""
+    for index, block in enumerate(blocks):
+        raw = text[block.start : block.end]
+        stripped = raw.strip()
+        start = block.start + (len(raw) - len(raw.lstrip()))
+        md = _MD_HEADING.match(stripped)
+        heading_level = len(md.group(1)) if md else 0
+        body_text = stripped[md.end() :] if md else stripped
+        offset = start + (md.end() if md else 0)
+        label = parse_label(body_text)
+        if label is not None and label.readings[0].style == "bullet" and heading_level:
+            label = None
+        title = ""
+        body_start = offset
+        if label is not None:
+            rest = body_text[label.end :]
+            title = split_title(rest, block.bold)
+            lead = len(rest) - len(rest.lstrip())
+            body_start = offset + label.end + lead
+            if title:
+                title_pos = rest.find(title)
+                body_start = offset + label.end + title_pos + len(title)
+                trailing = re.match(r"[\s.:\-–—]*", text[body_start : block.end])
+                body_start += trailing.end() if trailing else 0
+        heading = bool(md) or (label is None and _looks_like_heading_text(stripped, block))
+        if md and label is None:
+            title = body_text.strip()
+            body_start = block.end
+        elif heading:
+            title = stripped.rstrip(" .:")
+            body_start = block.end
+        short = len(stripped.split()) <= 15
+        after_label = body_text[label.end :].strip() if label is not None else ""
+        schedule_start = (
+            label is not None
+            and label.keyword == "schedule"
+            and short
+            and (is_all_caps(label.raw) or len(stripped.split()) <= 6 or block.bold)
+            and not (after_label and _TOC_ENTRY_END.search(after_label))
+        )
+        defined = (
+            _DEFINITION.match(text[body_start : block.end].lstrip())
+            if label is not None
+            else _DEFINITION.match(stripped)
+        )
+        facts.append(
+            BlockFacts(
+                index=index,
+                start=start,
+                end=block.end,
+                text=stripped,
+                x0=block.x0,
+                label=label,
+                title=title,
+                body_start=min(body_start, block.end),
+                heading=heading,
+                heading_level=heading_level,
+                recitals_start=bool(_RECITALS_START.match(body_text)),
+                recitals_end=bool(_RECITALS_END.search(stripped[:200])),
+                signature_start=bool(_SIGNATURE_START.match(stripped)),
+                signature_line=bool(_SIGNATURE_LINE.search(stripped[:40])),
+                schedule_start=schedule_start,
+                toc_heading=bool(_TOC_HEADING.match(stripped)),
+                toc_entry=(len(stripped) <= 160 and bool(_TOC_ENTRY_END.search(stripped)))
+                or len(_TOC_LABELS.findall(stripped)) >= 2,
+                defined_term=defined.group(1).strip() if defined else None,
+                furniture=bool(_FURNITURE.match(stripped)),
+                continuation=(
+                    label is None
+                    and not md
+                    and stripped[:1].islower()
+                    and bool(_ENDS_OPEN.search(previous_text))
+                ),
+            )
+        )
+        if not facts[-1].furniture:
+            previous_text = stripped
+    return facts

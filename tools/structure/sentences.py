@@ -1,0 +1,154 @@
+"""A deterministic sentence splitter for contract prose that returns exact character spans.
+
+Contract text is full of periods that do not end sentences ("Inc.", "U.S.", "Section 2.3",
+"e.g.", "No. 5"); a wrong split cuts a clause in two, so the rules lean towards not splitting.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clausewise.domain import Span
+
+_ABBREVIATIONS = {
+    "inc",
+    "co",
+    "corp",
+    "ltd",
+    "llc",
+    "l.l.c",
+    "l.p",
+    "lp",
+    "plc",
+    "n.a",
+    "s.a",
+    "b.v",
+    "n.v",
+    "gmbh",
+    "ag",
+    "no",
+    "nos",
+    "sec",
+    "secs",
+    "art",
+    "arts",
+    "para",
+    "paras",
+    "cl",
+    "sch",
+    "ex",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "st",
+    "jr",
+    "sr",
+    "e.g",
+    "i.e",
+    "etc",
+    "viz",
+    "cf",
+    "vs",
+    "v",
+    "u.s",
+    "u.s.a",
+    "u.k",
+    "e.u",
+    "approx",
+    "dept",
+    "est",
+    "fig",
+    "vol",
+    "pp",
+    "p",
+    "ch",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "mon",
+    "tue",
+    "wed",
+    "thu",
+    "fri",
+    "sat",
+    "sun",
+    "a.m",
+    "p.m",
+    "ave",
+    "blvd",
+    "rd",
+    "ste",
+    "cal",
+    "del",
+    "n.y",
+    "civ",
+    "stat",
+    "ann",
+    "bros",
+    "assn",
+    "intl",
+    "govt",
+}
+# A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace, then
+# something that can start a sentence (capital, digit, opening quote/bracket).
+_BOUNDARY = re.compile(r"([.?!])([\"”’')\]]*)(\s+)(?=[\"“‘(\[]?[A-Z0-9])")
+_TOKEN_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+def _is_abbreviation(text: str, dot_index: int) -> bool:
+    match = _TOKEN_BEFORE.search(text, 0, dot_index)
+    if not match:
+        return False
+    token = match.group(1).lower().rstrip(".")
+    if token in _ABBREVIATIONS:
+        return True
+    return len(token) == 1 and token.isalpha()  # initials: "J. Smith", "A. ..."
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None, min_chars: int = 25) -> list[Span]:
+    """Sentences of ``text[start:end]`` as absolute spans, whitespace-trimmed.
+
+    Fragments shorter than ``min_chars`` are merged into their neighbour so that a stray "(a)" or
+    "Yes." never becomes a node of its own.
+    """
+    end = len(text) if end is None else end
+    segment = text[start:end]
+    cuts: list[int] = []
+    for m in _BOUNDARY.finditer(segment):
+        dot = m.start(1)
+        if m.group(1) == "." and _is_abbreviation(segment, dot):
+            continue
+        if m.group(1) == "." and dot > 0 and segment[dot - 1].isdigit():
+            # "Section 2." followed by a capital is ambiguous; a number right before the dot and a
+            # digit right after ("2. 3") is a list, not a sentence end
+            following = segment[m.end() : m.end() + 1]
+            if following.isdigit():
+                continue
+        cuts.append(m.end(2))
+    pieces: list[Span] = []
+    cursor = 0
+    for cut in [*cuts, len(segment)]:
+        piece = segment[cursor:cut]
+        stripped = piece.strip()
+        if stripped:
+            lead = len(piece) - len(piece.lstrip())
+            pieces.append((start + cursor + lead, start + cursor + lead + len(stripped)))
+        cursor = cut
+    merged: list[Span] = []
+    for span in pieces:
+        if merged and (span[1] - span[0] < min_chars or merged[-1][1] - merged[-1][0] < min_chars):
+            merged[-1] = (merged[-1][0], span[1])
+        else:
+            merged.append(span)
+    return merged
