@@ -15,17 +15,21 @@ LETTER = pymupdf.paper_rect("letter")
 _CSS = "p {font-family: serif; font-size: 11pt; margin-bottom: 6pt; text-align: left;} h1 {font-size: 13pt;}"
 
 
+def _indent_points(line: str) -> int:
+    """6 pt per leading space, capped: a too-wide margin makes pymupdf's Story place nothing."""
+    return min(6 * (len(line) - len(line.lstrip())), 72)
+
+
 def text_to_pdf(text: str, path: Path, margin: float = 72.0, css: str = _CSS) -> int:
     """Lay out ``text`` on Letter pages, one paragraph per non-empty line (leading spaces become
     indentation); returns the page count."""
-    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    lines = [line.expandtabs(4).rstrip() for line in text.splitlines() if line.strip()]
     body = "".join(
-        f'<p style="margin-left: {6 * (len(line) - len(line.lstrip()))}pt">{html.escape(line.strip())}</p>'
-        for line in lines
+        f'<p style="margin-left: {_indent_points(line)}pt">{html.escape(line.strip())}</p>' for line in lines
     )
     story = pymupdf.Story(html=body, user_css=css)
     writer = pymupdf.DocumentWriter(str(path))
-    frame = (*LETTER, margin, margin, -margin, -margin)
+    frame = pymupdf.Rect(LETTER.x0 + margin, LETTER.y0 + margin, LETTER.x1 - margin, LETTER.y1 - margin)
     pages = 0
     more = True
     while more:

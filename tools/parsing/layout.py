@@ -7,10 +7,13 @@ word keeps its box and its offsets into that text.
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 
 from clausewise.domain import Block, PageInfo, WordBoxes
 from tools.structure.labels import opens_item
@@ -73,7 +76,7 @@ class PageLines:
 # --- visual lines and columns ------------------------------------------------------------------
 
 
-def group_into_lines(words: list[Word], gap_factor: float = 2.5) -> list[Line]:
+def group_into_lines(words: list[Word], gap_chars: float = 4.0) -> list[Line]:
     """Cluster words into visual lines by vertical overlap, split at wide horizontal gaps
     (column gutters, tab stops), so a line never straddles two columns."""
     if not words:
@@ -96,7 +99,7 @@ def group_into_lines(words: list[Word], gap_factor: float = 2.5) -> list[Line]:
         char_width = statistics.median((w.x1 - w.x0) / max(len(w.text), 1) for w in row)
         current = [row[0]]
         for word in row[1:]:
-            if word.x0 - current[-1].x1 > max(gap_factor * char_width * 3, 18.0):
+            if word.x0 - current[-1].x1 > max(gap_chars * char_width, 15.0):
                 lines.append(Line(current))
                 current = [word]
             else:
@@ -191,13 +194,17 @@ def _furniture_key(text: str) -> str:
     return re.sub(r"\d+", "#", re.sub(r"\s+", " ", text.strip().lower()))
 
 
+def _in_margin(line: Line, page: PageLines) -> bool:
+    return line.y1 < 0.12 * page.height or line.y0 > 0.88 * page.height
+
+
 def remove_page_furniture(pages: list[PageLines], edge_lines: int = 2) -> int:
-    """Drop running headers/footers (the same text at a page edge on many pages) and page
-    numbers at page edges. Returns how many lines were removed."""
+    """Drop running headers/footers (the same text in the top or bottom margin of many pages)
+    and page numbers at page edges. Returns how many lines were removed."""
     candidate_keys: Counter[str] = Counter()
     for page in pages:
         edges = page.lines[:edge_lines] + page.lines[-edge_lines:]
-        candidate_keys.update({_furniture_key(line.text) for line in edges})
+        candidate_keys.update({_furniture_key(line.text) for line in edges if _in_margin(line, page)})
     threshold = max(3, int(0.4 * len(pages)) + 1)
     repeated = {key for key, count in candidate_keys.items() if count >= threshold and key}
     removed = 0
@@ -206,10 +213,11 @@ def remove_page_furniture(pages: list[PageLines], edge_lines: int = 2) -> int:
         n = len(page.lines)
         for i, line in enumerate(page.lines):
             at_edge = i < edge_lines or i >= n - edge_lines
-            in_margin = line.y1 < 0.1 * page.height or line.y0 > 0.88 * page.height
             text = line.text.strip()
+            margin = _in_margin(line, page)
             is_furniture = at_edge and (
-                _furniture_key(text) in repeated or (_PAGE_NUMBER.match(text) and (in_margin or n > 3))
+                (margin and _furniture_key(text) in repeated)
+                or (_PAGE_NUMBER.match(text) is not None and (margin or n > 3))
             )
             if is_furniture:
                 removed += 1
@@ -249,47 +257,58 @@ def _line_pitch(page: PageLines) -> float:
     return 1.2 * statistics.median(heights) if heights else 12.0
 
 
+_COMPOUND = re.compile(r"[A-Za-z]+-[A-Za-z]+")
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole English words of the MiniLM WordPiece vocabulary (~20k), shipped with the package:
+    "demand" and "forecasting" are words, "confi" and "dential" are not."""
+    vocabulary = json.loads(
+        (resources.files("clausewise") / "assets" / "minilm" / "tokenizer.json").read_text(encoding="utf-8")
+    )["model"]["vocab"]
+    return frozenset(token for token in vocabulary if len(token) > 1 and token.isalpha() and token.isascii())
+
+
+_PREFIXES = frozenset(
+    "non co self pre re sub anti multi post inter cross third well long short full part first".split()
+)
+
+
 class _Vocabulary:
     """Words seen in the document, to decide whether a line-end hyphen is part of the word."""
 
     def __init__(self, pages: list[PageLines]) -> None:
         self.words: Counter[str] = Counter()
+        self.compounds: Counter[str] = Counter()
         for page in pages:
             for line in page.lines:
                 for word in line.words:
                     self.words.update(m.group(0).lower() for m in _WORD_CHARS.finditer(word.text))
+                    self.compounds.update(m.group(0).lower() for m in _COMPOUND.finditer(word.text))
 
     def keep_hyphen(self, head: str, tail: str) -> bool:
-        """'non-' + 'disclosure' keeps its hyphen if the document writes 'non-disclosure' or never
-        'nondisclosure'; 'confi-' + 'dential' loses it because 'confidential' occurs."""
-        head_word = _WORD_CHARS.findall(head)[-1].lower() if _WORD_CHARS.findall(head) else ""
+        """Whether "head-" at a line end + "tail" is a real compound ("non-disclosure",
+        "demand-forecasting") rather than a word broken across lines ("confi-dential").
+
+        Evidence, strongest first: the joined word occurs in the document (break); the compound
+        occurs unbroken (keep); a known prefix (keep); both halves are words of the document
+        (keep; "confi" and "dential" are not)."""
+        heads = _WORD_CHARS.findall(head)
         tail_match = _WORD_CHARS.match(tail)
-        tail_word = tail_match.group(0).lower() if tail_match else ""
-        if not head_word or not tail_word:
+        if not heads or not tail_match:
             return True
-        joined = head_word + tail_word
-        if self.words[joined] > 0:
+        head_word, tail_word = heads[-1].lower(), tail_match.group(0).lower()
+        if self.words[head_word + tail_word] > 0:
             return False
-        return head_word in {
-            "non",
-            "co",
-            "self",
-            "pre",
-            "re",
-            "sub",
-            "anti",
-            "multi",
-            "post",
-            "inter",
-            "cross",
-            "third",
-            "well",
-            "long",
-            "short",
-            "full",
-            "part",
-            "first",
-        }
+        if self.compounds[f"{head_word}-{tail_word}"] > 0 or head_word in _PREFIXES:
+            return True
+        return self._known(head_word) and self._known(tail_word)
+
+    def _known(self, word: str) -> bool:
+        """A real word: in the English word list, or used elsewhere in this document (each half
+        of the broken word is counted once by the break itself)."""
+        return word in english_words() or self.words[word] > 1
 
 
 @dataclass
@@ -422,12 +441,8 @@ def _joiner(
     """ "" (hyphen join), " " (same paragraph) or "\\n" (new paragraph) between two lines."""
     prev_text = prev.text.rstrip()
     starts_lower = line.words[0].text[:1].islower()
-    if (
-        _HYPHENATED.search(prev_text)
-        and starts_lower
-        and not vocabulary.keep_hyphen(prev.words[-1].text[:-1], line.words[0].text)
-    ):
-        return ""
+    if _HYPHENATED.search(prev_text) and starts_lower:
+        return ""  # "confi-|dential" (hyphen dropped while emitting) or "non-|disclosure" (kept)
     if opens_item(prev_text, line.text):
         return "\n"
     if starts_lower and not _TERMINAL.search(prev_text):

@@ -28,7 +28,8 @@ _BLOCK_OPENERS = re.compile(
 
 
 def decode_text(data: bytes, path: Path) -> str:
-    """Bytes -> str: BOM, then strict UTF-8, then charset detection; refuse binary data."""
+    """Bytes -> str: BOM, then strict UTF-8, then Windows-1252, then charset detection; refuse
+    binary data."""
     if data.startswith(codecs.BOM_UTF8):
         text = data.decode("utf-8", errors="strict")
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -37,14 +38,7 @@ def decode_text(data: bytes, path: Path) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            best = from_bytes(data).best()
-            if best is None or best.encoding is None:
-                raise UndecodableText(
-                    "the bytes are not text in any encoding we could detect",
-                    hint="save the file as UTF-8 text, or export it as PDF or DOCX",
-                    path=path,
-                ) from None
-            text = str(best)
+            text = _windows_1252(data) or _detected(data, path)
     if len(_CONTROL.findall(text[:20000])) > 0.01 * min(len(text), 20000) + 2:
         raise UndecodableText(
             "the file looks binary (many control characters), not text",
@@ -52,6 +46,30 @@ def decode_text(data: bytes, path: Path) -> str:
             path=path,
         )
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _windows_1252(data: bytes) -> str | None:
+    """Windows-1252 (a superset of Latin-1 for text) is what non-UTF-8 English contracts almost
+    always are; accept it unless the result is mostly accented letters (then it is mojibake of
+    another code page, e.g. Cyrillic, and detection decides)."""
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    letters = [ch for ch in text if ch.isalpha()]
+    accented = sum(1 for ch in letters if not ch.isascii())
+    return text if letters and accented <= 0.1 * len(letters) else None
+
+
+def _detected(data: bytes, path: Path) -> str:
+    best = from_bytes(data).best()
+    if best is None or best.encoding is None:
+        raise UndecodableText(
+            "the bytes are not text in any encoding we could detect",
+            hint="save the file as UTF-8 text, or export it as PDF or DOCX",
+            path=path,
+        )
+    return str(best)
 
 
 def _line_spans(text: str) -> list[tuple[int, int]]:

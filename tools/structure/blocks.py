@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from clausewise.domain import Block
-from tools.structure.labels import Label, parse_label
+from tools.structure.labels import Label, parse_heading_number, parse_label
 
 _SMALL_WORDS = {
     "and",
@@ -54,7 +54,7 @@ _SIGNATURE_START = re.compile(
     re.IGNORECASE,
 )
 _SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|signature|its)\s*:|/s/", re.IGNORECASE)
-_TOC_HEADING = re.compile(r"^(?:table of contents|contents|index of defined terms|index)\b", re.IGNORECASE)
+_TOC_HEADING = re.compile(r"^(?:table of contents?|contents|index of defined terms|index)\b", re.IGNORECASE)
 _FURNITURE = re.compile(
     r"^(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
     re.IGNORECASE,
@@ -185,7 +185,7 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
         heading_level = len(md.group(1)) if md else 0
         body_text = stripped[md.end() :] if md else stripped
         offset = start + (md.end() if md else 0)
-        label = parse_label(body_text)
+        label = parse_label(body_text) or parse_heading_number(body_text)
         if label is not None and label.readings[0].style == "bullet" and heading_level:
             label = None
         title = ""

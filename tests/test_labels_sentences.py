@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from tools.structure.labels import int_to_roman, opens_item, parse_label, roman_to_int
+from tools.structure.sentences import sentence_spans
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical", "styles"),
+    [
+        ("1. DEFINITIONS", "1", ["decimal"]),
+        ("12.4.1 Scope", "12.4.1", ["decimal"]),
+        ("(a) the Receiving Party", "(a)", ["paren-alpha-lower"]),
+        ("(i) first", "(i)", ["paren-roman-lower", "paren-alpha-lower"]),
+        ("(v) either", "(v)", ["paren-alpha-lower", "paren-roman-lower"]),
+        ("(iv) fourth", "(iv)", ["paren-roman-lower"]),
+        ("A. Brightwater operates", "(A)", ["dot-alpha-upper"]),
+        ("ARTICLE IV THE MERGER", "Article IV", ["article"]),
+        ("Article Two", "Article Two", ["article"]),
+        ("Section 2.3 Launch", "2.3", ["decimal"]),
+        ("§ 7 Notices", "7", ["decimal"]),
+        ("SCHEDULE B", "Schedule B", ["schedule"]),
+        ("Exhibit A-1 Form of Note", "Exhibit A-1", ["schedule"]),
+        ("1) first item", "(1)", ["digit-paren"]),
+        ("• a bullet", "", ["bullet"]),
+    ],
+)
+def test_labels_and_their_readings(text: str, canonical: str, styles: list[str]) -> None:
+    label = parse_label(text)
+    assert label is not None
+    assert label.canonical == canonical
+    assert [r.style for r in label.readings][: len(styles)] == styles
+
+
+@pytest.mark.parametrize(
+    "text", ["10 days after", "2019. The parties", "addendum to this Agreement", "Inc. shall"]
+)
+def test_ordinary_text_is_not_a_label(text: str) -> None:
+    assert parse_label(text) is None
+
+
+def test_roman_numerals_round_trip() -> None:
+    for value in range(1, 120):
+        assert roman_to_int(int_to_roman(value)) == value
+    assert roman_to_int("iiii") is None  # malformed
+
+
+def test_wrapped_references_do_not_open_items() -> None:
+    assert not opens_item("within thirty", "(30) days after notice")
+    assert not opens_item("as set out in", "Schedule 1, by courier")
+    assert not opens_item("pursuant to Sections 2.2 and", "2.4 above")
+    assert opens_item("the following:", "(a) the first")
+    assert opens_item("a receiver is appointed; or", "(b) it ceases business")
+    assert opens_item("This is the end.", "2.4 NOTICES")
+
+
+def test_sentences_keep_abbreviations_and_exact_offsets() -> None:
+    text = (
+        "Acme Inc. and Beta Co. agree as follows. Payment is due under Section 2.3. within 30 days, "
+        "e.g. by wire. The U.S. courts have jurisdiction! Notices go to J. Smith."
+    )
+    spans = sentence_spans(text)
+    sentences = [text[a:b] for a, b in spans]
+    assert sentences[0] == "Acme Inc. and Beta Co. agree as follows."
+    assert sentences[-1] == "Notices go to J. Smith." or sentences[-1].endswith("J. Smith.")
+    assert any(s.startswith("The U.S. courts") for s in sentences)
+    assert all(text[a:b].strip() == text[a:b] for a, b in spans)
+
+
+def test_short_fragments_merge_into_neighbours() -> None:
+    text = "Yes. The Supplier shall deliver the goods on time and in full."
+    assert len(sentence_spans(text)) == 1

@@ -1,0 +1,93 @@
+"""DOCX (with Word's automatic numbering), HTML and text encodings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docx
+import pytest
+
+from clausewise.config import ParsingSettings, StructureSettings
+from clausewise.domain import FileType
+from clausewise.errors import UndecodableText
+from tests.tree_checks import assert_tree_invariants
+from tools.parsing import parse_document
+from tools.structure.tree_builder import build_tree
+
+SETTINGS = ParsingSettings()
+
+
+def test_docx_numbering_is_replayed_into_the_text(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_heading("SUPPLY AGREEMENT", level=0)
+    document.add_paragraph("This Supply Agreement is made between Acme Ltd and Beta LLC.")
+    for clause in (
+        "Delivery. The Supplier shall deliver the Goods.",
+        "Payment. The Buyer shall pay within 30 days.",
+        "Termination. Either party may terminate on notice.",
+    ):
+        document.add_paragraph(clause, style="List Number")
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Item", "Price"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Widget", "USD 10"
+    path = tmp_path / "supply.docx"
+    document.save(path)
+    parsed = parse_document(path, SETTINGS)
+    assert parsed.file_type == FileType.DOCX
+    lines = parsed.text.splitlines()
+    assert lines[0] == "SUPPLY AGREEMENT"
+    assert (
+        lines[2].startswith("1. Delivery.")
+        and lines[3].startswith("2. Payment.")
+        and lines[4].startswith("3.")
+    )
+    assert "Widget | USD 10" in lines
+    tree = build_tree(parsed, StructureSettings())
+    assert tree.node("2").title == "Payment"
+    assert_tree_invariants(tree, parsed.text)
+
+
+def test_html_blocks_lists_and_entities(tmp_path: Path) -> None:
+    path = tmp_path / "terms.html"
+    path.write_text(
+        "<html><head><style>p{color:red}</style><script>alert(1)</script></head><body>"
+        "<h1>Terms &amp; Conditions</h1><p>These terms apply.</p>"
+        "<ol><li>Orders are binding.</li><li>Prices exclude VAT.</li></ol>"
+        "<table><tr><td>Fee</td><td>&euro;5</td></tr></table></body></html>",
+        encoding="utf-8",
+    )
+    parsed = parse_document(path, SETTINGS)
+    assert parsed.text.splitlines() == [
+        "Terms & Conditions",
+        "These terms apply.",
+        "1. Orders are binding.",
+        "2. Prices exclude VAT.",
+        "Fee | €5",
+    ]
+    assert parsed.blocks[0].bold
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "utf-16", "utf-8-sig"])
+def test_text_encodings_are_detected(tmp_path: Path, encoding: str) -> None:
+    text = "1. The Licensee shall pay €1,000 to the Licensor’s account in Zürich.\n2. Café rules apply.\n"
+    if encoding == "latin-1":
+        text = text.replace("€", "EUR").replace("’", "'")
+    path = tmp_path / f"contract-{encoding}.txt"
+    path.write_bytes(text.encode(encoding))
+    parsed = parse_document(path, SETTINGS)
+    assert parsed.text.lstrip("\ufeff") == text
+
+
+def test_text_offsets_are_the_files_own(bench_data: Path) -> None:
+    """LegalBench-RAG spans index the file as Python reads it; parsing must not shift them."""
+    corpus = bench_data / "legalbenchrag" / "corpus"
+    for path in sorted((corpus / "maud").glob("*.txt"))[:3] + sorted((corpus / "cuad").glob("*.txt"))[:3]:
+        assert parse_document(path, SETTINGS).text == path.read_text(encoding="utf-8")
+
+
+def test_binary_data_with_a_text_name_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "contract.txt"
+    path.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(UndecodableText) as raised:
+        parse_document(path, SETTINGS)
+    assert "contract.txt" in str(raised.value)

@@ -1,0 +1,152 @@
+"""Ingest into persistent indexes: no-op re-ingest, --force, updates, atomic writes, locks, delete."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clausewise.errors import ContractNotFound, IngestInProgress
+from indexes import store as store_module
+
+
+def _versions(store, contract_id: str) -> list[str]:
+    return sorted(p.name for p in (store.layout.contract_dir(contract_id) / "versions").iterdir())
+
+
+def test_ingest_writes_every_index(archivist, store, copy_example) -> None:
+    path = copy_example("mutual-nda.txt")
+    result = archivist.ingest(path)
+    assert result.status == "ingested" and result.contract_id == "mutual-nda"
+    index = store.open("mutual-nda")
+    manifest = index.manifest
+    assert manifest.file_name == "mutual-nda.txt" and manifest.structure == "tree"
+    assert manifest.embedding_model == "all-MiniLM-L6-v2-onnx-int8" and manifest.embedding_dimension == 384
+    assert manifest.counts["chunks"] == len(index.chunks) == index.vectors.count() == len(index.bm25)
+    for name in (
+        "manifest.json",
+        "document.json",
+        "tree.json",
+        "definitions.json",
+        "xrefs.json",
+        "chunks.json",
+        "bm25.json",
+        "chroma",
+    ):
+        assert (index.path / name).exists(), name
+    assert index.tree.node("2.1(b)").kind == "list_item"
+    assert any(d.term == "Confidential Information" for d in index.definitions)
+    assert any(r.target == "2.2" for r in index.cross_references)
+    # the persisted indexes answer queries
+    top_bm25 = index.bm25.search("return or destroy documents after termination", 3)
+    assert top_bm25 and top_bm25[0][0].startswith("4.1")
+    query = archivist.embedder.embed(["Which law governs the agreement?"])[0]
+    top_dense = index.vectors.search(query, 5)
+    assert any(chunk_id.startswith("9.1") for chunk_id, _ in top_dense)
+    index.close()
+
+
+def test_same_content_is_not_ingested_twice_and_force_rebuilds(archivist, store, copy_example) -> None:
+    path = copy_example("mutual-nda.txt")
+    archivist.ingest(path)
+    first = _versions(store, "mutual-nda")
+    assert archivist.ingest(path).status == "unchanged"
+    assert _versions(store, "mutual-nda") == first
+    assert archivist.ingest(path, force=True).status == "ingested"
+    second = _versions(store, "mutual-nda")
+    assert len(second) == 1 and second != first  # the old version is swept once the new one is live
+
+
+def test_changed_content_under_the_same_name_is_an_update(archivist, store, copy_example) -> None:
+    path = copy_example("mutual-nda.txt")
+    archivist.ingest(path)
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("twelve (12) months", "eighteen (18) months"),
+        encoding="utf-8",
+    )
+    assert archivist.ingest(path).status == "ingested"
+    index = store.open("mutual-nda")
+    assert "eighteen (18) months" in index.document.text
+    index.close()
+
+
+def test_two_files_with_the_same_stem_get_different_ids(archivist, store, copy_example) -> None:
+    archivist.ingest(copy_example("mutual-nda.txt"))
+    second = archivist.ingest(Path("examples/mutual-nda.pdf"))
+    assert second.contract_id == "mutual-nda-pdf"
+    assert {m.contract_id for m in store.manifests()} == {"mutual-nda", "mutual-nda-pdf"}
+
+
+def test_a_crash_while_writing_keeps_the_previous_version(
+    archivist, store, copy_example, monkeypatch
+) -> None:
+    path = copy_example("mutual-nda.txt")
+    archivist.ingest(path)
+    before = store.open("mutual-nda")
+    before_text = before.document.text
+    before.close()
+
+    def exploding_writer(*args: object, **kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store_module, "write_vectors", exploding_writer)
+    path.write_text(
+        path.read_text(encoding="utf-8") + "\n10. NEW CLAUSE\n\n10.1 Added later.\n", encoding="utf-8"
+    )
+    with pytest.raises(OSError, match="disk full"):
+        archivist.ingest(path)
+    after = store.open("mutual-nda")
+    assert after.document.text == before_text  # still the old, complete version
+    assert after.vectors.count() == len(after.chunks)
+    after.close()
+    assert not [p for p in _versions(store, "mutual-nda") if p.startswith(".staging")]
+
+
+def test_an_abandoned_staging_folder_is_invisible_and_swept(archivist, store, copy_example) -> None:
+    path = copy_example("mutual-nda.txt")
+    archivist.ingest(path)
+    live = store.layout.current_version("mutual-nda")
+    assert live is not None
+    crashed = live.parent / ".staging-crashed"
+    shutil.copytree(live, crashed)
+    (crashed / "tree.json").write_text("{ truncated", encoding="utf-8")  # a half-written build
+    assert store.open("mutual-nda").path == live
+    archivist.ingest(path, force=True)
+    assert not crashed.exists()
+
+
+def test_concurrent_ingest_of_one_contract_is_refused(archivist, store, copy_example) -> None:
+    path = copy_example("mutual-nda.txt")
+    with store.layout.ingest_lock("mutual-nda"), pytest.raises(IngestInProgress):
+        archivist.ingest(path)
+
+
+def test_delete_removes_everything(archivist, store, copy_example) -> None:
+    archivist.ingest(copy_example("mutual-nda.txt"))
+    folder = store.layout.contract_dir("mutual-nda")
+    assert store.delete("mutual-nda") == "mutual-nda"
+    assert not folder.exists()
+    with pytest.raises(ContractNotFound):
+        store.open("mutual-nda")
+
+
+def test_tenants_are_separate(settings, embedder, copy_example) -> None:
+    from agents.archivist import Archivist
+    from indexes.store import ContractStore
+
+    acme = settings.model_copy(update={"paths": settings.paths.model_copy(update={"tenant": "acme"})})
+    Archivist(acme, ContractStore(acme), embedder).ingest(copy_example("mutual-nda.txt"))
+    assert [m.contract_id for m in ContractStore(acme).manifests()] == ["mutual-nda"]
+    assert ContractStore(settings).manifests() == []
+
+
+def test_embeddings_in_chroma_are_ours(archivist, store, copy_example) -> None:
+    archivist.ingest(copy_example("mutual-nda.txt"))
+    index = store.open("mutual-nda")
+    ids, stored = index.vectors.embeddings()
+    chunk = index.chunks[ids[0]]
+    fresh = archivist.embedder.embed([chunk.text])[0]
+    assert np.allclose(stored[0], fresh, atol=1e-5)
+    index.close()
