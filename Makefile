@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) -e ".[dev,st]"
+	$(PIP) -e ".[dev,st,small]"
 	touch $(VENV)/.installed $@
 
 setup: $(VENV)/.installed

@@ -111,6 +111,18 @@ class ModelIntegrityError(ModelError):
     """A model file's checksum does not match the pinned one."""
 
 
+class ContextOverflow(ModelError):
+    """A prompt does not fit the model's context window."""
+
+
+class ModelTimeout(ModelError):
+    """A model server did not answer in time."""
+
+
+class StructuredOutputError(ModelError):
+    """The model's answer could not be parsed into the required structure, even after repair."""
+
+
 # --- benchmarks --------------------------------------------------------------------------------
 
 

@@ -1,24 +1,38 @@
 """Per-process access to settings, stores and lazily loaded models.
 
-The CLI (and later the API) creates one Runtime and passes it down; models load on first use
-and once. This replaces module-level singletons, so tests can build as many as they need.
+The CLI (and the API) creates one Runtime and passes it down; models load on first use and
+once. This replaces module-level singletons, so tests can build as many as they need.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import cached_property
 
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+
+from clausewise.backends.accounting import UsageLedger
+from clausewise.backends.cache import CompletionCache
 from clausewise.backends.embeddings import Embedder, create_embedder
-from clausewise.config import Settings
+from clausewise.backends.llm import LlamaServerPool, create_chat_model
+from clausewise.config import LLMSettings, Settings
 from indexes.store import ContractStore
 
 
 class Runtime:
-    def __init__(self, settings: Settings) -> None:
+    """``evaluation`` switches the completion cache on for roles whose cache setting is "auto"."""
+
+    def __init__(self, settings: Settings, *, evaluation: bool = False) -> None:
         self.settings = settings
-        self._lock = threading.Lock()
+        self.evaluation = evaluation
+        self.ledger = UsageLedger()
+        self._lock = threading.RLock()
         self._embedder: Embedder | None = None
+        self._models: dict[LLMSettings, BaseChatModel] = {}
+        self._pool = LlamaServerPool()
+        self._cache: CompletionCache | None = None
 
     @cached_property
     def store(self) -> ContractStore:
@@ -30,6 +44,68 @@ class Runtime:
             if self._embedder is None:
                 self._embedder = create_embedder(self.settings.models.embedding)
             return self._embedder
+
+    @property
+    def models_dir(self):
+        return self.settings.paths.data_dir / "models"
+
+    def _completion_cache(self, settings: LLMSettings) -> CompletionCache | None:
+        enabled = settings.cache == "on" or (settings.cache == "auto" and self.evaluation)
+        if not enabled:
+            return None
+        with self._lock:
+            if self._cache is None:
+                self._cache = CompletionCache(self.settings.paths.data_dir / "cache" / "completions.sqlite")
+            return self._cache
+
+    def base_model(
+        self, settings: LLMSettings, progress: Callable[[int], None] | None = None
+    ) -> BaseChatModel:
+        """The chat model for these settings, created once (roles with equal settings share it)."""
+        with self._lock:
+            if settings not in self._models:
+                self._models[settings] = create_chat_model(
+                    settings,
+                    pool=self._pool,
+                    models_dir=self.models_dir,
+                    callbacks=[self.ledger],
+                    cache=self._completion_cache(settings),
+                    progress=progress,
+                )
+            return self._models[settings]
+
+    def chat_model(self, role: str, progress: Callable[[int], None] | None = None) -> Runnable:
+        """The model configured for ``role``, tagged so the ledger attributes its calls."""
+        model = self.base_model(self.settings.models.for_role(role), progress)
+        return model.with_config(metadata={"clausewise_role": role}, run_name=role)
+
+    def reranker(self):
+        """The configured reranker, created once (None for retrieval.reranker=none)."""
+        from tools.retrieval.rerank import (
+            LLMJudgeReranker,
+            OnnxCrossEncoder,
+            SentenceTransformersCrossEncoder,
+        )
+
+        with self._lock:
+            if not hasattr(self, "_reranker"):
+                choice = self.settings.retrieval.reranker
+                if choice == "onnx":
+                    self._reranker = OnnxCrossEncoder()
+                elif choice == "cross-encoder":
+                    if not self.settings.retrieval.rerank_model:
+                        from clausewise.errors import ConfigError
+
+                        raise ConfigError(
+                            "reranker=cross-encoder needs a model",
+                            hint="set retrieval.rerank-model to a local CrossEncoder folder",
+                        )
+                    self._reranker = SentenceTransformersCrossEncoder(self.settings.retrieval.rerank_model)
+                elif choice == "llm":
+                    self._reranker = LLMJudgeReranker(self.chat_model("reranker"))
+                else:
+                    self._reranker = None
+            return self._reranker
 
     def archivist(self):
         from agents.archivist import Archivist

@@ -78,10 +78,11 @@ def main(
 
 
 def _register_commands() -> None:
-    from clausewise.cli import config_cmd, contracts, evals, ingest
+    from clausewise.cli import config_cmd, contracts, evals, ingest, models_cmd
 
     ingest.register(app)
     contracts.register(app)
+    models_cmd.register(app)
     config_cmd.register(app)
     evals.register(app)
 

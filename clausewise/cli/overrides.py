@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from typing import Any, get_args
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -28,6 +28,17 @@ def setting_keys(model: type[BaseModel] = Settings, prefix: str = "") -> Iterato
 
 def _is_bool(info: Any) -> bool:
     return info.annotation is bool or bool in get_args(info.annotation)
+
+
+def _is_choice(info: Any, value: str) -> bool:
+    """Whether ``value`` is one of the field's literal choices (``--retrieval.reranker none``)."""
+
+    def literals(annotation: Any) -> list[Any]:
+        if get_origin(annotation) is Literal:
+            return list(get_args(annotation))
+        return [v for arg in get_args(annotation) for v in literals(arg)]
+
+    return value in literals(info.annotation)
 
 
 def split_overrides(argv: list[str]) -> tuple[list[str], dict[str, Any]]:
@@ -63,7 +74,7 @@ def split_overrides(argv: list[str]) -> tuple[list[str], dict[str, Any]]:
             index += 2
         else:
             raise ConfigError(f"--{name} needs a value", hint=f"write --{name}=VALUE")
-        if isinstance(value, str) and value.lower() in {"none", "null"}:
+        if isinstance(value, str) and value.lower() in {"none", "null"} and not _is_choice(known[key], value):
             value = None
         node = overrides
         *parents, leaf = key.split(".")

@@ -1,0 +1,104 @@
+"""Token and time accounting for every language-model call, and prompt budgets.
+
+A :class:`UsageLedger` is a LangChain callback: attach it to a chat model and every call (from
+any graph node, any backend) records its role, model, prompt and completion tokens and seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+
+#: Characters per token assumed when budgeting before a call (conservative for English legal
+#: text with Qwen's tokenizer, which averages ~4.2).
+CHARS_PER_TOKEN = 3.5
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def truncate_to_tokens(text: str, tokens: int) -> str:
+    """``text`` cut (at a word boundary) to about ``tokens`` tokens."""
+    limit = int(tokens * CHARS_PER_TOKEN)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    return cut[: cut.rfind(" ")] if " " in cut else cut
+
+
+@dataclass
+class CallRecord:
+    role: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cached: bool
+
+
+class UsageLedger(BaseCallbackHandler):
+    """Collects a :class:`CallRecord` per chat-model call (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.records: list[CallRecord] = []
+        self._started: dict[UUID, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: Any,
+        *,
+        run_id: UUID,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        role = (metadata or {}).get("clausewise_role", "unassigned")
+        with self._lock:
+            self._started[run_id] = (time.perf_counter(), role)
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        with self._lock:
+            started, role = self._started.pop(run_id, (time.perf_counter(), "unassigned"))
+        generation = response.generations[0][0] if response.generations and response.generations[0] else None
+        message = getattr(generation, "message", None)
+        usage = getattr(message, "usage_metadata", None) or {}
+        metadata = getattr(message, "response_metadata", None) or {}
+        record = CallRecord(
+            role=role,
+            model=str(metadata.get("model_name") or metadata.get("model") or "unknown"),
+            prompt_tokens=int(usage.get("input_tokens", 0)),
+            completion_tokens=int(usage.get("output_tokens", 0)),
+            seconds=round(time.perf_counter() - started, 3),
+            cached=bool(metadata.get("cached")),
+        )
+        with self._lock:
+            self.records.append(record)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        with self._lock:
+            self._started.pop(run_id, None)
+
+    def totals(self) -> dict[str, Any]:
+        with self._lock:
+            records = list(self.records)
+        return {
+            "calls": len(records),
+            "cached_calls": sum(r.cached for r in records),
+            "prompt_tokens": sum(r.prompt_tokens for r in records),
+            "completion_tokens": sum(r.completion_tokens for r in records),
+            "seconds": round(sum(r.seconds for r in records), 2),
+            "models": sorted({r.model for r in records}),
+        }
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [asdict(r) for r in self.records]

@@ -1,0 +1,74 @@
+"""Build the chat model a role is configured to use: embedded, GGUF file or server."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from langchain_core.caches import BaseCache
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+
+from clausewise.backends.llamacpp import LlamaChatModel, LlamaServer
+from clausewise.backends.model_files import EMBEDDED_MODELS, assemble
+from clausewise.config import LLMSettings
+from clausewise.errors import ConfigError
+
+
+class LlamaServerPool:
+    """One loaded server per (file, context size, threads, seed), shared by every role using it."""
+
+    def __init__(self) -> None:
+        self._servers: dict[tuple[str, int, int, int], LlamaServer] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path, settings: LLMSettings) -> LlamaServer:
+        key = (str(path), settings.context_tokens, settings.threads, settings.seed)
+        with self._lock:
+            if key not in self._servers:
+                self._servers[key] = LlamaServer(
+                    path, settings.context_tokens, settings.threads, settings.seed
+                )
+            return self._servers[key]
+
+
+def model_label(settings: LLMSettings) -> str:
+    """A short human name for the configured model ("qwen2.5-coder-1.5b", "llama3.1:8b @ http://...")."""
+    if settings.backend == "embedded":
+        return settings.embedded_model
+    if settings.backend == "gguf":
+        return Path(settings.gguf_path).name if settings.gguf_path else "gguf (no path)"
+    return f"{settings.model} @ {settings.base_url}"
+
+
+def create_chat_model(
+    settings: LLMSettings,
+    *,
+    pool: LlamaServerPool,
+    models_dir: Path,
+    callbacks: Sequence[BaseCallbackHandler] = (),
+    cache: BaseCache | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BaseChatModel:
+    common = {"callbacks": list(callbacks), "cache": cache if cache is not None else False}
+    if settings.backend in {"embedded", "gguf"}:
+        if settings.backend == "embedded":
+            path = assemble(EMBEDDED_MODELS[settings.embedded_model], models_dir, progress)
+        elif settings.gguf_path is None:
+            raise ConfigError(
+                "backend gguf needs a model file", hint="set models.llm.gguf-path to a .gguf file"
+            )
+        else:
+            path = Path(settings.gguf_path).expanduser()
+        return LlamaChatModel(
+            server=pool.get(path, settings),
+            model_name=model_label(settings),
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            seed=settings.seed,
+            **common,
+        )
+    from clausewise.backends.openai_compat import create_server_model
+
+    return create_server_model(settings, **common)

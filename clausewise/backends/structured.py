@@ -1,0 +1,173 @@
+"""Structured output from any chat model: constrained decoding where the backend has it, a
+parser that repairs what small models get wrong, one retry that names the error, then a typed
+error. Never a silent empty result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
+from pydantic import BaseModel, ValidationError
+
+from clausewise.errors import StructuredOutputError
+
+T = TypeVar("T", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_PYTHON_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+
+def underlying_model(model: Runnable) -> Runnable:
+    """The chat model inside bindings (``with_config``/``bind`` wrap it)."""
+    while isinstance(model, RunnableBinding):
+        model = model.bound
+    return model
+
+
+def _balanced_object(text: str) -> str | None:
+    """The first balanced {...} or [...] in ``text``, honouring strings and escapes."""
+    start = next((i for i, ch in enumerate(text) if ch in "{["), None)
+    if start is None:
+        return None
+    closing = {"{": "}", "[": "]"}
+    stack: list[str] = []
+    in_string = False
+    escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in closing:
+            stack.append(closing[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+            if not stack:
+                return text[start : i + 1]
+    # unbalanced (the answer was cut off): close what is open
+    if in_string:
+        return None
+    return text[start:] + "".join(reversed(stack))
+
+
+def _repairs(candidate: str) -> list[str]:
+    fixed = _TRAILING_COMMA.sub(r"\1", candidate)
+    literal = re.sub(r"\b(True|False|None)\b", lambda m: _PYTHON_LITERALS[m.group(1)], fixed)
+    return [candidate, fixed, literal]
+
+
+def extract_json(text: str) -> Any:
+    """Parse the JSON a model produced, tolerating code fences, chatter before/after the object,
+    trailing commas and Python literals. Raises ValueError if nothing parses."""
+    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for source in sources:
+        candidate = _balanced_object(source)
+        if candidate is None:
+            continue
+        for attempt in _repairs(candidate):
+            try:
+                return json.loads(attempt)
+            except json.JSONDecodeError:
+                continue
+    raise ValueError("no JSON object found in the answer")
+
+
+def schema_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """An OpenAI-style ``response_format`` for a pydantic model."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},
+    }
+
+
+def _constrained(model: Runnable, schema: type[BaseModel], mode: str) -> Runnable:
+    inner = underlying_model(model)
+    if mode == "json_schema" and getattr(inner, "supports_json_schema", False):
+        return model.bind(response_format=schema_format(schema))
+    if mode == "json_object" and getattr(inner, "supports_json_schema", False):
+        return model.bind(response_format={"type": "json_object"})
+    return model
+
+
+def invoke_structured(
+    model: Runnable,
+    messages: list[BaseMessage],
+    schema: type[T],
+    *,
+    mode: str = "json_schema",
+    retries: int = 1,
+    config: RunnableConfig | None = None,
+) -> T:
+    """Call ``model`` and return a validated ``schema`` instance.
+
+    ``mode``: ``json_schema`` (constrained decoding where supported), ``json_object`` or
+    ``prompt`` (no constraint: the prompt alone asks for JSON).
+    """
+    bound = _constrained(model, schema, mode)
+    conversation = list(messages)
+    last_error = ""
+    for attempt in range(retries + 1):
+        answer = bound.invoke(conversation, config=config)
+        text = answer.content if isinstance(answer.content, str) else json.dumps(answer.content)
+        try:
+            return schema.model_validate(extract_json(text))
+        except (ValueError, ValidationError) as exc:
+            last_error = _describe(exc)
+            if attempt == retries:
+                break
+            conversation = [
+                *conversation,
+                AIMessage(content=text),
+                HumanMessage(
+                    content=f"That answer is not valid: {last_error}. Reply again with only one JSON object "
+                    f"that matches this schema: {json.dumps(schema.model_json_schema())}"
+                ),
+            ]
+    raise StructuredOutputError(
+        f"the model did not produce a valid {schema.__name__} after {retries + 1} attempt(s) ({last_error})",
+        hint="use a larger model for this role, or raise models.llm.max-tokens if answers are cut off",
+    )
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the object"
+        return f"{where}: {first['msg']}"
+    return str(error)
+
+
+def yes_probability(
+    model: Runnable, messages: list[BaseMessage], config: RunnableConfig | None = None
+) -> float | None:
+    """P(yes) / (P(yes) + P(no)) from the first token's log-probabilities, or None when the
+    backend exposes none. Case and leading-space variants ("Yes", " yes") are summed."""
+    if not getattr(underlying_model(model), "supports_logprobs", False):
+        return None
+    answer = model.bind(max_tokens=1, logprobs=True, top_logprobs=20).invoke(messages, config=config)
+    content = (answer.response_metadata.get("logprobs") or {}).get("content") or []
+    if not content:
+        return None
+    yes = no = 0.0
+    for candidate in content[0].get("top_logprobs", []):
+        word = candidate["token"].strip().lower()
+        if word == "yes":
+            yes += math.exp(candidate["logprob"])
+        elif word == "no":
+            no += math.exp(candidate["logprob"])
+    if yes + no == 0:
+        return None
+    return yes / (yes + no)

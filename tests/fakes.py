@@ -1,0 +1,86 @@
+"""Scripted fake chat models for tests (never used by the product)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+Reply = str | Callable[[list[BaseMessage], dict[str, Any]], str]
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers from a script, in order, and remembers every call (messages and kwargs).
+
+    A reply may be a string or a function of (messages, kwargs) -> string, so a test can route
+    on the prompt. When the script runs out, the last reply repeats if ``repeat_last``.
+    """
+
+    replies: list[Reply] = Field(default_factory=list)
+    calls: list[tuple[list[BaseMessage], dict[str, Any]]] = Field(default_factory=list)
+    repeat_last: bool = False
+    supports_json_schema: bool = False
+    supports_logprobs: bool = False
+    name_for_usage: str = "scripted"
+    logprobs: list[dict[str, Any]] | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"name": self.name_for_usage}
+
+    def _next(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+        self.calls.append((list(messages), dict(kwargs)))
+        index = len(self.calls) - 1
+        if index >= len(self.replies):
+            if not (self.repeat_last and self.replies):
+                raise AssertionError(
+                    f"the script has {len(self.replies)} replies; call {index + 1} was not expected"
+                )
+            index = len(self.replies) - 1
+        reply = self.replies[index]
+        return reply(messages, kwargs) if callable(reply) else reply
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = self._next(messages, kwargs)
+        prompt_tokens = sum(len(str(m.content).split()) for m in messages)
+        metadata: dict[str, Any] = {"model_name": self.name_for_usage, "finish_reason": "stop"}
+        if self.logprobs is not None and kwargs.get("logprobs"):
+            metadata["logprobs"] = {
+                "content": [{"token": text, "logprob": 0.0, "top_logprobs": self.logprobs}]
+            }
+        message = AIMessage(
+            content=text,
+            response_metadata=metadata,
+            usage_metadata={
+                "input_tokens": prompt_tokens,
+                "output_tokens": len(text.split()),
+                "total_tokens": prompt_tokens + len(text.split()),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        text = self._next(messages, kwargs)
+        for word in text.split(" "):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word + " "))

@@ -1,0 +1,91 @@
+"""Structured output: repair of common small-model mistakes, one named retry, then a typed error."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, Field
+
+from clausewise.backends.structured import extract_json, invoke_structured, schema_format, yes_probability
+from clausewise.errors import StructuredOutputError
+from tests.fakes import ScriptedChatModel
+
+
+class Verdict(BaseModel):
+    label: str = Field(pattern="^(Entailment|Contradiction|NotMentioned)$")
+    confidence: float = Field(ge=0, le=1)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"label": "Entailment", "confidence": 0.9}',
+        '```json\n{"label": "Entailment", "confidence": 0.9}\n```',
+        'Sure! Here is the JSON:\n{"label": "Entailment", "confidence": 0.9}\nLet me know if you need more.',
+        '{"label": "Entailment", "confidence": 0.9,}',
+        '{"label": "Entailment", "confidence": 0.9, "cited": True}',  # a Python literal
+        '{"label": "Entailment", "confidence": 0.9',  # cut off by the token limit
+    ],
+)
+def test_extract_json_repairs_common_mistakes(answer: str) -> None:
+    data = extract_json(answer)
+    assert data["label"] == "Entailment" and data["confidence"] == 0.9
+
+
+def test_extract_json_gives_up_on_prose() -> None:
+    with pytest.raises(ValueError, match="no JSON"):
+        extract_json("The clause is entailed by the contract.")
+
+
+def test_valid_first_answer_needs_one_call() -> None:
+    model = ScriptedChatModel(replies=['{"label": "Contradiction", "confidence": 0.7}'])
+    verdict = invoke_structured(model, [HumanMessage(content="judge")], Verdict)
+    assert verdict == Verdict(label="Contradiction", confidence=0.7)
+    assert len(model.calls) == 1
+
+
+def test_invalid_answer_is_retried_once_with_the_error_named() -> None:
+    model = ScriptedChatModel(
+        replies=['{"label": "Maybe", "confidence": 0.7}', '{"label": "NotMentioned", "confidence": 0.6}']
+    )
+    verdict = invoke_structured(model, [HumanMessage(content="judge")], Verdict)
+    assert verdict.label == "NotMentioned"
+    retry_messages = model.calls[1][0]
+    assert retry_messages[1].content == '{"label": "Maybe", "confidence": 0.7}'  # its own answer, echoed back
+    assert "label" in retry_messages[2].content and "pattern" in retry_messages[2].content
+
+
+def test_two_bad_answers_raise_a_typed_error_not_an_empty_result() -> None:
+    model = ScriptedChatModel(replies=["I think it is entailed.", '{"label": "Entailment"}'])
+    with pytest.raises(StructuredOutputError, match=r"Verdict after 2 attempt\(s\).*confidence"):
+        invoke_structured(model, [HumanMessage(content="judge")], Verdict)
+
+
+def test_schema_constraint_is_requested_when_the_backend_supports_it() -> None:
+    constrained = ScriptedChatModel(
+        replies=['{"label": "Entailment", "confidence": 1}'], supports_json_schema=True
+    )
+    invoke_structured(constrained, [HumanMessage(content="judge")], Verdict)
+    assert constrained.calls[0][1]["response_format"] == schema_format(Verdict)
+    plain = ScriptedChatModel(replies=['{"label": "Entailment", "confidence": 1}'])
+    invoke_structured(
+        plain.with_config(metadata={"clausewise_role": "judge"}), [HumanMessage(content="x")], Verdict
+    )
+    assert "response_format" not in plain.calls[0][1]
+    assert json.dumps(schema_format(Verdict))  # serialisable for any server
+
+
+def test_yes_probability_sums_case_and_space_variants() -> None:
+    top = [
+        {"token": "Yes", "logprob": math.log(0.5)},
+        {"token": " yes", "logprob": math.log(0.1)},
+        {"token": "No", "logprob": math.log(0.2)},
+        {"token": "Maybe", "logprob": math.log(0.2)},
+    ]
+    model = ScriptedChatModel(replies=["Yes"], supports_logprobs=True, logprobs=top)
+    assert yes_probability(model, [HumanMessage(content="relevant?")]) == pytest.approx(0.6 / 0.8)
+    assert model.calls[0][1]["max_tokens"] == 1 and model.calls[0][1]["top_logprobs"] == 20
+    assert yes_probability(ScriptedChatModel(replies=["Yes"]), [HumanMessage(content="x")]) is None
