@@ -24,6 +24,7 @@ from indexes.store import INDEX_FORMAT, ContractArtifacts, ContractStore, Manife
 from tools.chunking import build_chunks
 from tools.parsing import parse_document
 from tools.parsing.detect import check_size
+from tools.retrieval.graph import GRAPH_FOLDER, graph_spec, write_graph
 from tools.structure.definitions import find_definitions
 from tools.structure.tree_builder import build_tree
 from tools.structure.xrefs import find_cross_references
@@ -155,6 +156,12 @@ class Archivist:
             artifacts = ContractArtifacts(
                 manifest, document, tree, definitions, references, chunks, embeddings, bm25
             )
+            if self.settings.structure.knowledge_graph:
+                progress.stage("knowledge graph")
+                spec = graph_spec(document.text, tree, definitions, references)
+                artifacts.extra_writers.append(
+                    lambda staging: write_graph(staging / GRAPH_FOLDER, spec, self.embedder)
+                )
             started = time.perf_counter()
             self.store.write(artifacts)
             return IngestResult(

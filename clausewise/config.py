@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from clausewise.errors import ConfigError
@@ -99,6 +99,9 @@ class StructureSettings(Section):
         "passages (llama-index SentenceSplitter).",
     )
     fallback_chunk_chars: int = Field(default=1000, ge=200)
+    knowledge_graph: bool = Field(
+        default=True, description="Build the LightRAG knowledge graph (clauses, defined terms, references)."
+    )
 
 
 class ChunkingSettings(Section):
@@ -124,17 +127,110 @@ class EmbeddingSettings(Section):
     threads: int = Field(default=0, ge=0, description="0 = all cores.")
 
 
+EmbeddedModelName = Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]
+
+
+class LLMSettings(Section):
+    """One language model: the embedded default, a GGUF file, or an OpenAI-compatible server."""
+
+    backend: Literal["embedded", "gguf", "openai", "azure"] = Field(
+        default="embedded",
+        description="embedded: a model shipped in PyPI packages; gguf: any GGUF file (gguf_path); "
+        "openai: any OpenAI-compatible server (base_url + model); azure: Azure OpenAI.",
+    )
+    embedded_model: EmbeddedModelName = Field(
+        default="qwen2.5-coder-1.5b", description="Which embedded model (backend=embedded)."
+    )
+    gguf_path: Path | None = Field(default=None, description="GGUF file to run (backend=gguf).")
+    base_url: str | None = Field(
+        default=None, description="Server URL, e.g. http://localhost:11434/v1 (Ollama), :8000/v1 (vLLM)."
+    )
+    model: str | None = Field(default=None, description="Model name on the server (openai/azure).")
+    api_key_env: str = Field(
+        default="OPENAI_API_KEY", description="Environment variable holding the API key (never the key)."
+    )
+    api_version: str | None = Field(default=None, description="API version (azure).")
+    context_tokens: int = Field(default=8192, ge=512, description="Context window (embedded/gguf).")
+    max_prompt_tokens: int = Field(
+        default=3072, ge=256, description="Budget for one call's prompt; context is packed to fit."
+    )
+    max_tokens: int = Field(default=512, ge=1, description="Most tokens one call may generate.")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    seed: int = 42
+    threads: int = Field(default=0, ge=0, description="CPU threads (embedded/gguf); 0 = all cores.")
+    timeout_seconds: float = Field(default=180.0, gt=0, description="Per-call timeout (servers).")
+    max_retries: int = Field(default=2, ge=0, description="Retries with backoff (servers).")
+    cache: Literal["auto", "on", "off"] = Field(
+        default="auto", description="Disk cache of completions; auto = on for evaluations only."
+    )
+
+
+def _optional_fields(model: type[BaseModel]) -> dict[str, Any]:
+    return {
+        name: (info.annotation | None, Field(default=None, description=info.description))
+        for name, info in model.model_fields.items()
+    }
+
+
+#: A role's overrides of ``models.llm``: every field optional, unset = inherit.
+RoleSettings = create_model("RoleSettings", __base__=Section, **_optional_fields(LLMSettings))
+
+#: The roles that call a language model; each can use a different model.
+ROLES = ("questioner", "rewriter", "answerer", "writer", "judge", "reranker")
+
+
 class ModelsSettings(Section):
     embedding: EmbeddingSettings = EmbeddingSettings()
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="The default language model.")
+    questioner: RoleSettings = Field(default_factory=RoleSettings, description="Interrogator questions.")
+    rewriter: RoleSettings = Field(default_factory=RoleSettings, description="Researcher query rewriting.")
+    answerer: RoleSettings = Field(default_factory=RoleSettings, description="Researcher cited answers.")
+    writer: RoleSettings = Field(default_factory=RoleSettings, description="Report writing and refining.")
+    judge: RoleSettings = Field(default_factory=RoleSettings, description="Judgements (labels, confidence).")
+    reranker: RoleSettings = Field(default_factory=RoleSettings, description="LLM relevance judge.")
+
+    def for_role(self, role: str) -> LLMSettings:
+        """The default model settings with the role's overrides applied."""
+        if role not in ROLES:
+            raise ConfigError(f"unknown model role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
+        overrides = getattr(self, role).model_dump(exclude_none=True)
+        return self.llm.model_copy(update=overrides) if overrides else self.llm
 
 
 class RetrievalSettings(Section):
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
-    bm25_top_k: int = 100
-    dense_top_k: int = 100
-    rrf_k: int = 60
-    top_k: int = 10
+    bm25_top_k: int = Field(default=100, ge=1, description="BM25 candidates per query.")
+    dense_top_k: int = Field(default=100, ge=1, description="Dense (embedding) candidates per query.")
+    graph: bool = Field(default=True, description="Also retrieve through the contract's knowledge graph.")
+    graph_top_k: int = Field(default=20, ge=1, description="Entities/relations asked of the graph.")
+    rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant: 1/(k + rank).")
+    bm25_weight: float = Field(default=1.0, ge=0)
+    dense_weight: float = Field(default=1.0, ge=0)
+    graph_weight: float = Field(default=0.5, ge=0)
+    fused_top_k: int = Field(default=64, ge=1, description="Candidates kept after fusion.")
+    reranker: Literal["onnx", "cross-encoder", "llm", "none"] = Field(
+        default="onnx",
+        description="onnx: the shipped int8 cross-encoder (no torch); cross-encoder: any "
+        "sentence-transformers CrossEncoder (rerank_model); llm: yes/no log-odds of the reranker role's "
+        "model; none.",
+    )
+    rerank_model: str | None = Field(default=None, description="Path or name for reranker=cross-encoder.")
+    rerank_top_n: int = Field(default=50, ge=1, description="Fused candidates scored by the reranker.")
+    rerank_threshold: float = Field(
+        default=0.2, ge=0, le=1, description="Calibrated probability under which a hit is not evidence."
+    )
+    top_k: int = Field(default=10, ge=1, description="Hits handed to the Interrogator.")
+    expand_definitions: bool = Field(default=True, description="Attach definitions of terms used in hits.")
+    expand_references: bool = Field(
+        default=True, description="Attach the targets of cross-references in hits."
+    )
+    span_filter: bool = Field(
+        default=False, description="Ask the model to keep only the relevant sub-span of each hit (precision)."
+    )
+    rewrite_queries: bool = Field(
+        default=True, description="Let the rewriter model turn a question into keyword and semantic queries."
+    )
 
 
 class InterrogationSettings(Section):

@@ -259,3 +259,46 @@ class Chunk(BaseModel):
     span: Span
     pages: list[int]
     file_name: str
+
+
+class LinkedEvidence(BaseModel):
+    """Text attached to a hit because the hit depends on it: the definition of a term the hit
+    uses, or the clause a cross-reference in the hit points to."""
+
+    relation: Literal["definition", "reference"]
+    label: str = Field(description="The term or the reference as written, e.g. 'Section 4.2'.")
+    node_id: str
+    span: Span
+
+
+class Hit(BaseModel):
+    """One retrieved span of a contract, with the signals that ranked it."""
+
+    contract_id: str
+    file_name: str
+    node_id: str
+    chunk_id: str
+    span: Span
+    pages: list[int]
+    score: float = Field(description="Reranker probability when reranked, else the fused score.")
+    relevant: bool = Field(default=True, description="Reranker probability at or above the threshold.")
+    signals: dict[str, float] = Field(default_factory=dict)
+    text: str = ""
+    linked: list[LinkedEvidence] = Field(default_factory=list)
+
+
+class RetrievalQuery(BaseModel):
+    """A question prepared for retrieval: keywords feed BM25 and the graph, the semantic query
+    feeds dense search, and the question itself goes to the reranker."""
+
+    question: str
+    keywords: list[str] = Field(default_factory=list)
+    semantic: str = ""
+
+    @property
+    def lexical(self) -> str:
+        return " ".join([*self.keywords, self.question])
+
+    @property
+    def dense(self) -> str:
+        return self.semantic or self.question

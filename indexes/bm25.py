@@ -19,7 +19,7 @@ from scipy import sparse
 
 from clausewise.errors import IndexCorrupt
 
-TOKENIZER_VERSION = "bm25-porter-v1"
+TOKENIZER_VERSION = "bm25-porter2-v1"
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[a-z0-9]+)*")  # keeps "4.2" and "u.s" whole
 _STOPWORDS = frozenset(
     """a an and are as at be been being but by for from had has have he her hers him his i if in into
@@ -30,19 +30,19 @@ _STOPWORDS = frozenset(
 
 
 @lru_cache(maxsize=1)
-def _porter():
-    from nltk.stem.porter import PorterStemmer  # pure code: no NLTK data is needed
+def _stemmer():
+    import snowballstemmer
 
-    return PorterStemmer()
+    return snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
-    return _porter().stem(word)
+    return _stemmer().stemWord(word)
 
 
 def bm25_tokens(text: str) -> list[str]:
-    """Lowercased, stop-word-free, Porter-stemmed tokens ("Terminates" -> "termin")."""
+    """Lowercased, stop-word-free, Porter2-stemmed tokens ("Terminates" -> "termin")."""
     return [
         _stem(t) if not t[0].isdigit() else t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS
     ]

@@ -109,5 +109,150 @@ def eval_ingest(
     write_results(results, out)
 
 
+@eval_app.command("llm")
+def eval_llm(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    model: list[str] = typer.Option(
+        None, "--model", help="Embedded model(s) to measure (default: all installed)."
+    ),
+    limit: int = typer.Option(50, "--limit", help="Structured-output prompts per model."),
+    threads: int = typer.Option(0, "--threads", help="CPU threads (0 = all cores)."),
+    mode: str = typer.Option(
+        "json_schema", "--mode", help="json_schema (constrained), json_object or prompt."
+    ),
+    out: Path = typer.Option(Path("bench-results/llm.json"), "--out", help="JSON results file."),
+) -> None:
+    """Embedded models: load time, prefill/decode tokens/s, valid JSON rate, peak memory."""
+    from clausewise.backends.model_files import EMBEDDED_MODELS, is_installed
+    from clausewise.evals import llm_bench
+
+    runtime = state_of(ctx).runtime()
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    names = model or [m.name for m in EMBEDDED_MODELS.values() if is_installed(m)]
+    with console.status(f"measuring {', '.join(names)} (one subprocess each)..."):
+        results = llm_bench.run(names, root, runtime.settings.paths.data_dir, limit, threads, mode)
+    table = Table(title=f"Embedded language models (structured output: {mode})")
+    columns = (
+        "model",
+        "load s",
+        "prefill tok/s",
+        "decode tok/s",
+        "valid JSON 1st",
+        "valid JSON after repair",
+        "s/prompt",
+        "peak MB",
+    )
+    for column in columns:
+        table.add_column(column)
+    goal = llm_bench.GOALS["valid_json_after_repair"]
+    for row in results["models"]:
+        if "error" in row:
+            table.add_row(row["model"], f"[red]failed: {row['error']}[/red]", *[""] * 6)
+            continue
+        table.add_row(
+            row["model"],
+            str(row["load_seconds"]),
+            str(row["prefill_tokens_per_second"]),
+            str(row["decode_tokens_per_second"]),
+            str(row["valid_json_first_attempt"]),
+            _mark(row["valid_json_after_repair"], goal, True),
+            str(row["seconds_per_structured_prompt"]),
+            str(row["peak_memory_mb"]),
+        )
+    console.print(table)
+    write_results(results, out)
+
+
+@eval_app.command("legalbench-rag")
+def eval_legalbench_rag(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    limit: int = typer.Option(
+        194, "--limit", help="Queries per dataset (194 = LegalBench-RAG-mini; 0 = all)."
+    ),
+    scope: list[str] = typer.Option(["document", "corpus"], "--scope", help="document and/or corpus."),
+    configuration: list[str] = typer.Option(
+        None,
+        "--config",
+        help="Rows to run (default all): bm25, dense, hybrid, hybrid+graph, hybrid+graph+rerank.",
+    ),
+    out: Path = typer.Option(Path("bench-results/legalbench-rag.json"), "--out", help="JSON results file."),
+) -> None:
+    """Character-level precision/recall at k = 1..64 per dataset and ALL, two scopes, ablations."""
+    from clausewise.evals import retrieval_bench
+
+    state = state_of(ctx)
+    runtime = state.runtime()
+    from clausewise.runtime import Runtime
+
+    bench = Runtime(retrieval_bench.benchmark_settings(runtime.settings), evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    names = tuple(configuration or [c.name for c in retrieval_bench.CONFIGURATIONS])
+    with TerminalProgress(console) as progress:
+        progress.item("eval legalbench-rag")
+        results = retrieval_bench.run(
+            bench, root, limit=limit or None, scopes=tuple(scope), configurations=names, progress=progress
+        )
+    ks = results["ks"]
+    for scope_name, rows in results["scopes"].items():
+        table = Table(title=f"LegalBench-RAG, {scope_name} scope: ALL precision / recall @k (%)")
+        table.add_column("retriever")
+        for k in ks:
+            table.add_column(f"P@{k}")
+        for k in ks:
+            table.add_column(f"R@{k}")
+        for name, per_dataset in rows.items():
+            table.add_row(
+                name, *map(str, per_dataset["ALL"]["precision"]), *map(str, per_dataset["ALL"]["recall"])
+            )
+        console.print(table)
+    latency = results["latency"]
+    console.print(
+        f"Retrieval latency per query (hybrid+graph, no rerank): p50 {latency['retrieval_ms_p50']} ms, "
+        f"p95 {latency['retrieval_ms_p95']} ms; reranking 50 candidates: p50 "
+        f"{latency['rerank_50_seconds_p50']} s, p95 {latency['rerank_50_seconds_p95']} s"
+    )
+    write_results(results, out)
+
+
+@eval_app.command("acord")
+def eval_acord(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    qrels: str = typer.Option("valid.tsv", "--qrels", help="Qrels file in acord/qrels/."),
+    pool: str = typer.Option(
+        "judged",
+        "--pool",
+        help="judged: each query ranks its judged clauses (as the ACORD paper); corpus: all clauses.",
+    ),
+    out: Path = typer.Option(Path("bench-results/acord.json"), "--out", help="JSON results file."),
+) -> None:
+    """NDCG@5, NDCG@10 and 3/4/5-star precision@5 on ACORD."""
+    from clausewise.evals import acord_bench
+
+    runtime = state_of(ctx).runtime()
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval acord")
+        results = acord_bench.run(runtime, root, qrels, pool=pool, progress=progress)
+    table = Table(
+        title=f"ACORD ({qrels}, {results['queries']} queries, {pool} pool of {results['corpus']} clauses)"
+    )
+    for column in ("retriever", "NDCG@5", "NDCG@10", "P@5 3-star", "P@5 4-star", "P@5 5-star"):
+        table.add_column(column)
+    for row, metrics in results["rows"].items():
+        table.add_row(
+            row,
+            _mark(metrics["ndcg@5"], acord_bench.GOALS["ndcg@5"], True),
+            str(metrics["ndcg@10"]),
+            str(metrics["p@5_3star"]),
+            str(metrics["p@5_4star"]),
+            str(metrics["p@5_5star"]),
+        )
+    console.print(table)
+    write_results(results, out)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")

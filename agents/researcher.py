@@ -1,0 +1,252 @@
+"""The Researcher: answers one sub-question from one contract with verified, cited spans.
+
+plan (rewrite the question into keyword and semantic queries, choose tools; an LLM with a
+deterministic fallback) -> gather (BM25 + dense + graph, fused, reranked, expanded along the
+tree) -> optionally filter spans -> answer with numbered citations, each checked against the
+contract text. It also offers the plain retrieval interface the benchmarks score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field
+
+from clausewise.backends.structured import invoke_structured
+from clausewise.config import Settings
+from clausewise.domain import Hit, RetrievalQuery, Span
+from clausewise.errors import StructuredOutputError
+from clausewise.prompting import load_prompt
+from indexes.bm25 import bm25_tokens
+from indexes.store import ContractIndex
+from tools.citations import QuoteVerifier
+from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.graph import GraphSearch
+from tools.retrieval.rerank import Reranker
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+Tool = Literal["bm25", "dense", "graph"]
+_QUESTION_WORDS = frozenset(
+    """what which who whom whose when where why how does do did is are was were can could may might shall
+    should will would must has have had any the a an of to in on for by with under this that these those
+    there their its it agreement contract document consider please tell me about""".split()
+)
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
+_CAPITALISED = re.compile(r"\b(?:[A-Z][a-z]+(?:\s+(?:of|and|for|to)?\s*[A-Z][a-z]+)*)\b")
+
+
+class QueryPlan(BaseModel):
+    keywords: list[str] = Field(default_factory=list, max_length=12)
+    semantic_query: str = ""
+    tools: list[Tool] = Field(default_factory=lambda: ["bm25", "dense", "graph"])
+
+    def query(self, question: str) -> RetrievalQuery:
+        return RetrievalQuery(
+            question=question, keywords=self.keywords, semantic=self.semantic_query or question
+        )
+
+
+def default_plan(question: str, defined_terms: Sequence[str] = ()) -> QueryPlan:
+    """Keywords without a model: quoted phrases, defined terms the question mentions, then the
+    question's content words; the question itself is the semantic query."""
+    keywords: list[str] = [m.group(1) for m in _QUOTED.finditer(question)]
+    lowered = question.lower()
+    keywords += [t for t in defined_terms if len(t) > 2 and t.lower() in lowered]
+    keywords += [
+        w for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", question) if w.lower() not in _QUESTION_WORDS
+    ]
+    unique = list(dict.fromkeys(k for k in keywords if bm25_tokens(k)))
+    return QueryPlan(keywords=unique[:12], semantic_query=question)
+
+
+class Citation(BaseModel):
+    evidence: int = Field(ge=1, description="Number of the evidence passage.")
+    quote: str = Field(min_length=3, description="Words copied exactly from that passage.")
+
+
+class ModelAnswer(BaseModel):
+    answer: str
+    addressed: bool = True
+    citations: list[Citation] = Field(default_factory=list)
+
+
+class VerifiedCitation(BaseModel):
+    """A quote that exists verbatim (whitespace/OCR-hyphen tolerant) at ``span`` of the contract."""
+
+    contract_id: str
+    node_id: str
+    title: str = ""
+    pages: list[int]
+    span: Span
+    quote: str
+    evidence: int
+
+
+class ResearchResult(BaseModel):
+    question: str
+    plan: QueryPlan
+    hits: list[Hit]
+    answer: str = ""
+    addressed: bool = True
+    citations: list[VerifiedCitation] = Field(default_factory=list)
+    rejected_quotes: list[str] = Field(default_factory=list, description="Quotes that failed verification.")
+
+
+class Researcher:
+    def __init__(
+        self,
+        settings: Settings,
+        index: ContractIndex,
+        retriever: ContractRetriever,
+        rewriter: Runnable | None = None,
+        answerer: Runnable | None = None,
+    ) -> None:
+        self.settings = settings
+        self.index = index
+        self.retriever = retriever
+        self.rewriter = rewriter
+        self.answerer = answerer
+        self.verifier = QuoteVerifier(index.document.text)
+
+    # -- planning ---------------------------------------------------------------------------------
+
+    def plan(self, question: str, context: str = "") -> QueryPlan:
+        terms = [d.term for d in self.index.definitions]
+        fallback = default_plan(question, terms)
+        if self.rewriter is None or not self.settings.retrieval.rewrite_queries:
+            return fallback
+        messages = load_prompt("query_rewrite").messages(question=question, context=context or "none")
+        try:
+            planned = invoke_structured(self.rewriter, messages, QueryPlan)
+        except StructuredOutputError:
+            return fallback  # retrieval still works on the deterministic plan
+        keywords = list(dict.fromkeys([*planned.keywords, *fallback.keywords]))[:12]
+        tools = planned.tools or fallback.tools
+        return QueryPlan(keywords=keywords, semantic_query=planned.semantic_query or question, tools=tools)
+
+    # -- retrieval --------------------------------------------------------------------------------
+
+    def gather(
+        self, question: str, plan: QueryPlan, graph: GraphSearch | None = None, k: int | None = None
+    ) -> list[Hit]:
+        use_graph = graph if "graph" in plan.tools and self.settings.retrieval.graph else None
+        return self.retriever.search(plan.query(question), k, graph=use_graph)
+
+    def evidence(self, hits: list[Hit]) -> list[Hit]:
+        """Hits the reranker judged relevant (at least the best two, so a weak reranker score
+        never leaves the answerer with nothing to read)."""
+        relevant = [h for h in hits if h.relevant]
+        return relevant if len(relevant) >= 2 else hits[:2]
+
+    # -- answering --------------------------------------------------------------------------------
+
+    def _render(self, hits: list[Hit]) -> str:
+        blocks = []
+        for number, hit in enumerate(hits, start=1):
+            node = self.index.tree.node(hit.node_id)
+            heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
+            text = self.index.document.text
+            links = "".join(
+                f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
+                for link in hit.linked[:2]
+            )
+            blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{hit.text}{links}")
+        return "\n\n".join(blocks)
+
+    def verify(self, answer: ModelAnswer, hits: list[Hit]) -> tuple[list[VerifiedCitation], list[str]]:
+        verified: list[VerifiedCitation] = []
+        rejected: list[str] = []
+        for citation in answer.citations:
+            if not 1 <= citation.evidence <= len(hits):
+                rejected.append(citation.quote)
+                continue
+            hit = hits[citation.evidence - 1]
+            found = self.verifier.verify(citation.quote, hint=hit.span)
+            if found is None:
+                rejected.append(citation.quote)
+                continue
+            node = self.index.tree.node_at(found.span[0])
+            while node.kind == "sentence" and node.parent is not None:
+                node = self.index.tree.node(node.parent)
+            verified.append(
+                VerifiedCitation(
+                    contract_id=self.index.contract_id,
+                    node_id=node.id,
+                    title=node.title,
+                    pages=self.index.document.pages_for(found.span),
+                    span=found.span,
+                    quote=found.text,
+                    evidence=citation.evidence,
+                )
+            )
+        return verified, rejected
+
+    def answer(
+        self, question: str, hits: list[Hit], context: str = ""
+    ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
+        if self.answerer is None:
+            raise StructuredOutputError("no answerer model configured", hint="this is a bug")
+        messages = load_prompt("research_answer").messages(
+            question=question, context=context or "none", evidence=self._render(hits)
+        )
+        answer = invoke_structured(self.answerer, messages, ModelAnswer)
+        verified, rejected = self.verify(answer, hits)
+        return answer, verified, rejected
+
+    def research(self, question: str, context: str = "", graph: GraphSearch | None = None) -> ResearchResult:
+        plan = self.plan(question, context)
+        hits = self.evidence(self.gather(question, plan, graph))
+        answer, citations, rejected = self.answer(question, hits, context)
+        return ResearchResult(
+            question=question,
+            plan=plan,
+            hits=hits,
+            answer=answer.answer,
+            addressed=answer.addressed,
+            citations=citations,
+            rejected_quotes=rejected,
+        )
+
+
+def build_researcher(runtime: Runtime, index: ContractIndex, reranker: Reranker | None) -> Researcher:
+    """A Researcher wired to the runtime's models (rewriter and answerer roles)."""
+    retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, reranker)
+    return Researcher(
+        runtime.settings,
+        index,
+        retriever,
+        rewriter=runtime.chat_model("rewriter"),
+        answerer=runtime.chat_model("answerer"),
+    )
+
+
+def retrieve(
+    runtime: Runtime, scope: str | Sequence[str], query: str, k: int = 10
+) -> list[tuple[str, Span, float]]:
+    """The plain retrieval interface: ``(file name, (start, end), score)`` for a query over one
+    contract (an id or ingested file) or over several (a list: corpus scope). No language model
+    is involved, so the benchmarks can score it directly."""
+    from tools.retrieval.corpus import CorpusRetriever
+    from tools.retrieval.graph import open_graph
+
+    settings = runtime.settings.retrieval
+    request = RetrievalQuery(question=query)
+    if isinstance(scope, str):
+        index = runtime.store.open(scope)
+        try:
+            retriever = ContractRetriever(index, runtime.embedder, settings, runtime.reranker())
+            with open_graph(index.path, runtime.embedder) as graph:
+                hits = retriever.search(request, k, graph=graph if settings.graph else None, expand=False)
+        finally:
+            index.close()
+    else:
+        corpus = CorpusRetriever(
+            [runtime.store.open(c) for c in scope], runtime.embedder, settings, runtime.reranker()
+        )
+        hits = corpus.search(request, k)
+    return [(hit.file_name, hit.span, hit.score) for hit in hits]

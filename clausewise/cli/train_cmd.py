@@ -1,0 +1,106 @@
+"""``clausewise train ...``: rebuild the models Clausewise ships from the benchmark data.
+
+Training needs the ``train`` extra (torch, sentence-transformers, datasets, accelerate); those
+are imported only when a command runs, so the rest of the CLI starts without them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from clausewise.cli.main import console, state_of
+from clausewise.evals.data import require
+
+train_app = typer.Typer(help="Train the models Clausewise ships (development tooling).", no_args_is_help=True)
+
+_DATA = typer.Option(
+    None, "--data", help="Benchmark data folder (default: paths.bench_data / CLAUSEWISE_BENCH_DATA)."
+)
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    """The figures that go into the model card, as tables."""
+    acord = report["acord"]
+    table = Table(title=f"ACORD valid ({acord['queries']} queries): BM25 top-{acord['depth']} reranked")
+    for column in ("ranking", "NDCG@5", "NDCG@10", "NDCG@5 (2^s-1)", "NDCG@10 (2^s-1)"):
+        table.add_column(column)
+    for name in ("bm25", "reranked"):
+        row = acord[name]
+        table.add_row(name, *(f"{row[k]:.4f}" for k in ("ndcg@5", "ndcg@10", "ndcg@5_exp", "ndcg@10_exp")))
+    console.print(table)
+    table = Table(title="Held-out fold pairs (int8 ONNX)")
+    for column in ("source", "pairs", "AUC", "pairwise accuracy"):
+        table.add_column(column)
+    for source, row in report["heldout_pairs"].items():
+        table.add_row(source, str(row["pairs"]), f"{row['auc']:.4f}", f"{row['pairwise_accuracy']:.4f}")
+    console.print(table)
+    agree, speed, assets = report["agreement"], report["speed"], report["assets"]
+    console.print(
+        f"int8 vs torch: Spearman {agree['spearman']}, Pearson {agree['pearson']} on {agree['pairs']} pairs"
+    )
+    console.print(
+        f"Speed: {speed['seconds']} s for {speed['pairs']} pairs of ~{speed['mean_tokens']:.0f} tokens "
+        f"({speed['threads']} threads)"
+    )
+    console.print(f"Model: {assets['size_bytes'] / 1e6:.1f} MB, sha256 {assets['sha256']}")
+
+
+@train_app.command("reranker")
+def train_reranker(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Where model.onnx, tokenizer.json, config.json, MODEL_CARD.md go "
+        "(default: clausewise/assets/reranker).",
+    ),
+    work_dir: Path | None = typer.Option(
+        None,
+        "--work-dir",
+        help="Checkpoints, fp32 export and report.json (default: <data_dir>/train/reranker).",
+    ),
+    max_pairs: int = typer.Option(
+        32_000, "--max-pairs", help="Cap on training pairs (whole queries dropped)."
+    ),
+    epochs: float = typer.Option(1.0, "--epochs", help="Training epochs."),
+    batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training step."),
+    max_length: int = typer.Option(256, "--max-length", help="Tokens per (query, passage) pair."),
+    seed: int = typer.Option(13, "--seed", help="Seed of pair sampling, shuffling and training."),
+    learning_rate: float = typer.Option(3e-5, "--learning-rate", help="AdamW peak learning rate."),
+    threads: int = typer.Option(2, "--threads", help="CPU threads for training and evaluation."),
+    heldout_limit: int | None = typer.Option(
+        None, "--heldout-limit", help="Score at most this many validation pairs (default: all)."
+    ),
+) -> None:
+    """Build pairs, train the cross-encoder, export int8 ONNX, evaluate and write the model card."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from clausewise.train.reranker import ASSETS_DIR, TrainConfig, run
+
+    settings = state_of(ctx).runtime().settings
+    root = require(Path(data or settings.paths.bench_data))
+    config = TrainConfig(
+        data=root,
+        out=out or ASSETS_DIR,
+        work_dir=work_dir or settings.paths.data_dir / "train" / "reranker",
+        max_pairs=max_pairs,
+        epochs=epochs,
+        batch_size=batch_size,
+        max_length=max_length,
+        seed=seed,
+        learning_rate=learning_rate,
+        threads=threads,
+        heldout_limit=heldout_limit,
+    )
+    report = run(config, log=lambda message: console.print(message, markup=False, highlight=False))
+    _print_report(report)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(train_app, name="train")

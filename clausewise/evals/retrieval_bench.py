@@ -1,0 +1,245 @@
+"""``clausewise eval legalbench-rag``: character-level precision and recall at k (LegalBench-RAG).
+
+For each dataset (ContractNLI, CUAD, MAUD, PrivacyQA) and ALL (mean of the four), P@k and R@k for
+k in 1..64 in two scopes: per document (the contract is known: the product's case) and corpus
+(every document of the dataset). Ablation rows: BM25, dense, hybrid (RRF), + graph, + rerank.
+Also the mean characters retrieved at each k, and retrieval latency on 2 cores.
+
+Corpus files are ingested once into the tenant ``legalbenchrag`` of the data directory (our
+indexes, built by the Archivist like any contract); re-runs reuse them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clausewise.config import Settings, deep_merge, load_settings
+from clausewise.domain import RetrievalQuery
+from clausewise.evals.data import LEGALBENCH_DATASETS, LegalBenchQuery, legalbench_queries, require
+from clausewise.progress import NoProgress, Progress
+from indexes.layout import contract_id_for
+from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.corpus import CorpusRetriever
+from tools.retrieval.graph import open_graph
+from tools.retrieval.spans import merge_spans, precision_recall
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+KS = (1, 2, 4, 8, 16, 32, 64)
+TENANT = "legalbenchrag"
+GOALS = {
+    "document_all_recall@1": 35.0,
+    "document_all_recall@64": 95.0,
+    "document_all_precision@1": 30.0,
+    "retrieval_p95_ms": 100.0,
+    "rerank_50_seconds": 1.0,
+}
+
+
+@dataclass(frozen=True)
+class Configuration:
+    name: str
+    use: tuple[str, ...]
+    graph: bool
+    rerank: bool
+
+
+CONFIGURATIONS = (
+    Configuration("bm25", ("bm25",), graph=False, rerank=False),
+    Configuration("dense", ("dense",), graph=False, rerank=False),
+    Configuration("hybrid", ("bm25", "dense"), graph=False, rerank=False),
+    Configuration("hybrid+graph", ("bm25", "dense"), graph=True, rerank=False),
+    Configuration("hybrid+graph+rerank", ("bm25", "dense"), graph=True, rerank=True),
+)
+
+
+def corpus_contract_id(file_path: str) -> str:
+    """A stable contract id for a corpus file ("maud/Acacia_...txt" -> "maud-acacia-...-1a2b3c")."""
+    dataset, _, name = file_path.partition("/")
+    digest = hashlib.sha1(file_path.encode()).hexdigest()[:6]
+    return f"{dataset.replace('_', '-')}-{contract_id_for(name)[:70]}-{digest}"
+
+
+def benchmark_settings(settings: Settings) -> Settings:
+    return load_settings(
+        preset=settings.preset,
+        overrides=deep_merge(
+            settings.model_dump(mode="json", exclude={"preset"}), {"paths": {"tenant": TENANT}}
+        ),
+    )
+
+
+def sample_queries(
+    queries: list[LegalBenchQuery], limit: int | None, seed: int = 13
+) -> list[LegalBenchQuery]:
+    if not limit or limit >= len(queries):
+        return queries
+    return random.Random(seed).sample(queries, limit)
+
+
+def ingest_corpus(runtime: Runtime, root: Path, files: list[str], progress: Progress) -> dict[str, str]:
+    """Ingest (or reuse) every corpus file; returns file path -> contract id."""
+    archivist = runtime.archivist()
+    ids: dict[str, str] = {}
+    progress.stage("ingesting corpus files", total=len(files))
+    for file_path in files:
+        contract_id = corpus_contract_id(file_path)
+        archivist.ingest(root / "legalbenchrag" / "corpus" / file_path, contract_id=contract_id)
+        ids[file_path] = contract_id
+        progress.advance()
+    return ids
+
+
+def _scores(
+    hits: list[tuple[str, tuple[int, int]]], gold: list[tuple[str, tuple[int, int]]]
+) -> dict[str, Any]:
+    precision, recall, characters = [], [], []
+    for k in KS:
+        head = hits[:k]
+        p, r = precision_recall(head, gold)
+        precision.append(p)
+        recall.append(r)
+        by_file = defaultdict(list)
+        for name, span in head:
+            by_file[name].append(span)
+        characters.append(sum(e - s for spans in by_file.values() for s, e in merge_spans(spans)))
+    return {"precision": precision, "recall": recall, "characters": characters}
+
+
+def _mean(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    if not rows:
+        return {}
+    out = {
+        key: [round(100 * statistics.fmean(r[key][i] for r in rows), 2) for i in range(len(KS))]
+        for key in ("precision", "recall")
+    }
+    out["characters"] = [round(statistics.fmean(r["characters"][i] for r in rows)) for i in range(len(KS))]
+    out["queries"] = len(rows)
+    return out
+
+
+def run(
+    runtime: Runtime,
+    root: Path,
+    *,
+    limit: int | None,
+    scopes: tuple[str, ...],
+    configurations: tuple[str, ...],
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    progress = progress or NoProgress()
+    require(root / "legalbenchrag")
+    chosen = [c for c in CONFIGURATIONS if c.name in configurations]
+    results: dict[str, Any] = {
+        "benchmark": "legalbench-rag",
+        "data": str(root),
+        "ks": list(KS),
+        "goals": GOALS,
+        "limit_per_dataset": limit,
+        "scopes": {},
+    }
+    per_dataset: dict[str, dict[str, dict[str, list]]] = {s: {c.name: {} for c in chosen} for s in scopes}
+    latency_ms: list[float] = []
+    rerank_seconds: list[float] = []
+    reranker = runtime.reranker() if any(c.rerank for c in chosen) else None
+    for dataset in LEGALBENCH_DATASETS:
+        queries = sample_queries(legalbench_queries(root, dataset), limit)
+        files = (
+            sorted({f for q in queries for f, _ in q.snippets})
+            if "corpus" not in scopes
+            else sorted(
+                {
+                    p.relative_to(root / "legalbenchrag" / "corpus").as_posix()
+                    for p in (root / "legalbenchrag" / "corpus" / dataset).glob("*")
+                    if p.is_file()
+                }
+            )
+        )
+        ids = ingest_corpus(runtime, root, files, progress)
+        rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        if "document" in scopes:
+            by_document: dict[str, list[LegalBenchQuery]] = defaultdict(list)
+            for query in queries:
+                by_document[query.snippets[0][0]].append(query)
+            progress.stage(f"{dataset}: per-document retrieval", total=len(queries))
+            for file_path, group in by_document.items():
+                index = runtime.store.open(ids[file_path])
+                retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, reranker)
+                with open_graph(index.path, runtime.embedder) as graph:
+                    for query in group:
+                        request = RetrievalQuery(question=query.query, semantic=query.query)
+                        for configuration in chosen:
+                            started = time.perf_counter()
+                            hits = retriever.search(
+                                request,
+                                max(KS),
+                                rerank=configuration.rerank,
+                                graph=graph if configuration.graph else None,
+                                expand=False,
+                                use=configuration.use,
+                            )
+                            elapsed = time.perf_counter() - started
+                            if configuration.name == "hybrid+graph":
+                                latency_ms.append(1000 * elapsed)
+                            retrieved = [(file_path, h.span) for h in hits]
+                            rows[("document", configuration.name)].append(_scores(retrieved, query.snippets))
+                        progress.advance()
+                    if reranker is not None and group:
+                        texts = [c.text for c in list(index.chunks.values())[:50]]
+                        started = time.perf_counter()
+                        reranker.score(group[0].query, texts)
+                        rerank_seconds.append(time.perf_counter() - started)
+                index.close()
+        if "corpus" in scopes:
+            indexes = [runtime.store.open(ids[f]) for f in files]
+            corpus = CorpusRetriever(indexes, runtime.embedder, runtime.settings.retrieval, reranker)
+            by_contract = {contract_id: file_path for file_path, contract_id in ids.items()}
+            progress.stage(f"{dataset}: corpus retrieval", total=len(queries))
+            for query in queries:
+                request = RetrievalQuery(question=query.query, semantic=query.query)
+                for configuration in chosen:
+                    if configuration.graph and not configuration.rerank:
+                        continue  # graphs are per contract: no corpus-scope graph row
+                    hits = corpus.search(request, max(KS), rerank=configuration.rerank, use=configuration.use)
+                    retrieved = [(by_contract[h.contract_id], h.span) for h in hits]
+                    rows[("corpus", configuration.name)].append(_scores(retrieved, query.snippets))
+                progress.advance()
+        for (scope, name), values in rows.items():
+            per_dataset[scope][name][dataset] = _mean(values)
+    for scope, by_configuration in per_dataset.items():
+        table: dict[str, Any] = {}
+        for name, datasets in by_configuration.items():
+            if not datasets:
+                continue
+            complete = [d for d in LEGALBENCH_DATASETS if d in datasets]
+            table[name] = {
+                **datasets,
+                "ALL": {
+                    key: [
+                        round(statistics.fmean(datasets[d][key][i] for d in complete), 2)
+                        for i in range(len(KS))
+                    ]
+                    for key in ("precision", "recall")
+                },
+            }
+        results["scopes"][scope] = table
+    results["latency"] = {
+        "retrieval_ms_p50": round(statistics.median(latency_ms), 1) if latency_ms else None,
+        "retrieval_ms_p95": round(statistics.quantiles(latency_ms, n=20)[-1], 1)
+        if len(latency_ms) >= 20
+        else None,
+        "rerank_50_seconds_p50": round(statistics.median(rerank_seconds), 3) if rerank_seconds else None,
+        "rerank_50_seconds_p95": round(statistics.quantiles(rerank_seconds, n=20)[-1], 3)
+        if len(rerank_seconds) >= 20
+        else None,
+        "measured_on": "per-document hybrid+graph (BM25 + dense + graph, fused), without reranking",
+    }
+    return results

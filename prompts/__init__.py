@@ -1,0 +1,1 @@
+"""Prompt templates (one file per prompt, XML-tagged sections); loaded by clausewise.prompting."""

@@ -1,0 +1,138 @@
+"""The Researcher with scripted models: planning, cited answers, quote verification."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.researcher import QueryPlan, Researcher, default_plan, retrieve
+from tests.fakes import ScriptedChatModel
+from tools.retrieval.contract_retriever import ContractRetriever
+
+
+@pytest.fixture(scope="module")
+def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
+    from agents.archivist import Archivist
+    from clausewise.config import load_settings
+    from indexes.store import ContractStore
+
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path_factory.mktemp("researcher"))},
+            "retrieval": {"reranker": "none"},
+        }
+    )
+    store = ContractStore(settings)
+    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
+    index = store.open("mutual-nda")
+    yield settings, index
+    index.close()
+
+
+def _researcher(settings, index, embedder, rewriter=None, answerer=None) -> Researcher:
+    retriever = ContractRetriever(index, embedder, settings.retrieval)
+    return Researcher(settings, index, retriever, rewriter=rewriter, answerer=answerer)
+
+
+def test_default_plan_keeps_terms_and_content_words() -> None:
+    plan = default_plan(
+        'How long must the Receiving Party keep "Confidential Information" secret?',
+        ["Receiving Party", "Confidential Information", "Purpose"],
+    )
+    assert plan.keywords[:2] == ["Confidential Information", "Receiving Party"]
+    assert "long" in plan.keywords and "how" not in [k.lower() for k in plan.keywords]
+    assert plan.semantic_query.startswith("How long")
+
+
+def test_rewriter_plan_is_used_and_merged(nda, embedder) -> None:
+    settings, index = nda
+    rewriter = ScriptedChatModel(
+        replies=[
+            json.dumps(
+                {
+                    "keywords": ["return", "destroy"],
+                    "semantic_query": "documents must be returned or destroyed",
+                    "tools": ["bm25", "dense"],
+                }
+            )
+        ]
+    )
+    plan = _researcher(settings, index, embedder, rewriter=rewriter).plan(
+        "What happens to documents at the end?"
+    )
+    assert plan.keywords[:2] == ["return", "destroy"] and "documents" in plan.keywords
+    assert plan.tools == ["bm25", "dense"]
+    prompt = rewriter.calls[0][0]
+    assert "<question>What happens to documents at the end?</question>" in prompt[1].content
+
+
+def test_a_broken_rewriter_falls_back_to_the_deterministic_plan(nda, embedder) -> None:
+    settings, index = nda
+    rewriter = ScriptedChatModel(replies=["no idea", "still no idea"])
+    plan = _researcher(settings, index, embedder, rewriter=rewriter).plan("Which law governs?")
+    assert plan == default_plan("Which law governs?", [d.term for d in index.definitions])
+
+
+def test_cited_answer_keeps_only_verified_quotes(nda, embedder) -> None:
+    settings, index = nda
+    answerer = ScriptedChatModel(
+        replies=[
+            json.dumps(
+                {
+                    "answer": "English law governs [1].",
+                    "addressed": True,
+                    "citations": [
+                        {"evidence": 1, "quote": "governed by the laws of England and Wales"},
+                        {"evidence": 1, "quote": "governed by the laws of New York"},  # fabricated
+                        {"evidence": 99, "quote": "England and Wales"},  # no such passage
+                    ],
+                }
+            )
+        ]
+    )
+    researcher = _researcher(settings, index, embedder, answerer=answerer)
+    result = researcher.research("Which law governs the agreement?")
+    assert result.answer == "English law governs [1]."
+    assert [c.quote for c in result.citations] == ["governed by the laws of England and Wales"]
+    citation = result.citations[0]
+    assert index.document.text[citation.span[0] : citation.span[1]] == citation.quote
+    assert citation.node_id == "9.1" and citation.pages == [1]
+    assert result.rejected_quotes == ["governed by the laws of New York", "England and Wales"]
+    # the evidence is numbered inside <evidence>, which the system prompt marks as data
+    system, user = answerer.calls[0][0]
+    assert "data, never" in system.content and "<evidence>" in user.content and "[1]" in user.content
+
+
+def test_plan_tools_decide_whether_the_graph_is_used(nda, embedder) -> None:
+    settings, index = nda
+    researcher = _researcher(settings, index, embedder)
+
+    class Boom:
+        def search(self, *args: object, **kwargs: object) -> list[str]:
+            raise AssertionError("the graph must not be queried when the plan excludes it")
+
+    plan = QueryPlan(keywords=["assign"], semantic_query="assignment", tools=["bm25", "dense"])
+    assert researcher.gather("Can the agreement be assigned?", plan, graph=Boom())  # type: ignore[arg-type]
+
+
+def test_plain_retrieval_interface(nda, embedder) -> None:
+    settings, index = nda
+
+    class Runtime:
+        def __init__(self) -> None:
+            from indexes.store import ContractStore
+
+            self.settings = settings
+            self.store = ContractStore(settings)
+            self.embedder = embedder
+
+        def reranker(self) -> None:
+            return None
+
+    results = retrieve(Runtime(), "mutual-nda", "return or destroy confidential documents", k=3)
+    assert len(results) == 3
+    file_name, span, score = results[0]
+    assert file_name == "mutual-nda.txt" and score > 0
+    assert "destroy" in index.document.text[span[0] : span[1]]

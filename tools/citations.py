@@ -1,0 +1,98 @@
+"""Deterministic verification of quotes against the contract text.
+
+A quote is accepted only if it occurs in the contract: verbatim, or differing only in whitespace
+and in OCR line-break hyphenation ("confi- dential" for "confidential"). The verified span is
+always returned in the contract's own coordinates, so what the report shows is exactly
+``text[start:end]``; nothing else (case, punctuation, paraphrase) is tolerated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from clausewise.domain import Span
+
+_BREAK_HYPHEN = re.compile(r"(?<=[A-Za-z])-\s+(?=[a-z])")
+
+
+@dataclass(frozen=True)
+class VerifiedQuote:
+    span: Span
+    text: str  # the contract's own text at ``span``
+    exact: bool  # True when the quote matched verbatim
+
+
+def _normalise(text: str) -> tuple[str, list[int]]:
+    """Whitespace runs -> one space, line-break hyphens removed; with each kept char's offset."""
+    out: list[str] = []
+    positions: list[int] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        m = _BREAK_HYPHEN.match(text, i) if text[i] == "-" else None
+        if m is not None:
+            i = m.end()
+            continue
+        ch = text[i]
+        if ch.isspace():
+            j = i
+            while j < n and text[j].isspace():
+                j += 1
+            if out and out[-1] != " ":
+                out.append(" ")
+                positions.append(i)
+            i = j
+            continue
+        out.append(ch)
+        positions.append(i)
+        i += 1
+    return "".join(out), positions
+
+
+class QuoteVerifier:
+    """Finds quotes in one contract; build once per contract and reuse."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._normalised, self._positions = _normalise(text)
+
+    def _closest(self, occurrences: list[int], hint: Span | None) -> int:
+        if hint is None:
+            return occurrences[0]
+        return min(occurrences, key=lambda start: abs(start - hint[0]))
+
+    @staticmethod
+    def _find_all(haystack: str, needle: str, limit: int = 50) -> list[int]:
+        found: list[int] = []
+        start = haystack.find(needle)
+        while start >= 0 and len(found) < limit:
+            found.append(start)
+            start = haystack.find(needle, start + 1)
+        return found
+
+    def verify(self, quote: str, hint: Span | None = None) -> VerifiedQuote | None:
+        """The contract span of ``quote`` (nearest to ``hint`` when it occurs more than once)."""
+        quote = quote.strip().strip('"“”')
+        if len(quote) < 3:
+            return None
+        if hint is not None and self.text[hint[0] : hint[1]] == quote:
+            return VerifiedQuote(hint, quote, True)
+        exact = self._find_all(self.text, quote)
+        if exact:
+            start = self._closest(exact, hint)
+            return VerifiedQuote((start, start + len(quote)), quote, True)
+        normalised_quote, _ = _normalise(quote)
+        loose = self._find_all(self._normalised, normalised_quote.strip())
+        if not loose:
+            return None
+        starts = [self._positions[i] for i in loose]
+        chosen = loose[starts.index(self._closest(starts, hint))]
+        start = self._positions[chosen]
+        end = self._positions[chosen + len(normalised_quote.strip()) - 1] + 1
+        return VerifiedQuote((start, end), self.text[start:end], False)
+
+    def is_at(self, quote: str, span: Span) -> bool:
+        """Whether ``quote`` is what the contract says at ``span`` (whitespace/hyphenation-tolerant)."""
+        found = self.verify(quote, span)
+        return found is not None and found.span == span
