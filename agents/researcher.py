@@ -138,10 +138,11 @@ class Researcher:
         return self.retriever.search(plan.query(question), k, graph=use_graph)
 
     def evidence(self, hits: list[Hit]) -> list[Hit]:
-        """Hits the reranker judged relevant (at least the best two, so a weak reranker score
-        never leaves the answerer with nothing to read)."""
+        """The hits the answerer reads: those the reranker judged relevant (at least the best two,
+        so a weak score never leaves it with nothing), at most ``evidence_passages``."""
         relevant = [h for h in hits if h.relevant]
-        return relevant if len(relevant) >= 2 else hits[:2]
+        chosen = relevant if len(relevant) >= 2 else hits[:2]
+        return chosen[: self.settings.interrogation.evidence_passages]
 
     # -- answering --------------------------------------------------------------------------------
 
@@ -155,8 +156,16 @@ class Researcher:
                 f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
                 for link in hit.linked[:2]
             )
-            blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{hit.text}{links}")
+            blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{self._trim(hit.text)}{links}")
         return "\n\n".join(blocks)
+
+    def _trim(self, text: str) -> str:
+        """Passages longer than the budget are cut at a word boundary (quotes are still verified
+        against the whole contract, so a cut passage cannot produce a false citation)."""
+        limit = self.settings.interrogation.passage_chars
+        if len(text) <= limit:
+            return text
+        return text[:limit].rsplit(" ", 1)[0] + " [...]"
 
     def verify(self, answer: ModelAnswer, hits: list[Hit]) -> tuple[list[VerifiedCitation], list[str]]:
         verified: list[VerifiedCitation] = []
@@ -186,6 +195,23 @@ class Researcher:
             )
         return verified, rejected
 
+    def _repair(
+        self, question: str, hits: list[Hit], answer: ModelAnswer, rejected: list[str]
+    ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
+        """One more attempt, naming each quote that failed; whatever still fails is dropped."""
+        failures = "\n".join(
+            f'- "{quote}" is not, character for character, in the passage it cites' for quote in rejected
+        )
+        messages = load_prompt("research_repair").messages(
+            question=question, evidence=self._render(hits), answer=answer.model_dump_json(), failures=failures
+        )
+        try:
+            repaired = invoke_structured(self.answerer, messages, ModelAnswer)
+        except StructuredOutputError:
+            return answer, *self.verify(answer, hits)
+        verified, still_rejected = self.verify(repaired, hits)
+        return repaired, verified, still_rejected
+
     def answer(
         self, question: str, hits: list[Hit], context: str = ""
     ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
@@ -196,6 +222,8 @@ class Researcher:
         )
         answer = invoke_structured(self.answerer, messages, ModelAnswer)
         verified, rejected = self.verify(answer, hits)
+        if rejected:
+            answer, verified, rejected = self._repair(question, hits, answer, rejected)
         return answer, verified, rejected
 
     def research(self, question: str, context: str = "", graph: GraphSearch | None = None) -> ResearchResult:

@@ -234,8 +234,21 @@ class RetrievalSettings(Section):
 
 
 class InterrogationSettings(Section):
-    max_turns: int = Field(default=3, ge=1, le=10)
-    confidence_threshold: float = Field(default=0.75, ge=0, le=1)
+    max_turns: int = Field(default=3, ge=1, le=10, description="Research turns at most.")
+    confidence_threshold: float = Field(
+        default=0.75,
+        ge=0,
+        le=1,
+        description="Stop early when the draft is complete with at least this confidence.",
+    )
+    clarify: bool = Field(default=True, description="In chat, ask the user to clarify an ambiguous question.")
+    critique: bool = Field(
+        default=False, description="Ask the model what the draft missed to pick the next question."
+    )
+    evidence_passages: int = Field(
+        default=5, ge=1, le=20, description="Passages the answerer reads per turn."
+    )
+    passage_chars: int = Field(default=900, ge=200, description="Longest passage shown to a model (trimmed).")
 
 
 class Settings(BaseSettings):

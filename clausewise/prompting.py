@@ -18,22 +18,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from clausewise.errors import ConfigError
 
 _SECTION = re.compile(r"^### (system|user)\s*$", re.MULTILINE)
-_TAGS = (
-    "evidence",
-    "clause",
-    "contract",
-    "question",
-    "context",
-    "instructions",
-    "report",
-    "draft",
-    "exemplars",
-    "hypothesis",
-    "provision",
-    "history",
-    "asked",
-    "answer",
-)
+_TAGS = """evidence clause contract question context instructions report draft exemplars hypothesis provision
+history asked answer sources failures contract_outline text category""".split()
 _CLOSING = re.compile(r"</\s*(" + "|".join(_TAGS) + r")\s*>", re.IGNORECASE)
 
 

@@ -18,7 +18,9 @@ from clausewise.backends.cache import CompletionCache
 from clausewise.backends.embeddings import Embedder, create_embedder
 from clausewise.backends.llm import LlamaServerPool, create_chat_model
 from clausewise.config import LLMSettings, Settings
+from clausewise.errors import ConfigError
 from indexes.store import ContractStore
+from tools.retrieval.rerank import Reranker
 
 
 class Runtime:
@@ -33,6 +35,8 @@ class Runtime:
         self._models: dict[LLMSettings, BaseChatModel] = {}
         self._pool = LlamaServerPool()
         self._cache: CompletionCache | None = None
+        self._reranker: Reranker | None = None
+        self._reranker_ready = False
 
     @cached_property
     def store(self) -> ContractStore:
@@ -79,33 +83,34 @@ class Runtime:
         model = self.base_model(self.settings.models.for_role(role), progress)
         return model.with_config(metadata={"clausewise_role": role}, run_name=role)
 
-    def reranker(self):
+    def reranker(self) -> Reranker | None:
         """The configured reranker, created once (None for retrieval.reranker=none)."""
+        with self._lock:
+            if not self._reranker_ready:
+                self._reranker = self._create_reranker()
+                self._reranker_ready = True
+            return self._reranker
+
+    def _create_reranker(self) -> Reranker | None:
         from tools.retrieval.rerank import (
             LLMJudgeReranker,
             OnnxCrossEncoder,
             SentenceTransformersCrossEncoder,
         )
 
-        with self._lock:
-            if not hasattr(self, "_reranker"):
-                choice = self.settings.retrieval.reranker
-                if choice == "onnx":
-                    self._reranker = OnnxCrossEncoder()
-                elif choice == "cross-encoder":
-                    if not self.settings.retrieval.rerank_model:
-                        from clausewise.errors import ConfigError
-
-                        raise ConfigError(
-                            "reranker=cross-encoder needs a model",
-                            hint="set retrieval.rerank-model to a local CrossEncoder folder",
-                        )
-                    self._reranker = SentenceTransformersCrossEncoder(self.settings.retrieval.rerank_model)
-                elif choice == "llm":
-                    self._reranker = LLMJudgeReranker(self.chat_model("reranker"))
-                else:
-                    self._reranker = None
-            return self._reranker
+        settings = self.settings.retrieval
+        if settings.reranker == "onnx":
+            return OnnxCrossEncoder()
+        if settings.reranker == "cross-encoder":
+            if not settings.rerank_model:
+                raise ConfigError(
+                    "reranker=cross-encoder needs a model",
+                    hint="set retrieval.rerank-model to a local CrossEncoder folder",
+                )
+            return SentenceTransformersCrossEncoder(settings.rerank_model)
+        if settings.reranker == "llm":
+            return LLMJudgeReranker(self.chat_model("reranker"))
+        return None
 
     def archivist(self):
         from agents.archivist import Archivist

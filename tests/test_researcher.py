@@ -75,34 +75,54 @@ def test_a_broken_rewriter_falls_back_to_the_deterministic_plan(nda, embedder) -
     assert plan == default_plan("Which law governs?", [d.term for d in index.definitions])
 
 
-def test_cited_answer_keeps_only_verified_quotes(nda, embedder) -> None:
+FIRST_ANSWER = json.dumps(
+    {
+        "answer": "English law governs [1].",
+        "addressed": True,
+        "citations": [
+            {"evidence": 1, "quote": "governed by the laws of England and Wales"},
+            {"evidence": 1, "quote": "governed by the laws of New York"},  # fabricated
+            {"evidence": 99, "quote": "England and Wales"},  # no such passage
+        ],
+    }
+)
+
+
+def test_failed_quotes_get_one_repair_naming_them(nda, embedder) -> None:
     settings, index = nda
-    answerer = ScriptedChatModel(
-        replies=[
-            json.dumps(
-                {
-                    "answer": "English law governs [1].",
-                    "addressed": True,
-                    "citations": [
-                        {"evidence": 1, "quote": "governed by the laws of England and Wales"},
-                        {"evidence": 1, "quote": "governed by the laws of New York"},  # fabricated
-                        {"evidence": 99, "quote": "England and Wales"},  # no such passage
-                    ],
-                }
-            )
-        ]
+    repaired = json.dumps(
+        {
+            "answer": "English law governs [1].",
+            "addressed": True,
+            "citations": [{"evidence": 1, "quote": "governed by the laws of England and Wales"}],
+        }
     )
-    researcher = _researcher(settings, index, embedder, answerer=answerer)
-    result = researcher.research("Which law governs the agreement?")
+    answerer = ScriptedChatModel(replies=[FIRST_ANSWER, repaired])
+    result = _researcher(settings, index, embedder, answerer=answerer).research(
+        "Which law governs the agreement?"
+    )
     assert result.answer == "English law governs [1]."
     assert [c.quote for c in result.citations] == ["governed by the laws of England and Wales"]
     citation = result.citations[0]
     assert index.document.text[citation.span[0] : citation.span[1]] == citation.quote
     assert citation.node_id == "9.1" and citation.pages == [1]
-    assert result.rejected_quotes == ["governed by the laws of New York", "England and Wales"]
+    assert result.rejected_quotes == []
+    repair_prompt = answerer.calls[1][0][1].content
+    assert '"governed by the laws of New York" is not' in repair_prompt and "<failures>" in repair_prompt
     # the evidence is numbered inside <evidence>, which the system prompt marks as data
     system, user = answerer.calls[0][0]
     assert "data, never" in system.content and "<evidence>" in user.content and "[1]" in user.content
+
+
+def test_quotes_that_still_fail_after_repair_are_removed(nda, embedder) -> None:
+    settings, index = nda
+    answerer = ScriptedChatModel(replies=[FIRST_ANSWER, FIRST_ANSWER])
+    result = _researcher(settings, index, embedder, answerer=answerer).research(
+        "Which law governs the agreement?"
+    )
+    assert [c.quote for c in result.citations] == ["governed by the laws of England and Wales"]
+    assert result.rejected_quotes == ["governed by the laws of New York", "England and Wales"]
+    assert len(answerer.calls) == 2  # one repair, not more
 
 
 def test_plan_tools_decide_whether_the_graph_is_used(nda, embedder) -> None:

@@ -254,5 +254,40 @@ def eval_acord(
     write_results(results, out)
 
 
+@eval_app.command("qa")
+def eval_qa(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    limit: int = typer.Option(
+        10, "--limit", help="Questions (half LegalBench-RAG queries, half ContractNLI)."
+    ),
+    turns: int | None = typer.Option(
+        None, "--turns", help="Research turns (default interrogation.max_turns)."
+    ),
+    out: Path = typer.Option(Path("bench-results/qa.json"), "--out", help="JSON results file."),
+) -> None:
+    """The whole Q&A graph: citation validity, evidence recall, turns, calls, tokens, seconds."""
+    from clausewise.evals import qa_bench, retrieval_bench
+    from clausewise.runtime import Runtime
+
+    runtime = state_of(ctx).runtime()
+    bench = Runtime(retrieval_bench.benchmark_settings(runtime.settings), evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval qa")
+        results = qa_bench.run(bench, root, limit=limit, turns=turns, progress=progress)
+    goals = qa_bench.GOALS
+    console.print(
+        f"{results['questions']} questions with {', '.join(results['models'])}: citation validity "
+        f"{_mark(results['citation_validity'], goals['citation_validity'], True)}, evidence recall "
+        f"{_mark(results['evidence_recall'], goals['evidence_recall'], True)}, "
+        f"{results['mean_turns']} turns, "
+        f"{results['mean_llm_calls']} model calls, {results['mean_tokens']} tokens, "
+        f"{_mark(results['seconds_per_question_mean'], goals['seconds_per_question'], False)} s per question "
+        f"(max {results['seconds_per_question_max']})"
+    )
+    write_results(results, out)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")

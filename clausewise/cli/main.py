@@ -78,9 +78,10 @@ def main(
 
 
 def _register_commands() -> None:
-    from clausewise.cli import config_cmd, contracts, evals, ingest, models_cmd
+    from clausewise.cli import ask_cmd, config_cmd, contracts, evals, ingest, models_cmd
 
     ingest.register(app)
+    ask_cmd.register(app)
     contracts.register(app)
     models_cmd.register(app)
     config_cmd.register(app)

@@ -30,9 +30,9 @@ CATEGORIES = (
     "Parties",
     "Expiration Date",
     "Renewal Term",
-    "Notice Period To Terminate Renewal",
-    "Termination For Convenience",
-    "Cap On Liability",
+    "Notice Period to Terminate Renewal",
+    "Termination for Convenience",
+    "Cap on Liability",
 )
 GOALS = {"valid_json_after_repair": 0.98}
 
@@ -47,28 +47,28 @@ class ClauseExtraction(BaseModel):
 
 
 def extraction_prompts(data: Path, limit: int) -> list[tuple[str, str]]:
-    """(category, clause text) pairs from CUAD dev answers, spread over categories."""
+    """(category, clause text) pairs from CUAD dev answers, taken round-robin over the categories
+    (one answer per contract and category, with 200 characters of context on each side)."""
     from clausewise.evals.data import require
 
     entries = json.loads(require(data / "cuad" / "cuad_dev.json").read_text(encoding="utf-8"))["data"]
+    by_category: dict[str, list[tuple[str, str]]] = {c: [] for c in CATEGORIES}
+    for entry in entries:
+        paragraph = entry["paragraphs"][0]
+        for qa in paragraph["qas"]:
+            category = next((c for c in CATEGORIES if f'"{c}"' in qa["question"]), None)
+            if category is None or not qa["answers"]:
+                continue
+            answer = qa["answers"][0]
+            start = max(0, answer["answer_start"] - 200)
+            end = min(len(paragraph["context"]), answer["answer_start"] + len(answer["text"]) + 200)
+            by_category[category].append((category, paragraph["context"][start:end]))
     prompts: list[tuple[str, str]] = []
-    per_category = max(1, limit // len(CATEGORIES) + 1)
-    for category in CATEGORIES:
-        found = 0
-        for entry in entries:
-            paragraph = entry["paragraphs"][0]
-            for qa in paragraph["qas"]:
-                if f'"{category}"' not in qa["question"] or not qa["answers"]:
-                    continue
-                answer = qa["answers"][0]
-                start = max(0, answer["answer_start"] - 200)
-                end = min(len(paragraph["context"]), answer["answer_start"] + len(answer["text"]) + 200)
-                prompts.append((category, paragraph["context"][start:end]))
-                found += 1
-                break
-            if found >= per_category:
-                break
-    return prompts[:limit]
+    for position in range(max(len(v) for v in by_category.values())):
+        for category in CATEGORIES:
+            if position < len(by_category[category]) and len(prompts) < limit:
+                prompts.append(by_category[category][position])
+    return prompts
 
 
 def _messages(category: str, text: str) -> list:

@@ -1,0 +1,134 @@
+"""``clausewise ask`` and ``clausewise chat``: questions about one contract, answered with a
+verified report, with live progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.markdown import Markdown
+
+from clausewise.cli.main import console, error_console, state_of
+from clausewise.report import Report
+
+if TYPE_CHECKING:
+    from clausewise.api import ProgressEvent
+
+_TENANT = typer.Option(None, "--tenant", help="Tenant whose contracts to use.")
+_TURNS = typer.Option(
+    None, "--turns", min=1, max=10, help="Research turns at most (default interrogation.max_turns)."
+)
+
+
+def _describe(event: ProgressEvent) -> str:
+    data = event.data
+    if event.event == "start":
+        return f"Question: {data['question']} (up to {data['max_turns']} turn(s))"
+    if event.event == "question":
+        return f"[bold]Turn {event.turn} of {event.of}[/bold]: asking [italic]{data['question']}[/italic]"
+    if event.event == "research":
+        rejected = f", {data['rejected']} unverifiable quote(s) dropped" if data.get("rejected") else ""
+        return (
+            f"  found {data['spans']} span(s) ({', '.join(data['nodes'][:5])}), "
+            f"{data['citations']} verified quote(s){rejected}"
+        )
+    if event.event == "draft":
+        state = "complete" if data.get("complete") else "incomplete"
+        return f"  draft updated: {state}, confidence {data.get('confidence', 0):.2f}"
+    if event.event == "final":
+        removed = f", {data['removed']} citation(s) removed" if data.get("removed") else ""
+        return f"Report ready: {data['sources']} verified source(s){removed}"
+    return event.event
+
+
+def _show(report: Report, fmt: str, out: Path | None) -> None:
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(report.render(fmt), encoding="utf-8")
+        console.print(f"Report written to [bold]{out}[/bold] ({fmt})")
+    elif fmt in {"md", "markdown"}:
+        console.print(Markdown(report.to_markdown()))
+    else:
+        console.print(report.render(fmt), markup=False, highlight=False, soft_wrap=True)
+
+
+def ask(
+    ctx: typer.Context,
+    contract: str = typer.Argument(..., help="Contract id or ingested file."),
+    question: str = typer.Argument(..., help="The question about the contract."),
+    context: str = typer.Option("", "--context", help="Background the answer should take into account."),
+    instructions: str = typer.Option("", "--instructions", help="How the report should be written."),
+    turns: int | None = _TURNS,
+    fmt: str = typer.Option("md", "--format", help="md, json or html."),
+    out: Path | None = typer.Option(None, "--out", help="Write the report to this file."),
+    tenant: str | None = _TENANT,
+) -> None:
+    """Answer a question about a contract with a verified, cited legal report."""
+    from clausewise.api import Clausewise
+
+    if fmt not in {"md", "markdown", "json", "html"}:
+        raise typer.BadParameter("use md, json or html", param_hint="--format")
+    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    report: Report | None = None
+    with console.status("Loading the models and the contract...") as status:
+        for item in api.ask_stream(
+            contract, question, context=context, instructions=instructions, turns=turns
+        ):
+            if isinstance(item, Report):
+                report = item
+            else:
+                console.print(_describe(item))
+                status.update("Researching..." if item.event in {"start", "question"} else "Writing...")
+    assert report is not None
+    _show(report, fmt, out)
+
+
+def chat(
+    ctx: typer.Context,
+    contract: str = typer.Argument(..., help="Contract id or ingested file."),
+    thread: str | None = typer.Option(None, "--thread", help="Resume this conversation."),
+    turns: int | None = _TURNS,
+    tenant: str | None = _TENANT,
+) -> None:
+    """Talk about one contract; follow-up questions reuse the conversation's research."""
+    from clausewise.api import Clarification, Clausewise
+
+    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    with api.chat(contract, thread) as conversation:
+        console.print(
+            f"Chatting about [bold]{conversation.contract_id}[/bold], thread [bold]{conversation.thread_id}"
+            f"[/bold] (resume with --thread {conversation.thread_id}). Type /exit to leave, /history to "
+            "list the questions answered."
+        )
+        while True:
+            try:
+                line = console.input("[bold cyan]you>[/bold cyan] ").strip()
+            except (EOFError, KeyboardInterrupt):
+                break
+            if not line:
+                continue
+            if line in {"/exit", "/quit"}:
+                break
+            if line == "/history":
+                for asked in conversation.history():
+                    console.print(f"- {asked}")
+                continue
+            items = conversation.ask(line, turns=turns)
+            while items is not None:
+                follow = None
+                for item in items:
+                    if isinstance(item, Report):
+                        _show(item, "md", None)
+                    elif isinstance(item, Clarification):
+                        console.print(f"[bold yellow]clausewise>[/bold yellow] {item.question}")
+                        follow = conversation.reply(console.input("[bold cyan]you>[/bold cyan] ").strip())
+                    else:
+                        console.print(_describe(item))
+                items = follow
+    error_console.print(f"Conversation saved as thread {conversation.thread_id}.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(ask)
+    app.command()(chat)

@@ -1,0 +1,147 @@
+"""``clausewise eval qa``: the whole question-answering graph on development questions.
+
+Questions are LegalBench-RAG queries (over their corpus documents) and ContractNLI hypotheses
+asked as questions (over their NDAs); each has gold evidence spans. Per question: whether every
+quote the report shows is the contract's text at its span (citation validity, goal 100%), the
+share of gold spans the report cites (a source overlapping the span; goal >= 70%), turns, model
+calls, tokens and wall time (goal <= 3 minutes at 3 turns with the embedded 1.5B model on 2 cores).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clausewise.evals.data import contractnli, legalbench_queries, require
+from clausewise.evals.retrieval_bench import corpus_contract_id
+from clausewise.progress import NoProgress, Progress
+from tools.citations import QuoteVerifier
+from tools.retrieval.spans import overlap
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+GOALS = {"citation_validity": 1.0, "evidence_recall": 0.70, "seconds_per_question": 180.0}
+
+
+def _questions(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    lbr = [
+        q
+        for dataset in ("contractnli", "cuad", "maud", "privacy_qa")
+        for q in legalbench_queries(root, dataset)
+    ]
+    lbr = [q for q in lbr if len({f for f, _ in q.snippets}) == 1]
+    items = [
+        {
+            "source": "legalbench-rag",
+            "question": q.query,
+            "file": q.snippets[0][0],
+            "gold": [s for _, s in q.snippets],
+        }
+        for q in rng.sample(lbr, min(len(lbr), limit - limit // 2))
+    ]
+    nli = contractnli(root)
+    pairs = [
+        (d, key)
+        for d in nli.documents
+        for key, (label, spans) in d.annotations.items()
+        if label != "NotMentioned" and spans
+    ]
+    for document, key in rng.sample(pairs, min(len(pairs), limit // 2)):
+        _, span_ids = document.annotations[key]
+        items.append(
+            {
+                "source": "contractnli",
+                "question": f"Does the agreement provide that {nli.hypotheses[key][0].lower()}"
+                f"{nli.hypotheses[key][1:].rstrip('.')}?",
+                "document": document,
+                "gold": [document.spans[i] for i in span_ids],
+            }
+        )
+    return items
+
+
+def _contract(runtime: Runtime, root: Path, item: dict[str, Any], scratch: Path) -> str:
+    archivist = runtime.archivist()
+    if item["source"] == "legalbench-rag":
+        contract_id = corpus_contract_id(item["file"])
+        archivist.ingest(root / "legalbenchrag" / "corpus" / item["file"], contract_id=contract_id)
+        return contract_id
+    document = item["document"]
+    path = scratch / f"contractnli-{document.id}.txt"
+    path.write_text(document.text, encoding="utf-8")
+    contract_id = f"contractnli-dev-{document.id}"
+    archivist.ingest(path, contract_id=contract_id)
+    return contract_id
+
+
+def run(
+    runtime: Runtime,
+    root: Path,
+    *,
+    limit: int = 10,
+    turns: int | None = None,
+    seed: int = 7,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    from clausewise.api import Clausewise
+    from clausewise.report import Report
+
+    progress = progress or NoProgress()
+    require(root / "legalbenchrag")
+    api = Clausewise(runtime=runtime)
+    rows: list[dict[str, Any]] = []
+    questions = _questions(root, limit, seed)
+    progress.stage("answering questions", total=len(questions))
+    with tempfile.TemporaryDirectory() as scratch:
+        for item in questions:
+            contract_id = _contract(runtime, root, item, Path(scratch))
+            started = time.perf_counter()
+            report: Report = api.ask(contract_id, item["question"], turns=turns)
+            seconds = time.perf_counter() - started
+            index = runtime.store.open(contract_id)
+            verifier = QuoteVerifier(index.document.text)
+            index.close()
+            valid = sum(verifier.is_at(s.quote, s.span) for s in report.sources)
+            cited = sum(any(overlap(gold, s.span) > 0 for s in report.sources) for gold in item["gold"])
+            rows.append(
+                {
+                    "source": item["source"],
+                    "contract": contract_id,
+                    "question": item["question"],
+                    "sources": len(report.sources),
+                    "valid_sources": valid,
+                    "gold_spans": len(item["gold"]),
+                    "gold_spans_cited": cited,
+                    "addressed": report.addressed,
+                    "turns": report.metadata.turns_used,
+                    "llm_calls": report.metadata.llm_calls,
+                    "tokens": report.metadata.prompt_tokens + report.metadata.completion_tokens,
+                    "seconds": round(seconds, 1),
+                    "stopped": report.metadata.stopped_because,
+                }
+            )
+            progress.advance()
+    shown = sum(r["sources"] for r in rows)
+    return {
+        "benchmark": "qa",
+        "data": str(root),
+        "goals": GOALS,
+        "questions": len(rows),
+        "models": sorted({m for r in runtime.ledger.records for m in [r.model]}),
+        "citation_validity": round(sum(r["valid_sources"] for r in rows) / shown, 4) if shown else None,
+        "evidence_recall": round(
+            sum(r["gold_spans_cited"] for r in rows) / max(sum(r["gold_spans"] for r in rows), 1), 4
+        ),
+        "mean_turns": round(statistics.fmean(r["turns"] for r in rows), 2) if rows else None,
+        "mean_llm_calls": round(statistics.fmean(r["llm_calls"] for r in rows), 1) if rows else None,
+        "mean_tokens": round(statistics.fmean(r["tokens"] for r in rows)) if rows else None,
+        "seconds_per_question_mean": round(statistics.fmean(r["seconds"] for r in rows), 1) if rows else None,
+        "seconds_per_question_max": max((r["seconds"] for r in rows), default=None),
+        "rows": rows,
+    }

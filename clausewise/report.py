@@ -1,0 +1,153 @@
+"""The legal report: a pydantic model rendered to Markdown, JSON and HTML.
+
+Sections follow PAKTON: Title; Summary of the topic (the question restated); Legal reasoning and
+key findings; Preliminary answer and direction for further research; Gaps and next questions;
+Sources. In-text references ``[n]`` point into Sources, and every source quote is the
+contract's own text at the span it names.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from clausewise.domain import Span
+
+REFERENCE = re.compile(r"\[(\d{1,3})\]")
+
+
+def _pages(source: Source) -> str:
+    return f"p. {source.pages[0]}" if len(source.pages) == 1 else f"pp. {source.pages[0]}-{source.pages[-1]}"
+
+
+class Source(BaseModel):
+    number: int
+    contract_id: str
+    node_id: str
+    title: str = ""
+    pages: list[int]
+    span: Span
+    quote: str
+
+
+class ReportMetadata(BaseModel):
+    contract_id: str
+    file_name: str = ""
+    turns_used: int = 0
+    max_turns: int = 0
+    questions_asked: list[str] = Field(default_factory=list)
+    stopped_because: Literal["confident", "turn limit", "not addressed", ""] = ""
+    confidence: float | None = None
+    models: list[str] = Field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    removed_citations: list[str] = Field(default_factory=list)
+
+
+class Report(BaseModel):
+    question: str
+    title: str
+    summary: str
+    reasoning: list[str] = Field(default_factory=list, description="Legal reasoning and key findings.")
+    preliminary_answer: str
+    gaps: list[str] = Field(default_factory=list, description="Gaps and next questions.")
+    sources: list[Source] = Field(default_factory=list)
+    addressed: bool = True
+    metadata: ReportMetadata
+
+    def referenced_numbers(self) -> set[int]:
+        text = " ".join([self.summary, *self.reasoning, self.preliminary_answer, *self.gaps])
+        return {int(n) for n in REFERENCE.findall(text)}
+
+    # --- renderers ---------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
+
+    def to_markdown(self) -> str:
+        lines = [
+            f"# {self.title}",
+            "",
+            "## Summary",
+            "",
+            self.summary,
+            "",
+            "## Legal reasoning and key findings",
+            "",
+        ]
+        lines += [f"- {item}" for item in self.reasoning] or ["- (none)"]
+        lines += [
+            "",
+            "## Preliminary answer",
+            "",
+            self.preliminary_answer,
+            "",
+            "## Gaps and next questions",
+            "",
+        ]
+        lines += [f"- {item}" for item in self.gaps] or ["- (none)"]
+        lines += ["", "## Sources", ""]
+        for source in self.sources:
+            heading = f"{source.node_id}" + (f" {source.title}" if source.title else "")
+            lines.append(
+                f"[{source.number}] **{heading}**, {_pages(source)}, characters "
+                f'{source.span[0]}-{source.span[1]}: "{source.quote}"'
+            )
+            lines.append("")
+        if not self.sources:
+            lines += ["(no verified quotations)", ""]
+        meta = self.metadata
+        lines += [
+            "---",
+            f"*{meta.turns_used} of {meta.max_turns} turn(s), stopped: {meta.stopped_because or 'n/a'}; "
+            f"{meta.llm_calls} model calls, {meta.prompt_tokens + meta.completion_tokens} tokens, "
+            f"{meta.seconds:.0f} s; models: {', '.join(meta.models) or 'n/a'}.*",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        def paragraph(text: str) -> str:
+            escaped = html.escape(text)
+            return REFERENCE.sub(lambda m: f'<a href="#source-{m.group(1)}">[{m.group(1)}]</a>', escaped)
+
+        def items(values: list[str]) -> str:
+            return "".join(f"<li>{paragraph(v)}</li>" for v in values) or "<li>(none)</li>"
+
+        sources = "".join(
+            f'<li id="source-{s.number}"><strong>[{s.number}] {html.escape(s.node_id)} '
+            f"{html.escape(s.title)}</strong>"
+            f" (pages {', '.join(map(str, s.pages))}; characters {s.span[0]}-{s.span[1]})"
+            f"<blockquote>{html.escape(s.quote)}</blockquote></li>"
+            for s in self.sources
+        )
+        meta = self.metadata
+        return (
+            '<!DOCTYPE html><html><head><meta charset="utf-8">'
+            f"<title>{html.escape(self.title)}</title>"
+            "<style>body{font-family:Georgia,serif;max-width:52rem;margin:2rem auto;line-height:1.5}"
+            "blockquote{border-left:3px solid #888;margin:.3rem 0;padding-left:.8rem;color:#333}"
+            "footer{color:#666;font-size:.9rem}</style></head><body>"
+            f"<h1>{html.escape(self.title)}</h1>"
+            f"<h2>Summary</h2><p>{paragraph(self.summary)}</p>"
+            f"<h2>Legal reasoning and key findings</h2><ul>{items(self.reasoning)}</ul>"
+            f"<h2>Preliminary answer</h2><p>{paragraph(self.preliminary_answer)}</p>"
+            f"<h2>Gaps and next questions</h2><ul>{items(self.gaps)}</ul>"
+            '<h2>Sources</h2><ol style="list-style:none;padding:0">'
+            f"{sources or '<li>(no verified quotations)</li>'}</ol>"
+            f"<footer>{meta.turns_used} of {meta.max_turns} turn(s); {meta.llm_calls} model calls; "
+            f"{meta.prompt_tokens + meta.completion_tokens} tokens; {meta.seconds:.0f} s; "
+            f"{html.escape(', '.join(meta.models))}</footer></body></html>"
+        )
+
+    def render(self, fmt: str) -> str:
+        return {
+            "md": self.to_markdown,
+            "markdown": self.to_markdown,
+            "json": self.to_json,
+            "html": self.to_html,
+        }[fmt]()

@@ -1,0 +1,57 @@
+"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations)."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from agents.researcher import QueryPlan, Researcher, ResearchResult
+from clausewise.domain import Hit
+from tools.retrieval.graph import open_graph
+
+
+class ResearchState(TypedDict, total=False):
+    question: str
+    context: str
+    plan: QueryPlan
+    hits: list[Hit]
+    result: ResearchResult
+
+
+def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
+    def plan(state: ResearchState) -> ResearchState:
+        return {"plan": researcher.plan(state["question"], state.get("context", ""))}
+
+    def retrieve(state: ResearchState) -> ResearchState:
+        with open_graph(researcher.index.path, researcher.retriever.embedder) as graph:
+            hits = researcher.gather(state["question"], state["plan"], graph)
+        return {"hits": researcher.evidence(hits)}
+
+    def answer(state: ResearchState) -> ResearchState:
+        hits = state["hits"]
+        model_answer, citations, rejected = researcher.answer(
+            state["question"], hits, state.get("context", "")
+        )
+        return {
+            "result": ResearchResult(
+                question=state["question"],
+                plan=state["plan"],
+                hits=hits,
+                answer=model_answer.answer,
+                addressed=model_answer.addressed,
+                citations=citations,
+                rejected_quotes=rejected,
+            )
+        }
+
+    graph = StateGraph(ResearchState)
+    graph.add_node("plan", plan)
+    graph.add_node("retrieve", retrieve)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "plan")
+    graph.add_edge("plan", "retrieve")
+    graph.add_edge("retrieve", "answer")
+    graph.add_edge("answer", END)
+    return graph.compile()

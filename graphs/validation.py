@@ -1,0 +1,114 @@
+"""Deterministic checks of a report before it reaches the user.
+
+Three kinds of failure, each named so the writer can repair it once:
+- a source whose quote is not the contract's text at the source's span;
+- an in-text reference ``[n]`` with no source n;
+- a quotation written in the text itself that does not occur in the contract.
+What a repair does not fix is removed, and the report says what was removed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agents.researcher import VerifiedCitation
+from clausewise.report import REFERENCE, Source
+from graphs.state import Draft, Finding
+from tools.citations import QuoteVerifier
+
+_INLINE_QUOTE = re.compile(r"[\"“]([^\"”]{12,400})[\"”]")
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+
+
+def number_sources(findings: list[Finding]) -> list[Source]:
+    """Every verified citation of the findings, numbered [1..n] in order of first appearance
+    (the same span cited twice is one source)."""
+    sources: list[Source] = []
+    seen: dict[tuple[str, tuple[int, int]], int] = {}
+    for finding in findings:
+        for citation in finding.citations:
+            key = (citation.contract_id, citation.span)
+            if key in seen:
+                continue
+            seen[key] = len(sources) + 1
+            sources.append(_source(len(sources) + 1, citation))
+    return sources
+
+
+def _source(number: int, citation: VerifiedCitation) -> Source:
+    return Source(
+        number=number,
+        contract_id=citation.contract_id,
+        node_id=citation.node_id,
+        title=citation.title,
+        pages=citation.pages,
+        span=citation.span,
+        quote=citation.quote,
+    )
+
+
+def _texts(draft: Draft) -> list[str]:
+    return [draft.summary, *draft.reasoning, draft.preliminary_answer, *draft.gaps]
+
+
+@dataclass
+class Failures:
+    bad_sources: list[int] = field(default_factory=list)
+    bad_references: list[int] = field(default_factory=list)
+    bad_quotations: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.bad_sources or self.bad_references or self.bad_quotations)
+
+    def describe(self) -> list[str]:
+        return (
+            [f"source [{n}]: its quote is not the contract's text at its span" for n in self.bad_sources]
+            + [f"reference [{n}] points to no source" for n in self.bad_references]
+            + [f'the quotation "{q}" does not occur in the contract' for q in self.bad_quotations]
+        )
+
+
+def check(draft: Draft, sources: list[Source], verifier: QuoteVerifier) -> Failures:
+    failures = Failures()
+    numbers = {s.number for s in sources}
+    failures.bad_sources = [s.number for s in sources if not verifier.is_at(s.quote, s.span)]
+    valid = numbers - set(failures.bad_sources)
+    for text in _texts(draft):
+        for match in REFERENCE.finditer(text):
+            number = int(match.group(1))
+            if number not in valid and number not in failures.bad_references:
+                failures.bad_references.append(number)
+        for match in _INLINE_QUOTE.finditer(text):
+            quotation = match.group(1).strip()
+            if len(quotation.split()) >= 3 and verifier.verify(quotation) is None:
+                failures.bad_quotations.append(quotation)
+    return failures
+
+
+def remove_failures(draft: Draft, failures: Failures) -> Draft:
+    """Drop invalid references and every sentence carrying an unverifiable quotation."""
+
+    def clean(text: str) -> str:
+        text = REFERENCE.sub(
+            lambda m: "" if int(m.group(1)) in failures.bad_references + failures.bad_sources else m.group(0),
+            text,
+        )
+        sentences = [s for s in _SENTENCE.split(text) if not any(q in s for q in failures.bad_quotations)]
+        return re.sub(r"\s+([.,;])", r"\1", " ".join(sentences)).strip()
+
+    reasoning = [r for r in (clean(item) for item in draft.reasoning) if r]
+    gaps = [g for g in (clean(item) for item in draft.gaps) if g]
+    removed = failures.describe()
+    gaps.append(
+        "Some statements were removed because their citations could not be verified against the "
+        f"contract ({len(removed)} failure(s)); they should be researched again."
+    )
+    return draft.model_copy(
+        update={
+            "summary": clean(draft.summary),
+            "reasoning": reasoning,
+            "preliminary_answer": clean(draft.preliminary_answer),
+            "gaps": gaps,
+        }
+    )
