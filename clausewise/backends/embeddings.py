@@ -88,6 +88,9 @@ class OnnxMiniLMEmbedder:
             options.intra_op_num_threads = self.settings.threads or (os.cpu_count() or 1)
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
+            # No busy-waiting between operators: on two cores shared with the LLM, spinning
+            # threads steal the CPU the other model needs.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
             tokenizer_file = resources.files("clausewise") / "assets" / "minilm" / "tokenizer.json"
             tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))

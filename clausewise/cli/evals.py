@@ -177,6 +177,7 @@ def eval_legalbench_rag(
         "--config",
         help="Rows to run (default all): bm25, dense, hybrid, hybrid+graph, hybrid+graph+rerank.",
     ),
+    dataset: list[str] = typer.Option(None, "--dataset", help="Only these datasets (ALL needs all four)."),
     out: Path = typer.Option(Path("bench-results/legalbench-rag.json"), "--out", help="JSON results file."),
 ) -> None:
     """Character-level precision/recall at k = 1..64 per dataset and ALL, two scopes, ablations."""
@@ -192,20 +193,30 @@ def eval_legalbench_rag(
     with TerminalProgress(console) as progress:
         progress.item("eval legalbench-rag")
         results = retrieval_bench.run(
-            bench, root, limit=limit or None, scopes=tuple(scope), configurations=names, progress=progress
+            bench,
+            root,
+            limit=limit or None,
+            scopes=tuple(scope),
+            configurations=names,
+            progress=progress,
+            datasets=tuple(dataset or retrieval_bench.LEGALBENCH_DATASETS),
         )
     ks = results["ks"]
     for scope_name, rows in results["scopes"].items():
-        table = Table(title=f"LegalBench-RAG, {scope_name} scope: ALL precision / recall @k (%)")
+        table = Table(title=f"LegalBench-RAG, {scope_name} scope: precision / recall @k (%)")
         table.add_column("retriever")
         for k in ks:
             table.add_column(f"P@{k}")
         for k in ks:
             table.add_column(f"R@{k}")
         for name, per_dataset in rows.items():
-            table.add_row(
-                name, *map(str, per_dataset["ALL"]["precision"]), *map(str, per_dataset["ALL"]["recall"])
-            )
+            for label, values in per_dataset.items():
+                if label == "ALL" or "ALL" not in per_dataset:
+                    table.add_row(
+                        f"{name} ({label})" if label != "ALL" else name,
+                        *map(str, values["precision"]),
+                        *map(str, values["recall"]),
+                    )
         console.print(table)
     latency = results["latency"]
     console.print(

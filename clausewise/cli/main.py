@@ -78,14 +78,25 @@ def main(
 
 
 def _register_commands() -> None:
-    from clausewise.cli import ask_cmd, config_cmd, contracts, evals, ingest, models_cmd
+    from clausewise.cli import (
+        ask_cmd,
+        config_cmd,
+        contracts,
+        evals,
+        exemplars_cmd,
+        ingest,
+        models_cmd,
+        train_cmd,
+    )
 
     ingest.register(app)
     ask_cmd.register(app)
+    exemplars_cmd.register(app)
     contracts.register(app)
     models_cmd.register(app)
     config_cmd.register(app)
     evals.register(app)
+    train_cmd.register(app)
 
 
 def run(argv: list[str] | None = None) -> None:

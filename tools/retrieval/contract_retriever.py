@@ -105,6 +105,42 @@ class ContractRetriever:
                     candidate.ranks[name] = min(rank, candidate.ranks.get(name, rank))
         return list(by_span.values())
 
+    def _rerank_text(self, candidate: _Candidate) -> str:
+        """What the reranker reads: the span itself (as it was trained), or the span with its
+        ancestors' headings (``rerank_text = "context"``)."""
+        if self.settings.rerank_text == "context":
+            return candidate.best_text_chunk.text
+        start, end = candidate.span
+        return self.index.document.text[start:end]
+
+    def _reranked_order(self, candidates: list[_Candidate], probabilities: dict[int, float]) -> list[int]:
+        """Candidate order after reranking.
+
+        ``replace``: by reranker probability, scaled by a length prior (a cross-encoder rates a
+        whole section that contains the answer as highly as the answering sentence; the prior
+        prefers the tighter span). ``fuse``: reciprocal rank fusion of the first-stage order and
+        the reranker's order, so neither alone decides.
+        """
+        settings = self.settings
+        target = settings.rerank_target_chars
+
+        def adjusted(i: int) -> float:
+            span = candidates[i].span
+            prior = min(1.0, target / max(span[1] - span[0], 1)) ** settings.rerank_length_prior
+            return probabilities[i] * prior
+
+        reranked = sorted(probabilities, key=lambda i: (-adjusted(i), -candidates[i].fused))
+        rest = [i for i in range(len(candidates)) if i not in probabilities]
+        if settings.rerank_mode == "replace":
+            return reranked + rest
+        first_stage = [str(i) for i in range(len(candidates))]
+        fused = reciprocal_rank_fusion(
+            {"first": first_stage, "rerank": [str(i) for i in reranked]},
+            {"first": 1.0, "rerank": settings.rerank_weight},
+            settings.rrf_k,
+        )
+        return [int(i) for i, _, _ in fused]
+
     def search(
         self,
         query: RetrievalQuery,
@@ -121,11 +157,9 @@ class ContractRetriever:
         probabilities: dict[int, float] = {}
         if rerank and self.reranker is not None and candidates:
             head = candidates[: self.settings.rerank_top_n]
-            scores = self.reranker.score(query.question, [c.best_text_chunk.text for c in head])
+            scores = self.reranker.score(query.question, [self._rerank_text(c) for c in head])
             probabilities = {i: float(p) for i, p in enumerate(scores)}
-            order = sorted(
-                range(len(candidates)), key=lambda i: (-(probabilities.get(i, -1.0)), -candidates[i].fused)
-            )
+            order = self._reranked_order(candidates, probabilities)
         else:
             order = list(range(len(candidates)))
         hits: list[Hit] = []

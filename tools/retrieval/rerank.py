@@ -81,11 +81,14 @@ class OnnxCrossEncoder:
             options.intra_op_num_threads = self.threads or (os.cpu_count() or 1)
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
+            # No busy-waiting between operators: on two cores shared with the LLM, spinning
+            # threads steal the CPU the other model needs.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._session = onnxruntime.InferenceSession(
                 str(model), options, providers=["CPUExecutionProvider"]
             )
             tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
-            tokenizer.enable_truncation(max_length=self.max_length, strategy="only_second")
+            tokenizer.enable_truncation(max_length=self.max_length, strategy="longest_first")  # as trained
             tokenizer.no_padding()
             self._tokenizer = tokenizer
 

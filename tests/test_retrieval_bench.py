@@ -1,0 +1,59 @@
+"""The retrieval interface on a slice of the development data, scored by the LegalBench-RAG
+metric and checked against a brute-force character count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clausewise.evals.data import legalbench_queries
+from clausewise.evals.retrieval_bench import KS, _scores, corpus_contract_id, question_part
+from tools.retrieval.spans import precision_recall
+
+
+def _brute_force(retrieved: list[tuple[str, tuple[int, int]]], gold: list[tuple[str, tuple[int, int]]]):
+    got = {(f, i) for f, (s, e) in retrieved for i in range(s, e)}
+    truth = {(f, i) for f, (s, e) in gold for i in range(s, e)}
+    return len(got & truth) / len(got), len(got & truth) / len(truth)
+
+
+def test_metric_matches_a_character_count_on_real_queries(bench_data: Path, tmp_path: Path, embedder) -> None:
+    from agents.archivist import Archivist
+    from agents.researcher import retrieve
+    from clausewise.config import load_settings
+    from indexes.store import ContractStore
+
+    settings = load_settings(
+        overrides={"paths": {"data_dir": str(tmp_path)}, "retrieval": {"reranker": "none"}}
+    )
+    store = ContractStore(settings)
+    queries = [
+        q
+        for q in legalbench_queries(bench_data, "contractnli")
+        if q.snippets[0][0] == legalbench_queries(bench_data, "contractnli")[0].snippets[0][0]
+    ][:3]
+    file_path = queries[0].snippets[0][0]
+    contract_id = corpus_contract_id(file_path)
+    Archivist(settings, store, embedder).ingest(
+        bench_data / "legalbenchrag" / "corpus" / file_path, contract_id=contract_id
+    )
+
+    class Runtime:
+        def __init__(self) -> None:
+            self.settings, self.store, self.embedder = settings, store, embedder
+
+        def reranker(self) -> None:
+            return None
+
+    for query in queries:
+        hits = retrieve(Runtime(), contract_id, question_part(query.query), k=8)
+        retrieved = [(file_path, span) for _, span, _ in hits]
+        assert all(name == Path(file_path).name for name, _, _ in hits)
+        for k in (1, 2, 4, 8):
+            assert precision_recall(retrieved[:k], query.snippets) == pytest.approx(
+                _brute_force(retrieved[:k], query.snippets)
+            )
+        scores = _scores(retrieved, query.snippets)
+        assert scores["recall"] == sorted(scores["recall"])  # recall never drops as k grows
+        assert len(scores["precision"]) == len(KS)
