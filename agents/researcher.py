@@ -24,6 +24,7 @@ from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier
 from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.graph import GraphSearch
 from tools.retrieval.rerank import Reranker
 
@@ -105,12 +106,14 @@ class Researcher:
         retriever: ContractRetriever,
         rewriter: Runnable | None = None,
         answerer: Runnable | None = None,
+        exemplars: ExemplarLibrary | None = None,
     ) -> None:
         self.settings = settings
         self.index = index
         self.retriever = retriever
         self.rewriter = rewriter
         self.answerer = answerer
+        self.exemplars = exemplars
         self.verifier = QuoteVerifier(index.document.text)
 
     # -- planning ---------------------------------------------------------------------------------
@@ -167,6 +170,13 @@ class Researcher:
             return text
         return text[:limit].rsplit(" ", 1)[0] + " [...]"
 
+    def _exemplars(self, question: str) -> str:
+        count = self.settings.retrieval.exemplars
+        if not count or self.exemplars is None:
+            return "(none)"
+        found = self.exemplars.search(question, count, exclude_source=self.index.manifest.file_name)
+        return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
+
     def verify(self, answer: ModelAnswer, hits: list[Hit]) -> tuple[list[VerifiedCitation], list[str]]:
         verified: list[VerifiedCitation] = []
         rejected: list[str] = []
@@ -218,7 +228,10 @@ class Researcher:
         if self.answerer is None:
             raise StructuredOutputError("no answerer model configured", hint="this is a bug")
         messages = load_prompt("research_answer").messages(
-            question=question, context=context or "none", evidence=self._render(hits)
+            question=question,
+            context=context or "none",
+            exemplars=self._exemplars(question),
+            evidence=self._render(hits),
         )
         answer = invoke_structured(self.answerer, messages, ModelAnswer)
         verified, rejected = self.verify(answer, hits)
@@ -250,6 +263,7 @@ def build_researcher(runtime: Runtime, index: ContractIndex, reranker: Reranker 
         retriever,
         rewriter=runtime.chat_model("rewriter"),
         answerer=runtime.chat_model("answerer"),
+        exemplars=runtime.exemplars if runtime.settings.retrieval.exemplars else None,
     )
 
 

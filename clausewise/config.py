@@ -217,6 +217,18 @@ class RetrievalSettings(Section):
     )
     rerank_model: str | None = Field(default=None, description="Path or name for reranker=cross-encoder.")
     rerank_top_n: int = Field(default=50, ge=1, description="Fused candidates scored by the reranker.")
+    rerank_mode: Literal["replace", "fuse"] = Field(
+        default="fuse",
+        description="replace: order by reranker score; fuse: RRF of first-stage and reranker order.",
+    )
+    rerank_weight: float = Field(default=1.0, ge=0, description="Weight of the reranker's order when fusing.")
+    rerank_text: Literal["span", "context"] = Field(
+        default="span", description="What the reranker reads: the span, or the span with its headings."
+    )
+    rerank_length_prior: float = Field(
+        default=0.5, ge=0, le=2, description="Exponent of the preference for tight spans over whole sections."
+    )
+    rerank_target_chars: int = Field(default=600, ge=50, description="Span length the length prior favours.")
     rerank_threshold: float = Field(
         default=0.2, ge=0, le=1, description="Calibrated probability under which a hit is not evidence."
     )
@@ -230,6 +242,9 @@ class RetrievalSettings(Section):
     )
     rewrite_queries: bool = Field(
         default=True, description="Let the rewriter model turn a question into keyword and semantic queries."
+    )
+    exemplars: int = Field(
+        default=0, ge=0, le=10, description="Labelled examples from other contracts shown to the answerer."
     )
 
 

@@ -20,6 +20,7 @@ from clausewise.backends.llm import LlamaServerPool, create_chat_model
 from clausewise.config import LLMSettings, Settings
 from clausewise.errors import ConfigError
 from indexes.store import ContractStore
+from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.rerank import Reranker
 
 
@@ -111,6 +112,10 @@ class Runtime:
         if settings.reranker == "llm":
             return LLMJudgeReranker(self.chat_model("reranker"))
         return None
+
+    @cached_property
+    def exemplars(self) -> ExemplarLibrary:
+        return ExemplarLibrary(self.settings.paths.data_dir / "exemplars", self.embedder)
 
     def archivist(self):
         from agents.archivist import Archivist
