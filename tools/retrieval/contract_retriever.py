@@ -18,6 +18,7 @@ from indexes.store import ContractIndex
 from tools.retrieval.expansion import TreeExpander
 from tools.retrieval.fusion import reciprocal_rank_fusion
 from tools.retrieval.graph import GraphSearch
+from tools.retrieval.ordering import candidate_pool, reranked_order, search_depth
 from tools.retrieval.rerank import Reranker
 from tools.retrieval.spans import covered
 
@@ -68,24 +69,24 @@ class ContractRetriever:
         query: RetrievalQuery,
         graph: GraphSearch | None = None,
         use: tuple[str, ...] = ("bm25", "dense"),
+        k: int = 0,
     ) -> dict[str, list[str]]:
-        """Chunk ids ranked by each retriever in ``use`` (and by the graph, when one is given)."""
+        """Chunk ids ranked by each retriever in ``use`` (and by the graph, when one is given),
+        deep enough for ``k`` distinct spans."""
         rankings: dict[str, list[str]] = {}
         if "bm25" in use:
-            rankings["bm25"] = [
-                cid for cid, _ in self.index.bm25.search(query.lexical, self.settings.bm25_top_k)
-            ]
+            depth = search_depth(self.settings.bm25_top_k, k)
+            rankings["bm25"] = [cid for cid, _ in self.index.bm25.search(query.lexical, depth)]
         if "dense" in use:
             vector = self.embedder.embed([query.dense])[0]
-            rankings["dense"] = [
-                cid for cid, _ in self.index.vectors.search(vector, self.settings.dense_top_k)
-            ]
+            depth = search_depth(self.settings.dense_top_k, k)
+            rankings["dense"] = [cid for cid, _ in self.index.vectors.search(vector, depth)]
         if graph is not None:
             nodes = graph.search(query.question, query.keywords, [query.dense], self.settings.graph_top_k)
             rankings["graph"] = [self._chunks_of_node[n][0] for n in nodes if n in self._chunks_of_node]
         return rankings
 
-    def _candidates(self, rankings: dict[str, list[str]]) -> list[_Candidate]:
+    def _candidates(self, rankings: dict[str, list[str]], pool: int) -> list[_Candidate]:
         weights = {
             "bm25": self.settings.bm25_weight,
             "dense": self.settings.dense_weight,
@@ -96,7 +97,7 @@ class ContractRetriever:
             chunk = self.index.chunks[chunk_id]
             candidate = by_span.get(chunk.span)
             if candidate is None:
-                if len(by_span) >= self.settings.fused_top_k:
+                if len(by_span) >= pool:
                     continue
                 by_span[chunk.span] = _Candidate(chunk.span, [chunk], score, dict(ranks))
             else:
@@ -113,34 +114,6 @@ class ContractRetriever:
         start, end = candidate.span
         return self.index.document.text[start:end]
 
-    def _reranked_order(self, candidates: list[_Candidate], probabilities: dict[int, float]) -> list[int]:
-        """Candidate order after reranking.
-
-        ``replace``: by reranker probability, scaled by a length prior (a cross-encoder rates a
-        whole section that contains the answer as highly as the answering sentence; the prior
-        prefers the tighter span). ``fuse``: reciprocal rank fusion of the first-stage order and
-        the reranker's order, so neither alone decides.
-        """
-        settings = self.settings
-        target = settings.rerank_target_chars
-
-        def adjusted(i: int) -> float:
-            span = candidates[i].span
-            prior = min(1.0, target / max(span[1] - span[0], 1)) ** settings.rerank_length_prior
-            return probabilities[i] * prior
-
-        reranked = sorted(probabilities, key=lambda i: (-adjusted(i), -candidates[i].fused))
-        rest = [i for i in range(len(candidates)) if i not in probabilities]
-        if settings.rerank_mode == "replace":
-            return reranked + rest
-        first_stage = [str(i) for i in range(len(candidates))]
-        fused = reciprocal_rank_fusion(
-            {"first": first_stage, "rerank": [str(i) for i in reranked]},
-            {"first": 1.0, "rerank": settings.rerank_weight},
-            settings.rrf_k,
-        )
-        return [int(i) for i, _, _ in fused]
-
     def search(
         self,
         query: RetrievalQuery,
@@ -153,13 +126,13 @@ class ContractRetriever:
     ) -> list[Hit]:
         """Ranked hits for a query (``k`` defaults to ``retrieval.top_k``)."""
         k = k or self.settings.top_k
-        candidates = self._candidates(self.rankings(query, graph, use))
+        candidates = self._candidates(self.rankings(query, graph, use, k), candidate_pool(self.settings, k))
         probabilities: dict[int, float] = {}
         if rerank and self.reranker is not None and candidates:
             head = candidates[: self.settings.rerank_top_n]
             scores = self.reranker.score(query.question, [self._rerank_text(c) for c in head])
             probabilities = {i: float(p) for i, p in enumerate(scores)}
-            order = self._reranked_order(candidates, probabilities)
+            order = reranked_order([c.span for c in candidates], probabilities, self.settings)
         else:
             order = list(range(len(candidates)))
         hits: list[Hit] = []

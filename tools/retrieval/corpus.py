@@ -13,6 +13,7 @@ from clausewise.domain import Chunk, Hit, RetrievalQuery, Span
 from indexes.bm25 import BM25Index
 from indexes.store import ContractIndex
 from tools.retrieval.fusion import reciprocal_rank_fusion
+from tools.retrieval.ordering import candidate_pool, reranked_order, search_depth
 from tools.retrieval.rerank import Reranker
 from tools.retrieval.spans import covered
 
@@ -66,36 +67,39 @@ class CorpusRetriever:
     ) -> list[Hit]:
         rankings: dict[str, list[str]] = {}
         if "bm25" in use:
-            rankings["bm25"] = [cid for cid, _ in self.bm25.search(query.lexical, self.settings.bm25_top_k)]
+            depth = search_depth(self.settings.bm25_top_k, k)
+            rankings["bm25"] = [cid for cid, _ in self.bm25.search(query.lexical, depth)]
         if "dense" in use:
-            rankings["dense"] = self._dense(query.dense, self.settings.dense_top_k)
+            rankings["dense"] = self._dense(query.dense, search_depth(self.settings.dense_top_k, k))
         weights = {"bm25": self.settings.bm25_weight, "dense": self.settings.dense_weight}
+        pool = candidate_pool(self.settings, k)
         groups: dict[tuple[str, Span], list[str]] = {}
         fused: dict[tuple[str, Span], float] = {}
         for key, score, _ in reciprocal_rank_fusion(rankings, weights, self.settings.rrf_k):
             entry = self.entries[key]
             group = (entry.index.contract_id, entry.chunk.span)
-            if group not in groups and len(groups) >= self.settings.fused_top_k:
+            if group not in groups and len(groups) >= pool:
                 continue
             groups.setdefault(group, []).append(key)
             fused.setdefault(group, score)
-        order = list(groups)
-        probabilities: dict[tuple[str, Span], float] = {}
-        if rerank and self.reranker is not None and order:
-            head = order[: self.settings.rerank_top_n]
-            texts = [self.entries[min(groups[g], key=self._context_first)].chunk.text for g in head]
-            probabilities = dict(
-                zip(head, map(float, self.reranker.score(query.question, texts)), strict=True)
-            )
-            order.sort(key=lambda g: (-probabilities.get(g, -1.0), -fused[g]))
+        candidates = list(groups)
+        probabilities: dict[int, float] = {}
+        if rerank and self.reranker is not None and candidates:
+            head = candidates[: self.settings.rerank_top_n]
+            texts = [self._rerank_text(groups[g]) for g in head]
+            probabilities = dict(enumerate(map(float, self.reranker.score(query.question, texts))))
+            order = reranked_order([span for _, span in candidates], probabilities, self.settings)
+        else:
+            order = list(range(len(candidates)))
         hits: list[Hit] = []
         chosen: dict[str, list[Span]] = {}
-        for group in order:
+        for position in order:
+            group = candidates[position]
             contract_id, span = group
             if covered(span, chosen.get(contract_id, [])):
                 continue
             entry = self.entries[min(groups[group], key=self._context_first)]
-            probability = probabilities.get(group)
+            probability = probabilities.get(position)
             hits.append(
                 Hit(
                     contract_id=contract_id,
@@ -112,6 +116,14 @@ class CorpusRetriever:
             if len(hits) >= k:
                 break
         return hits
+
+    def _rerank_text(self, keys: list[str]) -> str:
+        """What the reranker reads (``retrieval.rerank_text``): the span, or its best context chunk."""
+        entry = self.entries[min(keys, key=self._context_first)]
+        if self.settings.rerank_text == "context":
+            return entry.chunk.text
+        start, end = entry.chunk.span
+        return entry.index.document.text[start:end]
 
     def _context_first(self, key: str) -> int:
         return {"ancestor": 0, "node": 1, "passage": 1, "descendant": 2}.get(self.entries[key].chunk.kind, 3)
