@@ -96,6 +96,7 @@ class ResearchResult(BaseModel):
     addressed: bool = True
     citations: list[VerifiedCitation] = Field(default_factory=list)
     rejected_quotes: list[str] = Field(default_factory=list, description="Quotes that failed verification.")
+    error: str = Field(default="", description="Why no answer could be read, when none could.")
 
 
 class Researcher:

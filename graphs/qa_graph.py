@@ -180,6 +180,7 @@ class QANodes:
                 "spans": len(result.hits),
                 "citations": len(result.citations),
                 "rejected": len(result.rejected_quotes),
+                "error": result.error,
                 "nodes": [h.node_id for h in result.hits],
             }
         )

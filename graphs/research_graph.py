@@ -9,7 +9,13 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agents.researcher import QueryPlan, Researcher, ResearchResult
 from clausewise.domain import Hit
+from clausewise.errors import StructuredOutputError
 from tools.retrieval.graph import open_graph
+
+UNANSWERED = (
+    "No answer this turn: the model's reply could not be read, so nothing from this search is cited. "
+    "The question remains open."
+)
 
 
 class ResearchState(TypedDict, total=False):
@@ -31,9 +37,22 @@ def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
 
     def answer(state: ResearchState) -> ResearchState:
         hits = state["hits"]
-        model_answer, citations, rejected = researcher.answer(
-            state["question"], hits, state.get("context", "")
-        )
+        try:
+            model_answer, citations, rejected = researcher.answer(
+                state["question"], hits, state.get("context", "")
+            )
+        except StructuredOutputError as exc:
+            # One unreadable answer must not sink the whole interrogation: the turn yields no
+            # finding, says so, and the Interrogator carries the question as a gap.
+            return {
+                "result": ResearchResult(
+                    question=state["question"],
+                    plan=state["plan"],
+                    hits=hits,
+                    answer=UNANSWERED,
+                    error=str(exc),
+                )
+            }
         return {
             "result": ResearchResult(
                 question=state["question"],

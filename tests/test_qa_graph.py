@@ -117,6 +117,21 @@ def test_stops_when_the_draft_is_complete_and_confident(contract, embedder) -> N
     assert json.loads(report.to_json())["sources"][0]["quote"] == GOVERNING
 
 
+def test_an_unreadable_answer_costs_the_turn_not_the_report(contract, embedder) -> None:
+    from graphs.research_graph import UNANSWERED
+
+    answerer = ScriptedChatModel(replies=["I think it is English law", "Sorry, English law."])
+    writer = ScriptedChatModel(replies=[draft("Not established.", complete=False, confidence=0.2, refs="")])
+    _, result = run(contract, embedder, answerer=answerer, writer=writer, turns=1)
+    report = result["report"]
+    assert len(answerer.calls) == 2  # the answer and the one retry naming the error
+    [finding] = result["findings"]
+    assert finding.answer == UNANSWERED and finding.citations == []
+    assert report.sources == [] and report.metadata.turns_used == 1
+    refine_prompt = writer.calls[0][0][1].content
+    assert UNANSWERED in refine_prompt
+
+
 def test_stops_at_the_turn_limit_asking_new_questions(contract, embedder) -> None:
     answerer = ScriptedChatModel(
         replies=[

@@ -126,6 +126,8 @@ def invoke_structured(
             return schema.model_validate(extract_json(text))
         except (ValueError, ValidationError) as exc:
             last_error = _describe(exc)
+            if not isinstance(exc, ValidationError):
+                last_error += f"; the reply began {text[:80]!r}"
             if attempt == retries:
                 break
             conversation = [

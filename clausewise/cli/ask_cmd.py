@@ -28,6 +28,8 @@ def _describe(event: ProgressEvent) -> str:
     if event.event == "question":
         return f"[bold]Turn {event.turn} of {event.of}[/bold]: asking [italic]{data['question']}[/italic]"
     if event.event == "research":
+        if data.get("error"):
+            return f"  found {data['spans']} span(s), but no usable answer: {data['error']}"
         rejected = f", {data['rejected']} unverifiable quote(s) dropped" if data.get("rejected") else ""
         return (
             f"  found {data['spans']} span(s) ({', '.join(data['nodes'][:5])}), "
