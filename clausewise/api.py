@@ -5,6 +5,8 @@
     cw.ingest("nda.pdf")
     for item in cw.ask_stream("nda", "How long does confidentiality last?"):
         print(item)            # ProgressEvent ... then the Report
+    for result in cw.check("nda", load_suite("nda")):
+        print(result.key, result.label, result.confidence)
 
 Chat threads persist in ``<data_dir>/checkpoints.sqlite`` (LangGraph's SQLite checkpointer), so
 a follow-up question reuses the thread's research and a thread can be resumed by its id.
@@ -22,12 +24,15 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
 from agents.archivist import IngestResult
+from agents.checker import CheckResult, build_checker
 from agents.researcher import build_researcher
 from clausewise.config import Settings, load_settings
 from clausewise.report import Report
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QADependencies, build_qa_graph
 from indexes.store import ContractIndex
+from tools.checks.suites import Hypothesis, Suite
+from tools.retrieval.graph import open_graph
 
 
 class ProgressEvent(BaseModel):
@@ -116,6 +121,21 @@ class Clausewise:
         assert report is not None
         return report
 
+    def check(self, contract: str, suite: Suite, *, report: bool = False) -> Iterator[CheckResult]:
+        """One result per hypothesis of ``suite``, as each is decided; with ``report``, each
+        result also carries the Interrogator's full report on the hypothesis (Markdown)."""
+        index = self.runtime.store.open(contract)
+        try:
+            checker = build_checker(self.runtime, index)
+            with open_graph(index.path, self.runtime.embedder) as graph:
+                for hypothesis in suite.hypotheses:
+                    result = checker.check(hypothesis, graph if self.settings.retrieval.graph else None)
+                    if report:
+                        result.report = self.ask(contract, as_question(hypothesis)).to_markdown()
+                    yield result
+        finally:
+            index.close()
+
     @contextlib.contextmanager
     def chat(self, contract: str, thread_id: str | None = None) -> Iterator[ChatThread]:
         """A conversation on one contract (resumable by ``thread_id``)."""
@@ -171,3 +191,9 @@ class ChatThread:
         """Questions answered so far in this thread."""
         values = self.graph.get_state(self.config).values
         return list(dict.fromkeys(f.question for f in values.get("findings", []) if f.turn == 1))
+
+
+def as_question(hypothesis: Hypothesis) -> str:
+    """A hypothesis asked as a question for the Interrogator."""
+    text = hypothesis.text.rstrip(".")
+    return f"Does the contract provide that {text[:1].lower()}{text[1:]}? Look for exceptions."

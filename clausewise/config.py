@@ -268,6 +268,25 @@ class InterrogationSettings(Section):
     passage_chars: int = Field(default=900, ge=200, description="Longest passage shown to a model (trimmed).")
 
 
+class ChecksSettings(Section):
+    evidence_passages: int = Field(
+        default=5, ge=1, le=12, description="Passages the judge reads per hypothesis."
+    )
+    passage_chars: int = Field(
+        default=700, ge=200, description="Longest passage shown to the judge (trimmed)."
+    )
+    exception_query: bool = Field(
+        default=True, description="Also search for exceptions and carve-outs to the hypothesis."
+    )
+    not_mentioned_below: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="Best reranker probability under which the label is NotMentioned, no model asked.",
+    )
+    exemplars: int = Field(default=2, ge=0, le=6, description="Labelled examples from other contracts shown.")
+
+
 class Settings(BaseSettings):
     """All configuration. Build with :func:`load_settings`; pass it explicitly, never globally."""
 
@@ -283,6 +302,7 @@ class Settings(BaseSettings):
     models: ModelsSettings = ModelsSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     interrogation: InterrogationSettings = InterrogationSettings()
+    checks: ChecksSettings = ChecksSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):  # type: ignore[override]

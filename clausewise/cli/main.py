@@ -80,6 +80,7 @@ def main(
 def _register_commands() -> None:
     from clausewise.cli import (
         ask_cmd,
+        check_cmd,
         config_cmd,
         contracts,
         evals,
@@ -91,6 +92,7 @@ def _register_commands() -> None:
 
     ingest.register(app)
     ask_cmd.register(app)
+    check_cmd.register(app)
     exemplars_cmd.register(app)
     contracts.register(app)
     models_cmd.register(app)

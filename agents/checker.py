@@ -1,0 +1,174 @@
+"""Hypothesis checks (ContractNLI-style): Entailment, Contradiction or NotMentioned, with evidence.
+
+For one hypothesis: retrieve evidence twice (the hypothesis itself, and a search aimed at its
+exceptions and carve-outs, where checks most often go wrong), stop early when nothing relevant
+is found, otherwise ask the judge model with labelled exemplars from other contracts, then let
+:mod:`tools.checks.decision` keep or overrule its label. Evidence is shown as spans of the
+contract, each re-checked against the contract text before it is returned.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field
+
+from agents.researcher import default_plan, render_passages
+from clausewise.backends.structured import invoke_structured
+from clausewise.config import Settings
+from clausewise.domain import Hit, RetrievalQuery, Span
+from clausewise.prompting import load_prompt
+from indexes.store import ContractIndex
+from tools.checks.decision import Decision, Judgement, Label, decide, nothing_relevant, without_model
+from tools.checks.suites import Hypothesis
+from tools.citations import QuoteVerifier
+from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.exemplars import ExemplarLibrary
+from tools.retrieval.graph import GraphSearch
+from tools.retrieval.spans import covered
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+# Words that introduce exceptions; added to the keywords of the second search.
+EXCEPTION_WORDS = ("except", "unless", "provided", "notwithstanding", "however", "only", "exclude")
+
+
+class EvidenceSpan(BaseModel):
+    """A verified span of the contract that decides a hypothesis."""
+
+    node_id: str
+    title: str = ""
+    pages: list[int]
+    span: Span
+    quote: str
+
+
+class CheckResult(BaseModel):
+    key: str
+    topic: str = ""
+    hypothesis: str
+    label: Label
+    confidence: float
+    evidence: list[EvidenceSpan] = Field(default_factory=list)
+    rationale: str = ""
+    overruled: str = ""
+    asked_model: bool = True
+    seconds: float = 0.0
+    report: str | None = Field(default=None, description="The Interrogator's report, when asked for.")
+
+
+class HypothesisChecker:
+    def __init__(
+        self,
+        settings: Settings,
+        index: ContractIndex,
+        retriever: ContractRetriever,
+        judge: Runnable,
+        exemplars: ExemplarLibrary | None = None,
+    ) -> None:
+        self.settings = settings
+        self.index = index
+        self.retriever = retriever
+        self.judge = judge
+        self.exemplars = exemplars
+        self.verifier = QuoteVerifier(index.document.text)
+
+    def evidence(self, hypothesis: str, graph: GraphSearch | None = None) -> list[Hit]:
+        """Hits for the hypothesis, interleaved with hits for its exceptions, distinct spans only."""
+        checks = self.settings.checks
+        plan = default_plan(hypothesis, [d.term for d in self.index.definitions])
+        searches = [self.retriever.search(plan.query(hypothesis), checks.evidence_passages, graph=graph)]
+        if checks.exception_query:
+            exceptions = RetrievalQuery(
+                question=hypothesis,
+                keywords=[*plan.keywords, *EXCEPTION_WORDS],
+                semantic=f"{hypothesis} Exceptions: except, unless, provided that, notwithstanding.",
+            )
+            searches.append(self.retriever.search(exceptions, checks.evidence_passages, graph=graph))
+        return interleave(searches, checks.evidence_passages)
+
+    def _exemplars(self, hypothesis: str) -> str:
+        count = self.settings.checks.exemplars
+        if not count or self.exemplars is None:
+            return "(none)"
+        found = self.exemplars.search(hypothesis, count, exclude_source=self.index.manifest.file_name)
+        return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
+
+    def _evidence_spans(self, hits: list[Hit], numbers: list[int]) -> list[EvidenceSpan]:
+        spans: list[EvidenceSpan] = []
+        text = self.index.document.text
+        for number in numbers:
+            hit = hits[number - 1]
+            quote = text[hit.span[0] : hit.span[1]].strip()
+            found = self.verifier.verify(quote, hint=hit.span)
+            if found is None:  # cannot happen for index spans; never show what does not verify
+                continue
+            node = self.index.tree.node(hit.node_id)
+            spans.append(
+                EvidenceSpan(
+                    node_id=node.id,
+                    title=node.title,
+                    pages=self.index.document.pages_for(found.span),
+                    span=found.span,
+                    quote=found.text,
+                )
+            )
+        return spans
+
+    def check(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
+        started = time.perf_counter()
+        hits = self.evidence(hypothesis.text, graph)
+        rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
+        best = max(rerank) if rerank else None
+        if not hits or nothing_relevant(best, self.settings.checks.not_mentioned_below):
+            decision, asked = without_model(best or 0.0), False
+        else:
+            messages = load_prompt("hypothesis_judge").messages(
+                hypothesis=hypothesis.text,
+                exemplars=self._exemplars(hypothesis.text),
+                evidence=render_passages(self.index, hits, self.settings.checks.passage_chars),
+            )
+            judgement = invoke_structured(self.judge, messages, Judgement)
+            decision, asked = decide(judgement, len(hits), best), True
+        return self._result(hypothesis, decision, hits, asked, time.perf_counter() - started)
+
+    def _result(
+        self, hypothesis: Hypothesis, decision: Decision, hits: list[Hit], asked: bool, seconds: float
+    ) -> CheckResult:
+        return CheckResult(
+            key=hypothesis.key,
+            topic=hypothesis.topic,
+            hypothesis=hypothesis.text,
+            label=decision.label,
+            confidence=decision.confidence,
+            evidence=self._evidence_spans(hits, decision.evidence),
+            rationale=decision.rationale,
+            overruled=decision.overruled,
+            asked_model=asked,
+            seconds=round(seconds, 2),
+        )
+
+
+def interleave(rankings: Sequence[list[Hit]], limit: int) -> list[Hit]:
+    """Round-robin over ranked hit lists, skipping spans already covered, up to ``limit``."""
+    chosen: list[Hit] = []
+    spans: list[Span] = []
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking) and not covered(ranking[rank].span, spans):
+                chosen.append(ranking[rank])
+                spans.append(ranking[rank].span)
+                if len(chosen) >= limit:
+                    return chosen
+    return chosen
+
+
+def build_checker(runtime: Runtime, index: ContractIndex) -> HypothesisChecker:
+    """A checker wired to the runtime's retriever, reranker, judge model and exemplar library."""
+    retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, runtime.reranker())
+    exemplars = runtime.exemplars if runtime.settings.checks.exemplars else None
+    return HypothesisChecker(runtime.settings, index, retriever, runtime.chat_model("judge"), exemplars)
