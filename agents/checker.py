@@ -57,6 +57,9 @@ class CheckResult(BaseModel):
     rationale: str = ""
     overruled: str = ""
     asked_model: bool = True
+    best_relevance: float | None = Field(
+        default=None, description="Best reranker probability of the evidence."
+    )
     seconds: float = 0.0
     report: str | None = Field(default=None, description="The Interrogator's report, when asked for.")
 
@@ -69,12 +72,16 @@ class HypothesisChecker:
         retriever: ContractRetriever,
         judge: Runnable,
         exemplars: ExemplarLibrary | None = None,
+        exclude_source: str | None = None,
     ) -> None:
+        """``exclude_source``: exemplars from this source are never shown (default: the contract's
+        own file), so a contract is not judged with its own labels."""
         self.settings = settings
         self.index = index
         self.retriever = retriever
         self.judge = judge
         self.exemplars = exemplars
+        self.exclude_source = exclude_source or index.manifest.file_name
         self.verifier = QuoteVerifier(index.document.text)
 
     def evidence(self, hypothesis: str, graph: GraphSearch | None = None) -> list[Hit]:
@@ -95,7 +102,7 @@ class HypothesisChecker:
         count = self.settings.checks.exemplars
         if not count or self.exemplars is None:
             return "(none)"
-        found = self.exemplars.search(hypothesis, count, exclude_source=self.index.manifest.file_name)
+        found = self.exemplars.search(hypothesis, count, exclude_source=self.exclude_source)
         return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
 
     def _evidence_spans(self, hits: list[Hit], numbers: list[int]) -> list[EvidenceSpan]:
@@ -134,7 +141,9 @@ class HypothesisChecker:
             )
             judgement = invoke_structured(self.judge, messages, Judgement)
             decision, asked = decide(judgement, len(hits), best), True
-        return self._result(hypothesis, decision, hits, asked, time.perf_counter() - started)
+        result = self._result(hypothesis, decision, hits, asked, time.perf_counter() - started)
+        result.best_relevance = best
+        return result
 
     def _result(
         self, hypothesis: Hypothesis, decision: Decision, hits: list[Hit], asked: bool, seconds: float
@@ -167,8 +176,11 @@ def interleave(rankings: Sequence[list[Hit]], limit: int) -> list[Hit]:
     return chosen
 
 
-def build_checker(runtime: Runtime, index: ContractIndex) -> HypothesisChecker:
+def build_checker(
+    runtime: Runtime, index: ContractIndex, exclude_source: str | None = None
+) -> HypothesisChecker:
     """A checker wired to the runtime's retriever, reranker, judge model and exemplar library."""
     retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, runtime.reranker())
     exemplars = runtime.exemplars if runtime.settings.checks.exemplars else None
-    return HypothesisChecker(runtime.settings, index, retriever, runtime.chat_model("judge"), exemplars)
+    judge = runtime.chat_model("judge")
+    return HypothesisChecker(runtime.settings, index, retriever, judge, exemplars, exclude_source)

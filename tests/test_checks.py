@@ -228,3 +228,74 @@ def test_check_command_refuses_a_malformed_playbook(tmp_path: Path, capsys, monk
         run(["--data-dir", str(tmp_path / "d"), "check", "anything", "--suite", str(playbook)])
     assert exit_.value.code == 2
     assert "not valid YAML" in capsys.readouterr().err
+
+
+# -- the ContractNLI evaluation -----------------------------------------------------------------------
+
+
+def test_label_metrics_by_hand() -> None:
+    from clausewise.evals.contractnli_bench import label_metrics
+
+    gold = ["Entailment", "Entailment", "Contradiction", "NotMentioned"]
+    predicted = ["Entailment", "NotMentioned", "Contradiction", "Contradiction"]
+    metrics = label_metrics(gold, predicted)
+    assert metrics["accuracy"] == 0.5
+    # Entailment P 1/1 R 1/2 F1 2/3; Contradiction P 1/2 R 1/1 F1 2/3; NotMentioned P 0 R 0 F1 0.
+    assert metrics["per_class"]["Entailment"]["f1"] == pytest.approx(0.6667, abs=1e-4)
+    assert metrics["per_class"]["Contradiction"]["precision"] == 0.5
+    assert metrics["macro_f1"] == pytest.approx((2 / 3 + 2 / 3 + 0) / 3, abs=1e-4)
+    assert metrics["weighted_f1"] == pytest.approx((2 * 2 / 3 + 2 / 3) / 4, abs=1e-4)
+    assert metrics["confusion"]["NotMentioned"]["Contradiction"] == 1
+    assert metrics["confusion"]["Entailment"]["NotMentioned"] == 1
+
+
+def test_evidence_scores_and_threshold_sweep_by_hand() -> None:
+    from clausewise.evals.contractnli_bench import evidence_scores, relabel
+
+    rows = [
+        {
+            "gold": "Entailment",
+            "gold_spans": [(0, 10), (20, 30)],
+            "evidence_spans": [(5, 8), (40, 50)],
+            "predicted": "Entailment",
+            "best_relevance": 0.9,
+        },
+        {
+            "gold": "NotMentioned",
+            "gold_spans": [],
+            "evidence_spans": [(0, 5)],
+            "predicted": "Contradiction",
+            "best_relevance": 0.1,
+        },
+    ]
+    assert evidence_scores(rows) == {"evidence_recall": 0.5, "evidence_precision": 0.5}
+    assert relabel(rows, 0.05) == ["Entailment", "Contradiction"]
+    assert relabel(rows, 0.2) == ["Entailment", "NotMentioned"]
+
+
+@pytest.mark.bench_data
+def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Path, tmp_path: Path) -> None:
+    from clausewise.config import load_settings
+    from clausewise.evals import contractnli_bench
+    from clausewise.evals.data import contractnli
+    from clausewise.runtime import Runtime
+
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path / "data")},
+            "checks": {"not_mentioned_below": 0.0, "exemplars": 0},
+        }
+    )
+    runtime = Runtime(settings, evaluation=True)
+    judge = ScriptedChatModel(
+        replies=[json.dumps({"label": "Entailment", "confidence": 0.9, "evidence": [1], "rationale": "r"})],
+        repeat_last=True,
+    )
+    runtime.chat_model = lambda role, progress=None: judge  # type: ignore[method-assign]
+    results = contractnli_bench.run(runtime, bench_data, limit=1)
+    document = contractnli(bench_data).documents[0]
+    labels = [label for label, _ in document.annotations.values()]
+    assert results["hypotheses"] == len(labels) == len(judge.calls)
+    assert results["labels"]["accuracy"] == pytest.approx(labels.count("Entailment") / len(labels), abs=1e-4)
+    assert all(row["offsets_match"] for row in results["rows"])
+    assert all(len(row["evidence_spans"]) == 1 for row in results["rows"])

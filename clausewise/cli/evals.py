@@ -310,5 +310,74 @@ def eval_qa(
     write_results(results, out)
 
 
+@eval_app.command("contractnli")
+def eval_contractnli(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    file: str = typer.Option("dev.json", "--file", help="ContractNLI file in <data>/contractnli/."),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many documents."),
+    calibrate: bool = typer.Option(
+        False, "--calibrate", help="Ask the judge for every hypothesis and sweep the NotMentioned threshold."
+    ),
+    out: Path = typer.Option(Path("bench-results/contractnli.json"), "--out", help="JSON results file."),
+) -> None:
+    """Hypothesis checks: accuracy, F1 per class, macro/weighted F1, evidence recall/precision, speed."""
+    from clausewise.config import deep_merge, load_settings
+    from clausewise.evals import contractnli_bench, retrieval_bench
+    from clausewise.runtime import Runtime
+
+    runtime = state_of(ctx).runtime()
+    settings = retrieval_bench.benchmark_settings(runtime.settings)
+    if calibrate:
+        settings = load_settings(
+            preset=settings.preset,
+            overrides=deep_merge(
+                settings.model_dump(mode="json", exclude={"preset"}), {"checks": {"not_mentioned_below": 0.0}}
+            ),
+        )
+    bench = Runtime(settings, evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval contractnli")
+        results = contractnli_bench.run(
+            bench, root, file_name=file, limit=limit, calibrate=calibrate, progress=progress
+        )
+    _print_contractnli(results)
+    write_results(results, out)
+
+
+def _print_contractnli(results: dict[str, Any]) -> None:
+    from tools.checks.decision import LABELS
+
+    labels, goals = results["labels"], results["goals"]
+    table = Table(
+        title=f"ContractNLI {results['file']}: {results['hypotheses']} hypotheses, "
+        f"{results['documents']} documents"
+    )
+    for column in ("gold \\ predicted", *LABELS, "precision", "recall", "F1", "support"):
+        table.add_column(column)
+    for gold in LABELS:
+        row = labels["per_class"][gold]
+        table.add_row(
+            gold,
+            *(str(labels["confusion"][gold][p]) for p in LABELS),
+            str(row["precision"]),
+            str(row["recall"]),
+            str(row["f1"]),
+            str(row["support"]),
+        )
+    console.print(table)
+    console.print(
+        f"accuracy {_mark(labels['accuracy'], goals['accuracy'], True)}, contradiction F1 "
+        f"{_mark(labels['per_class']['Contradiction']['f1'], goals['contradiction_f1'], True)}, macro F1 "
+        f"{labels['macro_f1']}, weighted F1 {labels['weighted_f1']}; evidence recall "
+        f"{results['evidence_recall']}, precision {results['evidence_precision']}; "
+        f"{_mark(results['seconds_per_hypothesis'], goals['seconds_per_hypothesis'], False)} s/hypothesis "
+        f"(judge asked for {results['model_calls_share']:.0%})"
+    )
+    for threshold, figures in results.get("sweep", {}).items():
+        console.print(f"  not_mentioned_below {threshold}: {figures}")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")
