@@ -31,6 +31,7 @@ from clausewise.report import Report
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QADependencies, build_qa_graph
 from indexes.store import ContractIndex
+from tools.checks.journal import CheckJournal, batch_key
 from tools.checks.suites import Hypothesis, Suite
 from tools.retrieval.graph import open_graph
 
@@ -42,6 +43,14 @@ class ProgressEvent(BaseModel):
     turn: int | None = None
     of: int | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+class BatchItem(BaseModel):
+    """One decided (contract, hypothesis) of a batch; ``resumed`` when read back from its journal."""
+
+    contract_id: str
+    result: CheckResult
+    resumed: bool = False
 
 
 class Clarification(BaseModel):
@@ -135,6 +144,33 @@ class Clausewise:
                     yield result
         finally:
             index.close()
+
+    def check_batch(
+        self, files: list[Path], suite: Suite, *, report: bool = False, fresh: bool = False
+    ) -> Iterator[BatchItem]:
+        """Every file x every hypothesis, ingesting as needed; resumable: results already in this
+        batch's journal are yielded again (``resumed``) instead of being checked twice, unless
+        ``fresh``. The journal lives in ``<data_dir>/checks/`` and is keyed by the files, the
+        suite and the settings that change a check."""
+        relevant = self.settings.model_dump_json(include={"retrieval", "checks", "models"})
+        key = batch_key(*(str(f.resolve()) for f in files), suite.model_dump_json(), relevant, str(report))
+        journal = CheckJournal(self.settings.paths.data_dir / "checks" / f"{key}.jsonl")
+        if fresh:
+            journal.path.unlink(missing_ok=True)
+        done = journal.done()
+        for path in files:
+            contract_id = self.ingest(path).contract_id
+            pending = [h for h in suite.hypotheses if (contract_id, h.key) not in done]
+            for hypothesis in suite.hypotheses:
+                if (contract_id, hypothesis.key) in done:
+                    yield BatchItem(
+                        contract_id=contract_id, result=done[(contract_id, hypothesis.key)], resumed=True
+                    )
+            if not pending:
+                continue
+            for result in self.check(contract_id, Suite(name=suite.name, hypotheses=pending), report=report):
+                journal.record(contract_id, result)
+                yield BatchItem(contract_id=contract_id, result=result, resumed=False)
 
     @contextlib.contextmanager
     def chat(self, contract: str, thread_id: str | None = None) -> Iterator[ChatThread]:

@@ -211,11 +211,14 @@ def test_results_render_as_csv_json_and_markdown(nda, embedder) -> None:
     result = _checker(nda, embedder, judge).check(
         adhoc_suite(["The Receiving Party must return or destroy documents."]).hypotheses[0]
     )
-    rows = list(csv.reader(io.StringIO(render("csv", "mutual-nda", [result]))))
-    assert tuple(rows[0]) == CSV_COLUMNS and rows[1][1] == "h1" and rows[1][4] == "Entailment"
-    assert json.loads(render("json", "mutual-nda", [result]))["results"][0]["label"] == "Entailment"
-    markdown = render("md", "mutual-nda", [result])
-    assert "| h1 |" in markdown and "return or destroy all documents" in markdown
+    rows = list(csv.reader(io.StringIO(render("csv", [("mutual-nda", result)]))))
+    assert (
+        tuple(rows[0]) == CSV_COLUMNS and rows[1][:2] == ["mutual-nda", "h1"] and rows[1][4] == "Entailment"
+    )
+    loaded = json.loads(render("json", [("mutual-nda", result)]))["results"][0]
+    assert loaded["contract"] == "mutual-nda" and loaded["label"] == "Entailment"
+    markdown = render("md", [("mutual-nda", result)])
+    assert "| mutual-nda | h1 |" in markdown and "return or destroy all documents" in markdown
 
 
 def test_check_command_refuses_a_malformed_playbook(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -299,3 +302,60 @@ def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Pa
     assert results["labels"]["accuracy"] == pytest.approx(labels.count("Entailment") / len(labels), abs=1e-4)
     assert all(row["offsets_match"] for row in results["rows"])
     assert all(len(row["evidence_spans"]) == 1 for row in results["rows"])
+
+
+# -- batches ------------------------------------------------------------------------------------------
+
+
+def _interrupt(_messages, _kwargs) -> str:
+    raise KeyboardInterrupt  # the user presses Ctrl-C during the third check
+
+
+def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> None:
+    from clausewise.api import Clausewise
+    from clausewise.config import load_settings
+    from clausewise.runtime import Runtime
+    from tools.checks.journal import CheckJournal
+
+    folder = tmp_path / "room"
+    folder.mkdir()
+    files = [copy_example("mutual-nda.txt"), copy_example("services-agreement.txt")]
+    files = [f.rename(folder / f.name) for f in files]
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path / "data")},
+            "retrieval": {"reranker": "none"},
+            "checks": {"exemplars": 0},
+        }
+    )
+    suite = adhoc_suite(
+        ["The agreement is governed by English law.", "Either party may terminate on notice."]
+    )
+    verdict = json.dumps({"label": "Entailment", "confidence": 0.8, "evidence": [1], "rationale": "r"})
+
+    first = ScriptedChatModel(replies=[verdict, verdict, _interrupt])
+    runtime = Runtime(settings)
+    runtime.chat_model = lambda role, progress=None: first  # type: ignore[method-assign]
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        for item in Clausewise(runtime=runtime).check_batch(sorted(files), suite):
+            seen.append((item.contract_id, item.result.key, item.resumed))
+    assert seen == [("mutual-nda", "h1", False), ("mutual-nda", "h2", False)]
+    journal = next((tmp_path / "data" / "checks").glob("*.jsonl"))
+    with journal.open("a", encoding="utf-8") as handle:
+        handle.write('{"contract": "services-agreement", "result": {"key": "h1", "lab')  # torn by the crash
+    assert len(CheckJournal(journal).done()) == 2
+
+    second = ScriptedChatModel(replies=[verdict], repeat_last=True)
+    runtime = Runtime(settings)
+    runtime.chat_model = lambda role, progress=None: second  # type: ignore[method-assign]
+    items = list(Clausewise(runtime=runtime).check_batch(sorted(files), suite))
+    assert [(i.contract_id, i.result.key, i.resumed) for i in items] == [
+        ("mutual-nda", "h1", True),
+        ("mutual-nda", "h2", True),
+        ("services-agreement", "h1", False),
+        ("services-agreement", "h2", False),
+    ]
+    assert len(second.calls) == 2  # only the two checks the interruption left undone
+    assert len(CheckJournal(journal).done()) == 4
+    assert all(len(i.result.evidence) == 1 for i in items)

@@ -1,4 +1,8 @@
-"""Hypothesis-check results as JSON, CSV and Markdown (the terminal table lives in the CLI)."""
+"""Hypothesis-check results as JSON, CSV and Markdown (the terminal tables live in the CLI).
+
+Every renderer takes ``(contract id, result)`` pairs, so one contract and a batch over a folder
+of contracts come out in the same shape: one row per contract and hypothesis.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agents.checker import CheckResult
 
+Rows = Sequence[tuple[str, "CheckResult"]]
 FORMATS = ("json", "csv", "md")
 CSV_COLUMNS = (
     "contract",
@@ -25,26 +30,26 @@ CSV_COLUMNS = (
 )
 
 
-def _evidence_ref(result: CheckResult) -> str:
+def evidence_ref(result: CheckResult) -> str:
     return "; ".join(
         f"{e.node_id} (p. {', '.join(map(str, e.pages))}; chars {e.span[0]}-{e.span[1]})"
         for e in result.evidence
     )
 
 
-def to_json(contract: str, results: Sequence[CheckResult]) -> str:
+def to_json(rows: Rows) -> str:
     return json.dumps(
-        {"contract": contract, "results": [r.model_dump(mode="json") for r in results]},
+        {"results": [{"contract": contract, **r.model_dump(mode="json")} for contract, r in rows]},
         indent=2,
         ensure_ascii=False,
     )
 
 
-def to_csv(contract: str, results: Sequence[CheckResult]) -> str:
+def to_csv(rows: Rows) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
-    for r in results:
+    for contract, r in rows:
         writer.writerow(
             [
                 contract,
@@ -53,7 +58,7 @@ def to_csv(contract: str, results: Sequence[CheckResult]) -> str:
                 r.hypothesis,
                 r.label,
                 f"{r.confidence:.2f}",
-                _evidence_ref(r),
+                evidence_ref(r),
                 " | ".join(e.quote for e in r.evidence),
                 r.rationale,
             ]
@@ -65,32 +70,26 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def to_markdown(contract: str, results: Sequence[CheckResult]) -> str:
+def to_markdown(rows: Rows) -> str:
     lines = [
-        f"# Hypothesis checks: {contract}",
+        "# Hypothesis checks",
         "",
-        "| key | hypothesis | label | confidence | evidence |",
-        "|---|---|---|---|---|",
+        "| contract | key | hypothesis | label | confidence | evidence |",
+        "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r.key} | {_cell(r.hypothesis)} | {r.label} | {r.confidence:.2f} "
-        f"| {_cell(_evidence_ref(r)) or '-'} |"
-        for r in results
+        f"| {contract} | {r.key} | {_cell(r.hypothesis)} | {r.label} | {r.confidence:.2f} "
+        f"| {_cell(evidence_ref(r)) or '-'} |"
+        for contract, r in rows
     ]
-    for r in results:
-        lines += [
-            "",
-            f"## {r.key}: {r.label}",
-            "",
-            _cell(r.hypothesis),
-            "",
-            f"Rationale: {_cell(r.rationale)}",
-        ]
+    for contract, r in rows:
+        lines += ["", f"## {contract} / {r.key}: {r.label}", "", _cell(r.hypothesis), ""]
+        lines += [f"Rationale: {_cell(r.rationale)}"]
         lines += [f'- {e.node_id}, p. {", ".join(map(str, e.pages))}: "{_cell(e.quote)}"' for e in r.evidence]
         if r.report:
             lines += ["", r.report]
     return "\n".join(lines) + "\n"
 
 
-def render(fmt: str, contract: str, results: Sequence[CheckResult]) -> str:
-    return {"json": to_json, "csv": to_csv, "md": to_markdown}[fmt](contract, results)
+def render(fmt: str, rows: Rows) -> str:
+    return {"json": to_json, "csv": to_csv, "md": to_markdown}[fmt](rows)
