@@ -19,12 +19,13 @@ from pydantic import BaseModel, Field
 from agents.researcher import default_plan, render_passages
 from clausewise.backends.structured import invoke_structured
 from clausewise.config import Settings
-from clausewise.domain import Hit, RetrievalQuery, Span
+from clausewise.domain import EvidenceSpan, Hit, RetrievalQuery, Span
 from clausewise.prompting import load_prompt
 from indexes.store import ContractIndex
 from tools.checks.decision import Decision, Judgement, Label, decide, nothing_relevant, without_model
 from tools.checks.suites import Hypothesis
 from tools.citations import QuoteVerifier
+from tools.evidence import evidence_span
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.graph import GraphSearch
@@ -35,16 +36,6 @@ if TYPE_CHECKING:
 
 # Words that introduce exceptions; added to the keywords of the second search.
 EXCEPTION_WORDS = ("except", "unless", "provided", "notwithstanding", "however", "only", "exclude")
-
-
-class EvidenceSpan(BaseModel):
-    """A verified span of the contract that decides a hypothesis."""
-
-    node_id: str
-    title: str = ""
-    pages: list[int]
-    span: Span
-    quote: str
 
 
 class CheckResult(BaseModel):
@@ -106,25 +97,10 @@ class HypothesisChecker:
         return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
 
     def _evidence_spans(self, hits: list[Hit], numbers: list[int]) -> list[EvidenceSpan]:
-        spans: list[EvidenceSpan] = []
-        text = self.index.document.text
-        for number in numbers:
-            hit = hits[number - 1]
-            quote = text[hit.span[0] : hit.span[1]].strip()
-            found = self.verifier.verify(quote, hint=hit.span)
-            if found is None:  # cannot happen for index spans; never show what does not verify
-                continue
-            node = self.index.tree.node(hit.node_id)
-            spans.append(
-                EvidenceSpan(
-                    node_id=node.id,
-                    title=node.title,
-                    pages=self.index.document.pages_for(found.span),
-                    span=found.span,
-                    quote=found.text,
-                )
-            )
-        return spans
+        found = (
+            evidence_span(self.index, self.verifier, hits[n - 1].span, hits[n - 1].node_id) for n in numbers
+        )
+        return [e for e in found if e is not None]
 
     def check(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
         started = time.perf_counter()

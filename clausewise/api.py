@@ -31,8 +31,8 @@ from clausewise.report import Report
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QADependencies, build_qa_graph
 from indexes.store import ContractIndex
-from tools.checks.journal import CheckJournal, batch_key
 from tools.checks.suites import Hypothesis, Suite
+from tools.journal import ResultJournal, batch_key
 from tools.retrieval.graph import open_graph
 
 
@@ -154,7 +154,7 @@ class Clausewise:
         suite and the settings that change a check."""
         relevant = self.settings.model_dump_json(include={"retrieval", "checks", "models"})
         key = batch_key(*(str(f.resolve()) for f in files), suite.model_dump_json(), relevant, str(report))
-        journal = CheckJournal(self.settings.paths.data_dir / "checks" / f"{key}.jsonl")
+        journal = ResultJournal(self.settings.paths.data_dir / "checks" / f"{key}.jsonl", CheckResult)
         if fresh:
             journal.path.unlink(missing_ok=True)
         done = journal.done()

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.checker import HypothesisChecker, interleave
+from agents.checker import CheckResult, HypothesisChecker, interleave
 from clausewise.domain import Hit
 from clausewise.errors import ConfigError
 from tests.fakes import ScriptedChatModel
@@ -48,7 +48,7 @@ def test_a_playbook_loads(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("name: x\nhypotheses:\n  - key: a\n    text: [unclosed\n", "not valid YAML at line"),
-        ("- just\n- a list\n", "must be a mapping"),
+        ("- just\n- a list\n", "expected a mapping"),
         ("name: x\nhypotheses:\n  - key: a\n", "hypotheses.0.text"),
         ("name: x\nhypotheses: []\n", "hypotheses"),
         (
@@ -66,7 +66,7 @@ def test_a_malformed_playbook_gets_a_clear_error(tmp_path: Path, content: str, m
 
 
 def test_an_unknown_suite_names_the_choices(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="no suite") as caught:
+    with pytest.raises(ConfigError, match="no playbook") as caught:
         load_suite(tmp_path / "missing.yaml")
     assert "nda" in (caught.value.hint or "")
 
@@ -315,7 +315,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
     from clausewise.api import Clausewise
     from clausewise.config import load_settings
     from clausewise.runtime import Runtime
-    from tools.checks.journal import CheckJournal
+    from tools.journal import ResultJournal
 
     folder = tmp_path / "room"
     folder.mkdir()
@@ -344,7 +344,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
     journal = next((tmp_path / "data" / "checks").glob("*.jsonl"))
     with journal.open("a", encoding="utf-8") as handle:
         handle.write('{"contract": "services-agreement", "result": {"key": "h1", "lab')  # torn by the crash
-    assert len(CheckJournal(journal).done()) == 2
+    assert len(ResultJournal(journal, CheckResult).done()) == 2
 
     second = ScriptedChatModel(replies=[verdict], repeat_last=True)
     runtime = Runtime(settings)
@@ -357,5 +357,5 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
         ("services-agreement", "h2", False),
     ]
     assert len(second.calls) == 2  # only the two checks the interruption left undone
-    assert len(CheckJournal(journal).done()) == 4
+    assert len(ResultJournal(journal, CheckResult).done()) == 4
     assert all(len(i.result.evidence) == 1 for i in items)

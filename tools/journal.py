@@ -1,9 +1,10 @@
-"""A resumable record of batch checks: one JSON line per (contract, hypothesis) decided.
+"""A resumable record of batch work: one JSON line per (contract, item) decided, where an item is
+a hypothesis check or a provision review (any pydantic result with a ``key``).
 
 Each line is written whole and fsynced before the next check starts, so an interrupted batch
 (Ctrl-C, a crash, a power cut) loses at most the check in progress; a torn last line is ignored
-on resume. The journal is keyed by the batch (folder, suite and settings), so a changed suite or
-configuration starts afresh instead of mixing results.
+on resume. The journal's file name is keyed by the batch (files, playbook and settings), so a
+changed playbook or configuration starts afresh instead of mixing results.
 """
 
 from __future__ import annotations
@@ -12,37 +13,37 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
-if TYPE_CHECKING:
-    from agents.checker import CheckResult
+from pydantic import BaseModel
+
+ResultT = TypeVar("ResultT", bound=BaseModel)
 
 
 def batch_key(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
-class CheckJournal:
-    def __init__(self, path: Path) -> None:
+class ResultJournal(Generic[ResultT]):
+    def __init__(self, path: Path, model: type[ResultT]) -> None:
         self.path = path
+        self.model = model
 
-    def done(self) -> dict[tuple[str, str], CheckResult]:
-        """Results already recorded, by (contract id, hypothesis key)."""
-        from agents.checker import CheckResult
-
-        found: dict[tuple[str, str], CheckResult] = {}
+    def done(self) -> dict[tuple[str, str], ResultT]:
+        """Results already recorded, by (contract id, item key)."""
+        found: dict[tuple[str, str], ResultT] = {}
         if not self.path.is_file():
             return found
         for line in self.path.read_text(encoding="utf-8").splitlines():
             try:
                 entry = json.loads(line)
-                result = CheckResult.model_validate(entry["result"])
+                result = self.model.model_validate(entry["result"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 continue  # a line torn by an interruption: that check runs again
-            found[(entry["contract"], result.key)] = result
+            found[(entry["contract"], entry["result"]["key"])] = result
         return found
 
-    def record(self, contract_id: str, result: CheckResult) -> None:
+    def record(self, contract_id: str, result: ResultT) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(
             {"contract": contract_id, "result": result.model_dump(mode="json")}, ensure_ascii=False
