@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from agents.archivist import IngestResult
 from agents.checker import CheckResult, build_checker
 from agents.researcher import build_researcher
+from agents.reviewer import ProvisionResult, build_reviewer
 from clausewise.config import Settings, load_settings
 from clausewise.report import Report
 from clausewise.runtime import Runtime
@@ -34,6 +35,7 @@ from indexes.store import ContractIndex
 from tools.checks.suites import Hypothesis, Suite
 from tools.journal import ResultJournal, batch_key
 from tools.retrieval.graph import open_graph
+from tools.review.provisions import ProvisionList
 
 
 class ProgressEvent(BaseModel):
@@ -46,10 +48,10 @@ class ProgressEvent(BaseModel):
 
 
 class BatchItem(BaseModel):
-    """One decided (contract, hypothesis) of a batch; ``resumed`` when read back from its journal."""
+    """One decided (contract, item) of a batch; ``resumed`` when read back from its journal."""
 
     contract_id: str
-    result: CheckResult
+    result: CheckResult | ProvisionResult
     resumed: bool = False
 
 
@@ -148,29 +150,83 @@ class Clausewise:
     def check_batch(
         self, files: list[Path], suite: Suite, *, report: bool = False, fresh: bool = False
     ) -> Iterator[BatchItem]:
-        """Every file x every hypothesis, ingesting as needed; resumable: results already in this
-        batch's journal are yielded again (``resumed``) instead of being checked twice, unless
-        ``fresh``. The journal lives in ``<data_dir>/checks/`` and is keyed by the files, the
-        suite and the settings that change a check."""
-        relevant = self.settings.model_dump_json(include={"retrieval", "checks", "models"})
-        key = batch_key(*(str(f.resolve()) for f in files), suite.model_dump_json(), relevant, str(report))
-        journal = ResultJournal(self.settings.paths.data_dir / "checks" / f"{key}.jsonl", CheckResult)
+        """Every file x every hypothesis, resumable (see :meth:`_batch`)."""
+        return self._batch(
+            "checks",
+            files,
+            suite.model_dump_json() + str(report),
+            [h.key for h in suite.hypotheses],
+            CheckResult,
+            lambda contract, keys: self.check(
+                contract,
+                Suite(name=suite.name, hypotheses=[h for h in suite.hypotheses if h.key in keys]),
+                report=report,
+            ),
+            fresh,
+        )
+
+    def review(self, contract: str, provisions: ProvisionList) -> Iterator[ProvisionResult]:
+        """One result per provision, as each is reviewed."""
+        index = self.runtime.store.open(contract)
+        try:
+            reviewer = build_reviewer(self.runtime, index)
+            with open_graph(index.path, self.runtime.embedder) as graph:
+                for provision in provisions.provisions:
+                    yield reviewer.review(provision, graph if self.settings.retrieval.graph else None)
+        finally:
+            index.close()
+
+    def review_batch(
+        self, files: list[Path], provisions: ProvisionList, *, fresh: bool = False
+    ) -> Iterator[BatchItem]:
+        """Every file (a data room) x every provision, resumable (see :meth:`_batch`)."""
+        return self._batch(
+            "reviews",
+            files,
+            provisions.model_dump_json(),
+            [p.key for p in provisions.provisions],
+            ProvisionResult,
+            lambda contract, keys: self.review(
+                contract,
+                provisions.model_copy(
+                    update={"provisions": [p for p in provisions.provisions if p.key in keys]}
+                ),
+            ),
+            fresh,
+        )
+
+    def _batch(
+        self,
+        kind: str,
+        files: list[Path],
+        playbook: str,
+        keys: list[str],
+        model: type[Any],
+        run: Callable[[str, set[str]], Iterator[Any]],
+        fresh: bool,
+    ) -> Iterator[BatchItem]:
+        """Every file x every item, ingesting as needed. Resumable: results already in this
+        batch's journal (``<data_dir>/<kind>/``, keyed by the files, the playbook and the settings
+        that change a result) are yielded again as ``resumed`` instead of being redone, unless
+        ``fresh``."""
+        relevant = self.settings.model_dump_json(include={"retrieval", "checks", "review", "models"})
+        key = batch_key(kind, *(str(f.resolve()) for f in files), playbook, relevant)
+        journal = ResultJournal(self.settings.paths.data_dir / kind / f"{key}.jsonl", model)
         if fresh:
             journal.path.unlink(missing_ok=True)
         done = journal.done()
         for path in files:
             contract_id = self.ingest(path).contract_id
-            pending = [h for h in suite.hypotheses if (contract_id, h.key) not in done]
-            for hypothesis in suite.hypotheses:
-                if (contract_id, hypothesis.key) in done:
+            for item_key in keys:
+                if (contract_id, item_key) in done:
                     yield BatchItem(
-                        contract_id=contract_id, result=done[(contract_id, hypothesis.key)], resumed=True
+                        contract_id=contract_id, result=done[(contract_id, item_key)], resumed=True
                     )
-            if not pending:
-                continue
-            for result in self.check(contract_id, Suite(name=suite.name, hypotheses=pending), report=report):
-                journal.record(contract_id, result)
-                yield BatchItem(contract_id=contract_id, result=result, resumed=False)
+            pending = {k for k in keys if (contract_id, k) not in done}
+            if pending:
+                for result in run(contract_id, pending):
+                    journal.record(contract_id, result)
+                    yield BatchItem(contract_id=contract_id, result=result, resumed=False)
 
     @contextlib.contextmanager
     def chat(self, contract: str, thread_id: str | None = None) -> Iterator[ChatThread]:

@@ -87,12 +87,14 @@ def _register_commands() -> None:
         exemplars_cmd,
         ingest,
         models_cmd,
+        review_cmd,
         train_cmd,
     )
 
     ingest.register(app)
     ask_cmd.register(app)
     check_cmd.register(app)
+    review_cmd.register(app)
     exemplars_cmd.register(app)
     contracts.register(app)
     models_cmd.register(app)
