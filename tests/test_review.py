@@ -135,3 +135,69 @@ def test_review_rows_render_as_csv(nda, embedder) -> None:
     assert tuple(rows[0]) == CSV_COLUMNS
     assert rows[1][:4] == ["mutual-nda", "no-solicit-employees", "No-Solicit of Employees", "yes"]
     assert rows[1][6].split(", ")[0].startswith("8")  # the non-solicitation section
+
+
+# -- the CUAD evaluation --------------------------------------------------------------------------------
+
+
+def test_answer_matching_tolerates_wording_but_not_other_values() -> None:
+    from clausewise.evals.cuad_bench import answer_matches
+
+    assert answer_matches("State of Delaware", ["Delaware"])
+    assert answer_matches("August 26, 1999", ["August 26th, 1999"])
+    assert not answer_matches("New York", ["Delaware"])
+    assert not answer_matches(None, ["Delaware"])
+
+
+def test_presence_scores_and_threshold_recalibration_by_hand() -> None:
+    from clausewise.evals.cuad_bench import presence_scores, span_overlap, summarise
+
+    assert presence_scores([(True, True), (True, False), (False, True), (False, False)]) == {
+        "precision": 0.5,
+        "recall": 0.5,
+        "f1": 0.5,
+        "support": 2,
+    }
+    assert presence_scores([(False, False)])["f1"] == 1.0  # never present, never claimed
+    rows = [
+        {
+            "category": "A",
+            "gold_present": True,
+            "present": False,
+            "best": 0.4,
+            "gold_spans": [(0, 10)],
+            "spans": [],
+        },
+        {
+            "category": "A",
+            "gold_present": False,
+            "present": False,
+            "best": 0.2,
+            "gold_spans": [],
+            "spans": [],
+        },
+        {
+            "category": "B",
+            "gold_present": True,
+            "present": True,
+            "best": 0.9,
+            "gold_spans": [(5, 9)],
+            "spans": [(0, 6), (20, 30)],
+        },
+    ]
+    assert summarise(rows)["per_category"]["A"]["f1"] == 0.0
+    assert summarise(rows, {"A": 0.3, "B": 0.5})["macro_f1"] == 1.0
+    assert span_overlap(rows) == {"span_recall": 0.5, "span_precision": 0.5}
+
+
+@pytest.mark.bench_data
+def test_cuad_contracts_keep_answer_offsets(bench_data: Path) -> None:
+    from clausewise.evals.cuad_bench import cuad_contracts
+
+    contracts = cuad_contracts(bench_data)
+    assert len(contracts) > 100
+    for contract in contracts[:20]:
+        assert len(contract.answers) == 41
+        for answers in contract.answers.values():
+            for text, (start, end) in answers:
+                assert contract.text[start:end] == text

@@ -322,19 +322,13 @@ def eval_contractnli(
     out: Path = typer.Option(Path("bench-results/contractnli.json"), "--out", help="JSON results file."),
 ) -> None:
     """Hypothesis checks: accuracy, F1 per class, macro/weighted F1, evidence recall/precision, speed."""
-    from clausewise.config import deep_merge, load_settings
     from clausewise.evals import contractnli_bench, retrieval_bench
     from clausewise.runtime import Runtime
 
     runtime = state_of(ctx).runtime()
     settings = retrieval_bench.benchmark_settings(runtime.settings)
     if calibrate:
-        settings = load_settings(
-            preset=settings.preset,
-            overrides=deep_merge(
-                settings.model_dump(mode="json", exclude={"preset"}), {"checks": {"not_mentioned_below": 0.0}}
-            ),
-        )
+        settings = _with(settings, {"checks": {"not_mentioned_below": 0.0}})
     bench = Runtime(settings, evaluation=True)
     root = require(Path(data or runtime.settings.paths.bench_data))
     with TerminalProgress(console) as progress:
@@ -377,6 +371,73 @@ def _print_contractnli(results: dict[str, Any]) -> None:
     )
     for threshold, figures in results.get("sweep", {}).items():
         console.print(f"  not_mentioned_below {threshold}: {figures}")
+
+
+def _with(settings: Any, overrides: dict[str, Any]) -> Any:
+    """``settings`` with some fields overridden (validated like any other configuration)."""
+    from clausewise.config import deep_merge, load_settings
+
+    return load_settings(
+        preset=settings.preset,
+        overrides=deep_merge(settings.model_dump(mode="json", exclude={"preset"}), overrides),
+    )
+
+
+@eval_app.command("cuad")
+def eval_cuad(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    file: str = typer.Option("cuad_dev.json", "--file", help="CUAD file in <data>/cuad/."),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many contracts."),
+    fold: str = typer.Option(
+        "all", "--fold", help="all, or heldout: only contracts the shipped reranker was not trained on."
+    ),
+    calibrate: bool = typer.Option(
+        False,
+        "--calibrate",
+        help="Skip value extraction; sweep the presence threshold (global and per category).",
+    ),
+    out: Path = typer.Option(Path("bench-results/cuad.json"), "--out", help="JSON results file."),
+) -> None:
+    """Provision review: presence P/R/F1 per category and macro, span overlap, answer accuracy, speed."""
+    from clausewise.evals import cuad_bench, retrieval_bench
+    from clausewise.runtime import Runtime
+
+    if fold not in {"all", "heldout"}:
+        raise typer.BadParameter("use all or heldout", param_hint="--fold")
+    runtime = state_of(ctx).runtime()
+    settings = retrieval_bench.benchmark_settings(runtime.settings)
+    if calibrate:
+        settings = _with(settings, {"review": {"extract_answers": False}})
+    bench = Runtime(settings, evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval cuad")
+        results = cuad_bench.run(
+            bench, root, file_name=file, limit=limit, fold=fold, calibrate=calibrate, progress=progress
+        )
+    table = Table(
+        title=f"CUAD {results['file']} ({results['fold']}): {results['contracts']} contracts, presence"
+    )
+    for column in ("category", "precision", "recall", "F1", "support"):
+        table.add_column(column)
+    for category, figures in results["presence"]["per_category"].items():
+        table.add_row(category, *(str(figures[k]) for k in ("precision", "recall", "f1", "support")))
+    console.print(table)
+    goals = cuad_bench.GOALS
+    console.print(
+        f"presence macro F1 {_mark(results['presence']['macro_f1'], goals['presence_macro_f1'], True)}; span "
+        f"recall {results['span_recall']}, precision {results['span_precision']}; answer accuracy "
+        f"{results['answer_accuracy']} ({results['answers_scored']} values); "
+        f"{_mark(results['seconds_per_contract'], goals['seconds_per_contract'], False)} s per contract"
+    )
+    if calibrate:
+        console.print(f"global threshold sweep (macro F1): {results['sweep']}")
+        console.print(
+            f"per-category thresholds: macro F1 {results['macro_f1_at_per_category_thresholds']}: "
+            f"{results['per_category_thresholds']}"
+        )
+    write_results(results, out)
 
 
 def register(app: typer.Typer) -> None:
