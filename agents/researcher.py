@@ -41,6 +41,32 @@ _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 _CAPITALISED = re.compile(r"\b(?:[A-Z][a-z]+(?:\s+(?:of|and|for|to)?\s*[A-Z][a-z]+)*)\b")
 
 
+def trim_passage(text: str, limit: int) -> str:
+    """Passages longer than the budget are cut at a word boundary (quotes are still verified
+    against the whole contract, so a cut passage cannot produce a false citation)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " [...]"
+
+
+def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: int) -> str:
+    """Numbered evidence passages for a prompt: heading, page, (trimmed) text and up to two
+    linked definitions or cross-reference targets."""
+    blocks = []
+    text = index.document.text
+    for number, hit in enumerate(hits, start=1):
+        node = index.tree.node(hit.node_id)
+        heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
+        links = "".join(
+            f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
+            for link in hit.linked[:2]
+        )
+        blocks.append(
+            f"[{number}] {heading} (p. {hit.pages[0]})\n{trim_passage(hit.text, passage_chars)}{links}"
+        )
+    return "\n\n".join(blocks)
+
+
 class QueryPlan(BaseModel):
     keywords: list[str] = Field(default_factory=list, max_length=12)
     semantic_query: str = ""
@@ -151,25 +177,7 @@ class Researcher:
     # -- answering --------------------------------------------------------------------------------
 
     def _render(self, hits: list[Hit]) -> str:
-        blocks = []
-        for number, hit in enumerate(hits, start=1):
-            node = self.index.tree.node(hit.node_id)
-            heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
-            text = self.index.document.text
-            links = "".join(
-                f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
-                for link in hit.linked[:2]
-            )
-            blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{self._trim(hit.text)}{links}")
-        return "\n\n".join(blocks)
-
-    def _trim(self, text: str) -> str:
-        """Passages longer than the budget are cut at a word boundary (quotes are still verified
-        against the whole contract, so a cut passage cannot produce a false citation)."""
-        limit = self.settings.interrogation.passage_chars
-        if len(text) <= limit:
-            return text
-        return text[:limit].rsplit(" ", 1)[0] + " [...]"
+        return render_passages(self.index, hits, self.settings.interrogation.passage_chars)
 
     def _exemplars(self, question: str) -> str:
         count = self.settings.retrieval.exemplars

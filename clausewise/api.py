@@ -5,6 +5,8 @@
     cw.ingest("nda.pdf")
     for item in cw.ask_stream("nda", "How long does confidentiality last?"):
         print(item)            # ProgressEvent ... then the Report
+    for result in cw.check("nda", load_suite("nda")):
+        print(result.key, result.label, result.confidence)
 
 Chat threads persist in ``<data_dir>/checkpoints.sqlite`` (LangGraph's SQLite checkpointer), so
 a follow-up question reuses the thread's research and a thread can be resumed by its id.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +24,18 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
 from agents.archivist import IngestResult
+from agents.checker import CheckResult, build_checker
 from agents.researcher import build_researcher
+from agents.reviewer import ProvisionResult, build_reviewer
 from clausewise.config import Settings, load_settings
 from clausewise.report import Report
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QADependencies, build_qa_graph
 from indexes.store import ContractIndex
+from tools.checks.suites import Hypothesis, Suite
+from tools.journal import ResultJournal, batch_key
+from tools.retrieval.graph import open_graph
+from tools.review.provisions import ProvisionList
 
 
 class ProgressEvent(BaseModel):
@@ -37,6 +45,14 @@ class ProgressEvent(BaseModel):
     turn: int | None = None
     of: int | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+class BatchItem(BaseModel):
+    """One decided (contract, item) of a batch; ``resumed`` when read back from its journal."""
+
+    contract_id: str
+    result: CheckResult | ProvisionResult
+    resumed: bool = False
 
 
 class Clarification(BaseModel):
@@ -116,6 +132,102 @@ class Clausewise:
         assert report is not None
         return report
 
+    def check(self, contract: str, suite: Suite, *, report: bool = False) -> Iterator[CheckResult]:
+        """One result per hypothesis of ``suite``, as each is decided; with ``report``, each
+        result also carries the Interrogator's full report on the hypothesis (Markdown)."""
+        index = self.runtime.store.open(contract)
+        try:
+            checker = build_checker(self.runtime, index)
+            with open_graph(index.path, self.runtime.embedder) as graph:
+                for hypothesis in suite.hypotheses:
+                    result = checker.check(hypothesis, graph if self.settings.retrieval.graph else None)
+                    if report:
+                        result.report = self.ask(contract, as_question(hypothesis)).to_markdown()
+                    yield result
+        finally:
+            index.close()
+
+    def check_batch(
+        self, files: list[Path], suite: Suite, *, report: bool = False, fresh: bool = False
+    ) -> Iterator[BatchItem]:
+        """Every file x every hypothesis, resumable (see :meth:`_batch`)."""
+        return self._batch(
+            "checks",
+            files,
+            suite.model_dump_json() + str(report),
+            [h.key for h in suite.hypotheses],
+            CheckResult,
+            lambda contract, keys: self.check(
+                contract,
+                Suite(name=suite.name, hypotheses=[h for h in suite.hypotheses if h.key in keys]),
+                report=report,
+            ),
+            fresh,
+        )
+
+    def review(self, contract: str, provisions: ProvisionList) -> Iterator[ProvisionResult]:
+        """One result per provision, as each is reviewed."""
+        index = self.runtime.store.open(contract)
+        try:
+            reviewer = build_reviewer(self.runtime, index)
+            with open_graph(index.path, self.runtime.embedder) as graph:
+                for provision in provisions.provisions:
+                    yield reviewer.review(provision, graph if self.settings.retrieval.graph else None)
+        finally:
+            index.close()
+
+    def review_batch(
+        self, files: list[Path], provisions: ProvisionList, *, fresh: bool = False
+    ) -> Iterator[BatchItem]:
+        """Every file (a data room) x every provision, resumable (see :meth:`_batch`)."""
+        return self._batch(
+            "reviews",
+            files,
+            provisions.model_dump_json(),
+            [p.key for p in provisions.provisions],
+            ProvisionResult,
+            lambda contract, keys: self.review(
+                contract,
+                provisions.model_copy(
+                    update={"provisions": [p for p in provisions.provisions if p.key in keys]}
+                ),
+            ),
+            fresh,
+        )
+
+    def _batch(
+        self,
+        kind: str,
+        files: list[Path],
+        playbook: str,
+        keys: list[str],
+        model: type[Any],
+        run: Callable[[str, set[str]], Iterator[Any]],
+        fresh: bool,
+    ) -> Iterator[BatchItem]:
+        """Every file x every item, ingesting as needed. Resumable: results already in this
+        batch's journal (``<data_dir>/<kind>/``, keyed by the files, the playbook and the settings
+        that change a result) are yielded again as ``resumed`` instead of being redone, unless
+        ``fresh``."""
+        relevant = self.settings.model_dump_json(include={"retrieval", "checks", "review", "models"})
+        key = batch_key(kind, *(str(f.resolve()) for f in files), playbook, relevant)
+        journal = ResultJournal(self.settings.paths.data_dir / kind / f"{key}.jsonl", model)
+        if fresh:
+            journal.path.unlink(missing_ok=True)
+        done = journal.done()
+        for path in files:
+            contract_id = self.ingest(path).contract_id
+            for item_key in keys:
+                if (contract_id, item_key) in done:
+                    yield BatchItem(
+                        contract_id=contract_id, result=done[(contract_id, item_key)], resumed=True
+                    )
+            pending = {k for k in keys if (contract_id, k) not in done}
+            if pending:
+                for result in run(contract_id, pending):
+                    journal.record(contract_id, result)
+                    yield BatchItem(contract_id=contract_id, result=result, resumed=False)
+
     @contextlib.contextmanager
     def chat(self, contract: str, thread_id: str | None = None) -> Iterator[ChatThread]:
         """A conversation on one contract (resumable by ``thread_id``)."""
@@ -171,3 +283,9 @@ class ChatThread:
         """Questions answered so far in this thread."""
         values = self.graph.get_state(self.config).values
         return list(dict.fromkeys(f.question for f in values.get("findings", []) if f.turn == 1))
+
+
+def as_question(hypothesis: Hypothesis) -> str:
+    """A hypothesis asked as a question for the Interrogator."""
+    text = hypothesis.text.rstrip(".")
+    return f"Does the contract provide that {text[:1].lower()}{text[1:]}? Look for exceptions."

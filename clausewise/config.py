@@ -268,6 +268,40 @@ class InterrogationSettings(Section):
     passage_chars: int = Field(default=900, ge=200, description="Longest passage shown to a model (trimmed).")
 
 
+class ChecksSettings(Section):
+    evidence_passages: int = Field(
+        default=5, ge=1, le=12, description="Passages the judge reads per hypothesis."
+    )
+    passage_chars: int = Field(
+        default=700, ge=200, description="Longest passage shown to the judge (trimmed)."
+    )
+    exception_query: bool = Field(
+        default=True, description="Also search for exceptions and carve-outs to the hypothesis."
+    )
+    not_mentioned_below: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="Best reranker probability under which the label is NotMentioned, no model asked.",
+    )
+    exemplars: int = Field(default=2, ge=0, le=6, description="Labelled examples from other contracts shown.")
+
+
+class ReviewSettings(Section):
+    present_threshold: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Reranker probability at which a provision counts as present (a provision's own "
+        "threshold wins).",
+    )
+    spans: int = Field(default=3, ge=1, le=10, description="Clause spans kept per present provision.")
+    extract_answers: bool = Field(
+        default=True, description="Ask the model for the value of provisions that have one (dates, law...)."
+    )
+    passage_chars: int = Field(default=600, ge=200, description="Longest passage shown for extraction.")
+
+
 class Settings(BaseSettings):
     """All configuration. Build with :func:`load_settings`; pass it explicitly, never globally."""
 
@@ -283,6 +317,8 @@ class Settings(BaseSettings):
     models: ModelsSettings = ModelsSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     interrogation: InterrogationSettings = InterrogationSettings()
+    checks: ChecksSettings = ChecksSettings()
+    review: ReviewSettings = ReviewSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):  # type: ignore[override]

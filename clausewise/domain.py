@@ -261,6 +261,17 @@ class Chunk(BaseModel):
     file_name: str
 
 
+class EvidenceSpan(BaseModel):
+    """A span of the contract shown as evidence; ``quote`` is the contract's text at ``span``,
+    checked before it is shown."""
+
+    node_id: str
+    title: str = ""
+    pages: list[int]
+    span: Span
+    quote: str
+
+
 class LinkedEvidence(BaseModel):
     """Text attached to a hit because the hit depends on it: the definition of a term the hit
     uses, or the clause a cross-reference in the hit points to."""

@@ -19,7 +19,7 @@ from clausewise.errors import ConfigError
 
 _SECTION = re.compile(r"^### (system|user)\s*$", re.MULTILINE)
 _TAGS = """evidence clause contract question context instructions report draft exemplars hypothesis provision
-history asked answer sources failures contract_outline text category""".split()
+history asked answer sources failures contract_outline text category kind""".split()
 _CLOSING = re.compile(r"</\s*(" + "|".join(_TAGS) + r")\s*>", re.IGNORECASE)
 
 

@@ -310,5 +310,135 @@ def eval_qa(
     write_results(results, out)
 
 
+@eval_app.command("contractnli")
+def eval_contractnli(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    file: str = typer.Option("dev.json", "--file", help="ContractNLI file in <data>/contractnli/."),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many documents."),
+    calibrate: bool = typer.Option(
+        False, "--calibrate", help="Ask the judge for every hypothesis and sweep the NotMentioned threshold."
+    ),
+    out: Path = typer.Option(Path("bench-results/contractnli.json"), "--out", help="JSON results file."),
+) -> None:
+    """Hypothesis checks: accuracy, F1 per class, macro/weighted F1, evidence recall/precision, speed."""
+    from clausewise.evals import contractnli_bench, retrieval_bench
+    from clausewise.runtime import Runtime
+
+    runtime = state_of(ctx).runtime()
+    settings = retrieval_bench.benchmark_settings(runtime.settings)
+    if calibrate:
+        settings = _with(settings, {"checks": {"not_mentioned_below": 0.0}})
+    bench = Runtime(settings, evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval contractnli")
+        results = contractnli_bench.run(
+            bench, root, file_name=file, limit=limit, calibrate=calibrate, progress=progress
+        )
+    _print_contractnli(results)
+    write_results(results, out)
+
+
+def _print_contractnli(results: dict[str, Any]) -> None:
+    from tools.checks.decision import LABELS
+
+    labels, goals = results["labels"], results["goals"]
+    table = Table(
+        title=f"ContractNLI {results['file']}: {results['hypotheses']} hypotheses, "
+        f"{results['documents']} documents"
+    )
+    for column in ("gold \\ predicted", *LABELS, "precision", "recall", "F1", "support"):
+        table.add_column(column)
+    for gold in LABELS:
+        row = labels["per_class"][gold]
+        table.add_row(
+            gold,
+            *(str(labels["confusion"][gold][p]) for p in LABELS),
+            str(row["precision"]),
+            str(row["recall"]),
+            str(row["f1"]),
+            str(row["support"]),
+        )
+    console.print(table)
+    console.print(
+        f"accuracy {_mark(labels['accuracy'], goals['accuracy'], True)}, contradiction F1 "
+        f"{_mark(labels['per_class']['Contradiction']['f1'], goals['contradiction_f1'], True)}, macro F1 "
+        f"{labels['macro_f1']}, weighted F1 {labels['weighted_f1']}; evidence recall "
+        f"{results['evidence_recall']}, precision {results['evidence_precision']}; "
+        f"{_mark(results['seconds_per_hypothesis'], goals['seconds_per_hypothesis'], False)} s/hypothesis "
+        f"(judge asked for {results['model_calls_share']:.0%})"
+    )
+    for threshold, figures in results.get("sweep", {}).items():
+        console.print(f"  not_mentioned_below {threshold}: {figures}")
+
+
+def _with(settings: Any, overrides: dict[str, Any]) -> Any:
+    """``settings`` with some fields overridden (validated like any other configuration)."""
+    from clausewise.config import deep_merge, load_settings
+
+    return load_settings(
+        preset=settings.preset,
+        overrides=deep_merge(settings.model_dump(mode="json", exclude={"preset"}), overrides),
+    )
+
+
+@eval_app.command("cuad")
+def eval_cuad(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    file: str = typer.Option("cuad_dev.json", "--file", help="CUAD file in <data>/cuad/."),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many contracts."),
+    fold: str = typer.Option(
+        "all", "--fold", help="all, or heldout: only contracts the shipped reranker was not trained on."
+    ),
+    calibrate: bool = typer.Option(
+        False,
+        "--calibrate",
+        help="Skip value extraction; sweep the presence threshold (global and per category).",
+    ),
+    out: Path = typer.Option(Path("bench-results/cuad.json"), "--out", help="JSON results file."),
+) -> None:
+    """Provision review: presence P/R/F1 per category and macro, span overlap, answer accuracy, speed."""
+    from clausewise.evals import cuad_bench, retrieval_bench
+    from clausewise.runtime import Runtime
+
+    if fold not in {"all", "heldout"}:
+        raise typer.BadParameter("use all or heldout", param_hint="--fold")
+    runtime = state_of(ctx).runtime()
+    settings = retrieval_bench.benchmark_settings(runtime.settings)
+    if calibrate:
+        settings = _with(settings, {"review": {"extract_answers": False}})
+    bench = Runtime(settings, evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval cuad")
+        results = cuad_bench.run(
+            bench, root, file_name=file, limit=limit, fold=fold, calibrate=calibrate, progress=progress
+        )
+    table = Table(
+        title=f"CUAD {results['file']} ({results['fold']}): {results['contracts']} contracts, presence"
+    )
+    for column in ("category", "precision", "recall", "F1", "support"):
+        table.add_column(column)
+    for category, figures in results["presence"]["per_category"].items():
+        table.add_row(category, *(str(figures[k]) for k in ("precision", "recall", "f1", "support")))
+    console.print(table)
+    goals = cuad_bench.GOALS
+    console.print(
+        f"presence macro F1 {_mark(results['presence']['macro_f1'], goals['presence_macro_f1'], True)}; span "
+        f"recall {results['span_recall']}, precision {results['span_precision']}; answer accuracy "
+        f"{results['answer_accuracy']} ({results['answers_scored']} values); "
+        f"{_mark(results['seconds_per_contract'], goals['seconds_per_contract'], False)} s per contract"
+    )
+    if calibrate:
+        console.print(f"global threshold sweep (macro F1): {results['sweep']}")
+        console.print(
+            f"per-category thresholds: macro F1 {results['macro_f1_at_per_category_thresholds']}: "
+            f"{results['per_category_thresholds']}"
+        )
+    write_results(results, out)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")

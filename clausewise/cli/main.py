@@ -80,17 +80,21 @@ def main(
 def _register_commands() -> None:
     from clausewise.cli import (
         ask_cmd,
+        check_cmd,
         config_cmd,
         contracts,
         evals,
         exemplars_cmd,
         ingest,
         models_cmd,
+        review_cmd,
         train_cmd,
     )
 
     ingest.register(app)
     ask_cmd.register(app)
+    check_cmd.register(app)
+    review_cmd.register(app)
     exemplars_cmd.register(app)
     contracts.register(app)
     models_cmd.register(app)

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clausewise.evals.contractnli_bench import ingest_document
 from clausewise.evals.data import contractnli, legalbench_queries, require
 from clausewise.evals.retrieval_bench import corpus_contract_id
 from clausewise.progress import NoProgress, Progress
@@ -67,17 +68,11 @@ def _questions(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
 
 
 def _contract(runtime: Runtime, root: Path, item: dict[str, Any], scratch: Path) -> str:
-    archivist = runtime.archivist()
     if item["source"] == "legalbench-rag":
         contract_id = corpus_contract_id(item["file"])
-        archivist.ingest(root / "legalbenchrag" / "corpus" / item["file"], contract_id=contract_id)
+        runtime.archivist().ingest(root / "legalbenchrag" / "corpus" / item["file"], contract_id=contract_id)
         return contract_id
-    document = item["document"]
-    path = scratch / f"contractnli-{document.id}.txt"
-    path.write_text(document.text, encoding="utf-8")
-    contract_id = f"contractnli-dev-{document.id}"
-    archivist.ingest(path, contract_id=contract_id)
-    return contract_id
+    return ingest_document(runtime, item["document"], scratch)
 
 
 def run(

@@ -152,6 +152,9 @@ class ExemplarLibrary:
         return found
 
 
+CONTRACTNLI_EXEMPLAR_SOURCE = "ContractNLI dev: "
+
+
 def contractnli_exemplars(root: Path) -> list[Exemplar]:
     """Evidence spans of ContractNLI development pairs, labelled (NotMentioned pairs have none)."""
     from clausewise.evals.data import contractnli
@@ -168,7 +171,7 @@ def contractnli_exemplars(root: Path) -> list[Exemplar]:
                     text=text[:1500],
                     label=label,
                     question=data.hypotheses[key],
-                    source=f"ContractNLI dev: {document.file_name}",
+                    source=f"{CONTRACTNLI_EXEMPLAR_SOURCE}{document.file_name}",
                 )
             )
     return examples

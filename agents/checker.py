@@ -1,0 +1,162 @@
+"""Hypothesis checks (ContractNLI-style): Entailment, Contradiction or NotMentioned, with evidence.
+
+For one hypothesis: retrieve evidence twice (the hypothesis itself, and a search aimed at its
+exceptions and carve-outs, where checks most often go wrong), stop early when nothing relevant
+is found, otherwise ask the judge model with labelled exemplars from other contracts, then let
+:mod:`tools.checks.decision` keep or overrule its label. Evidence is shown as spans of the
+contract, each re-checked against the contract text before it is returned.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field
+
+from agents.researcher import default_plan, render_passages
+from clausewise.backends.structured import invoke_structured
+from clausewise.config import Settings
+from clausewise.domain import EvidenceSpan, Hit, RetrievalQuery, Span
+from clausewise.prompting import load_prompt
+from indexes.store import ContractIndex
+from tools.checks.decision import Decision, Judgement, Label, decide, nothing_relevant, without_model
+from tools.checks.suites import Hypothesis
+from tools.citations import QuoteVerifier
+from tools.evidence import evidence_span
+from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.exemplars import ExemplarLibrary
+from tools.retrieval.graph import GraphSearch
+from tools.retrieval.spans import covered
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+# Words that introduce exceptions; added to the keywords of the second search.
+EXCEPTION_WORDS = ("except", "unless", "provided", "notwithstanding", "however", "only", "exclude")
+
+
+class CheckResult(BaseModel):
+    key: str
+    topic: str = ""
+    hypothesis: str
+    label: Label
+    confidence: float
+    evidence: list[EvidenceSpan] = Field(default_factory=list)
+    rationale: str = ""
+    overruled: str = ""
+    asked_model: bool = True
+    best_relevance: float | None = Field(
+        default=None, description="Best reranker probability of the evidence."
+    )
+    seconds: float = 0.0
+    report: str | None = Field(default=None, description="The Interrogator's report, when asked for.")
+
+
+class HypothesisChecker:
+    def __init__(
+        self,
+        settings: Settings,
+        index: ContractIndex,
+        retriever: ContractRetriever,
+        judge: Runnable,
+        exemplars: ExemplarLibrary | None = None,
+        exclude_source: str | None = None,
+    ) -> None:
+        """``exclude_source``: exemplars from this source are never shown (default: the contract's
+        own file), so a contract is not judged with its own labels."""
+        self.settings = settings
+        self.index = index
+        self.retriever = retriever
+        self.judge = judge
+        self.exemplars = exemplars
+        self.exclude_source = exclude_source or index.manifest.file_name
+        self.verifier = QuoteVerifier(index.document.text)
+
+    def evidence(self, hypothesis: str, graph: GraphSearch | None = None) -> list[Hit]:
+        """Hits for the hypothesis, interleaved with hits for its exceptions, distinct spans only."""
+        checks = self.settings.checks
+        plan = default_plan(hypothesis, [d.term for d in self.index.definitions])
+        searches = [self.retriever.search(plan.query(hypothesis), checks.evidence_passages, graph=graph)]
+        if checks.exception_query:
+            exceptions = RetrievalQuery(
+                question=hypothesis,
+                keywords=[*plan.keywords, *EXCEPTION_WORDS],
+                semantic=f"{hypothesis} Exceptions: except, unless, provided that, notwithstanding.",
+            )
+            searches.append(self.retriever.search(exceptions, checks.evidence_passages, graph=graph))
+        return interleave(searches, checks.evidence_passages)
+
+    def _exemplars(self, hypothesis: str) -> str:
+        count = self.settings.checks.exemplars
+        if not count or self.exemplars is None:
+            return "(none)"
+        found = self.exemplars.search(hypothesis, count, exclude_source=self.exclude_source)
+        return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
+
+    def _evidence_spans(self, hits: list[Hit], numbers: list[int]) -> list[EvidenceSpan]:
+        found = (
+            evidence_span(self.index, self.verifier, hits[n - 1].span, hits[n - 1].node_id) for n in numbers
+        )
+        return [e for e in found if e is not None]
+
+    def check(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
+        started = time.perf_counter()
+        hits = self.evidence(hypothesis.text, graph)
+        rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
+        best = max(rerank) if rerank else None
+        if not hits or nothing_relevant(best, self.settings.checks.not_mentioned_below):
+            decision, asked = without_model(best or 0.0), False
+        else:
+            messages = load_prompt("hypothesis_judge").messages(
+                hypothesis=hypothesis.text,
+                exemplars=self._exemplars(hypothesis.text),
+                evidence=render_passages(self.index, hits, self.settings.checks.passage_chars),
+            )
+            judgement = invoke_structured(self.judge, messages, Judgement)
+            decision, asked = decide(judgement, len(hits), best), True
+        result = self._result(hypothesis, decision, hits, asked, time.perf_counter() - started)
+        result.best_relevance = best
+        return result
+
+    def _result(
+        self, hypothesis: Hypothesis, decision: Decision, hits: list[Hit], asked: bool, seconds: float
+    ) -> CheckResult:
+        return CheckResult(
+            key=hypothesis.key,
+            topic=hypothesis.topic,
+            hypothesis=hypothesis.text,
+            label=decision.label,
+            confidence=decision.confidence,
+            evidence=self._evidence_spans(hits, decision.evidence),
+            rationale=decision.rationale,
+            overruled=decision.overruled,
+            asked_model=asked,
+            seconds=round(seconds, 2),
+        )
+
+
+def interleave(rankings: Sequence[list[Hit]], limit: int) -> list[Hit]:
+    """Round-robin over ranked hit lists, skipping spans already covered, up to ``limit``."""
+    chosen: list[Hit] = []
+    spans: list[Span] = []
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking) and not covered(ranking[rank].span, spans):
+                chosen.append(ranking[rank])
+                spans.append(ranking[rank].span)
+                if len(chosen) >= limit:
+                    return chosen
+    return chosen
+
+
+def build_checker(
+    runtime: Runtime, index: ContractIndex, exclude_source: str | None = None
+) -> HypothesisChecker:
+    """A checker wired to the runtime's retriever, reranker, judge model and exemplar library."""
+    retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, runtime.reranker())
+    exemplars = runtime.exemplars if runtime.settings.checks.exemplars else None
+    judge = runtime.chat_model("judge")
+    return HypothesisChecker(runtime.settings, index, retriever, judge, exemplars, exclude_source)

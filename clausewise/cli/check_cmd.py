@@ -1,0 +1,127 @@
+"""``clausewise check``: hypotheses (a built-in suite, a playbook, or ad hoc) checked against one
+contract or a folder of contracts: Entailment, Contradiction or NotMentioned, with verified
+evidence. A folder run is resumable: interrupted, it picks up where it stopped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from clausewise.cli.main import console, state_of
+
+if TYPE_CHECKING:
+    from agents.checker import CheckResult
+    from tools.checks.suites import Suite
+
+_STYLE = {"Entailment": "green", "Contradiction": "red", "NotMentioned": "yellow"}
+_SHORT = {"Entailment": "E", "Contradiction": "C", "NotMentioned": "NM"}
+
+
+def _label(result: CheckResult) -> str:
+    return f"[{_STYLE[result.label]}]{result.label}[/]"
+
+
+def _table(rows: list[tuple[str, CheckResult]]) -> Table:
+    table = Table(title="Hypothesis checks", show_lines=True)
+    for column in ("contract", "key", "hypothesis", "label", "conf.", "evidence"):
+        table.add_column(column, overflow="fold")
+    for contract, r in rows:
+        evidence = "\n".join(
+            f"{e.node_id} p.{','.join(map(str, e.pages))}: {e.quote[:160]}{'…' if len(e.quote) > 160 else ''}"
+            for e in r.evidence
+        )
+        table.add_row(contract, r.key, r.hypothesis, _label(r), f"{r.confidence:.2f}", evidence or "-")
+    return table
+
+
+def _matrix(rows: list[tuple[str, CheckResult]], suite: Suite) -> Table:
+    """A batch at a glance: contracts down, hypotheses across (E / C / NM)."""
+    table = Table(title="Hypothesis checks (E entailment, C contradiction, NM not mentioned)")
+    table.add_column("contract")
+    keys = [h.key for h in suite.hypotheses]
+    for key in keys:
+        table.add_column(key, justify="center")
+    by_contract: dict[str, dict[str, CheckResult]] = {}
+    for contract, r in rows:
+        by_contract.setdefault(contract, {})[r.key] = r
+    for contract, results in by_contract.items():
+        cells = [
+            f"[{_STYLE[results[k].label]}]{_SHORT[results[k].label]}[/]" if k in results else "" for k in keys
+        ]
+        table.add_row(contract, *cells)
+    return table
+
+
+def _suite(hypotheses: list[str] | None, suite: str | None) -> Suite:
+    from tools.checks.suites import Suite, adhoc_suite, load_suite
+
+    if not hypotheses and suite is None:
+        raise typer.BadParameter("give --hypothesis TEXT (repeatable) or --suite nda|FILE.yaml")
+    parts = ([load_suite(suite)] if suite is not None else []) + (
+        [adhoc_suite(hypotheses)] if hypotheses else []
+    )
+    return Suite(name="+".join(p.name for p in parts), hypotheses=[h for p in parts for h in p.hypotheses])
+
+
+def check(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., help="Contract id, ingested file, or a folder of contracts."),
+    hypothesis: list[str] = typer.Option(None, "--hypothesis", help="A hypothesis to check (repeatable)."),
+    suite: str | None = typer.Option(None, "--suite", help="A built-in suite (nda) or a YAML playbook."),
+    report: bool = typer.Option(False, "--report", help="Add the Interrogator's full report to each result."),
+    fmt: str | None = typer.Option(None, "--format", help="json, csv or md (default: --out's suffix)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the results to this file."),
+    fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
+    tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
+) -> None:
+    """Check hypotheses against a contract or a folder: Entailment / Contradiction / NotMentioned."""
+    from clausewise.api import Clausewise
+    from clausewise.cli.ingest import expand
+    from clausewise.errors import ConfigError
+    from tools.checks.render import FORMATS, render
+
+    chosen = fmt or (out.suffix.lstrip(".").lower() if out is not None else "json")
+    chosen = "md" if chosen == "markdown" else chosen
+    if chosen not in FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    combined = _suite(hypothesis, suite)
+    total = len(combined.hypotheses)
+    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    rows: list[tuple[str, CheckResult]] = []
+    folder = Path(target)
+    with console.status("Loading the models and the contract...") as status:
+        if folder.is_dir():
+            files = expand([folder])
+            if not files:
+                raise ConfigError(
+                    f"{folder}: no contract files inside", hint="pass PDF, DOCX, TXT, MD or HTML files"
+                )
+            total *= len(files)
+            items = api.check_batch(files, combined, report=report, fresh=fresh)
+            for number, item in enumerate(items, start=1):
+                rows.append((item.contract_id, item.result))
+                note = "from the previous run" if item.resumed else f"{item.result.seconds:.1f} s"
+                console.print(
+                    f"[{number}/{total}] {item.contract_id} {item.result.key}: {_label(item.result)} ({note})"
+                )
+                status.update(f"Checking {min(number + 1, total)} of {total}...")
+        else:
+            for number, result in enumerate(api.check(target, combined, report=report), start=1):
+                rows.append((target, result))
+                console.print(
+                    f"[{number}/{total}] {result.key}: {_label(result)} "
+                    f"({result.confidence:.2f}, {result.seconds:.1f} s)"
+                )
+                status.update(f"Checking {min(number + 1, total)} of {total}...")
+    console.print(_matrix(rows, combined) if folder.is_dir() else _table(rows))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render(chosen, rows), encoding="utf-8")
+        console.print(f"Results written to [bold]{out}[/bold] ({chosen})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)

@@ -1,0 +1,195 @@
+"""``clausewise eval contractnli``: hypothesis checks against ContractNLI's gold labels.
+
+Each document's text is ingested as a contract, every annotated hypothesis (read from the data
+file, not from the built-in suite) is checked, and the labels are scored: accuracy, precision /
+recall / F1 per class, macro and weighted F1, the confusion matrix, evidence recall and precision
+against the gold spans (a returned span counts when it overlaps a gold span), and seconds per
+hypothesis.
+
+``calibrate`` asks the judge for every hypothesis (no early NotMentioned) and records the best
+reranker probability, so the ``checks.not_mentioned_below`` threshold can be chosen afterwards:
+the sweep relabels NotMentioned every check whose best probability falls under each candidate.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clausewise.evals.data import ContractNliDocument, contractnli
+from clausewise.progress import NoProgress, Progress
+from tools.checks.decision import LABELS
+from tools.checks.suites import Hypothesis
+from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
+from tools.retrieval.spans import overlap
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+GOALS = {"accuracy": 0.75, "contradiction_f1": 0.50, "seconds_per_hypothesis": 20.0}
+SWEEP = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+
+
+def ingest_document(runtime: Runtime, document: ContractNliDocument, scratch: Path) -> str:
+    """Ingest a ContractNLI document's text as a contract (offsets are preserved for text files)."""
+    path = scratch / f"contractnli-{document.id}.txt"
+    path.write_text(document.text, encoding="utf-8")
+    contract_id = f"contractnli-dev-{document.id}"
+    runtime.archivist().ingest(path, contract_id=contract_id)
+    return contract_id
+
+
+def exemplar_source(document: ContractNliDocument) -> str:
+    """The exemplar source of this document's own labels (never shown while it is judged)."""
+    return f"{CONTRACTNLI_EXEMPLAR_SOURCE}{document.file_name}"
+
+
+def label_metrics(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, Any]:
+    """Accuracy, per-class precision/recall/F1 with support, macro and weighted F1, confusion
+    matrix (rows gold, columns predicted, in :data:`LABELS` order)."""
+    per_class: dict[str, dict[str, float]] = {}
+    for label in LABELS:
+        tp = sum(g == p == label for g, p in zip(gold, predicted, strict=True))
+        predicted_n = sum(p == label for p in predicted)
+        support = sum(g == label for g in gold)
+        precision = tp / predicted_n if predicted_n else 0.0
+        recall = tp / support if support else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per_class[label] = {
+            "precision": round(precision, 4),
+            "recall": round(recall, 4),
+            "f1": round(f1, 4),
+            "support": support,
+        }
+    total = len(gold)
+    present = [label for label in LABELS if per_class[label]["support"]]
+    return {
+        "n": total,
+        "accuracy": round(sum(g == p for g, p in zip(gold, predicted, strict=True)) / total, 4)
+        if total
+        else None,
+        "per_class": per_class,
+        "macro_f1": round(statistics.fmean(per_class[c]["f1"] for c in present), 4) if present else None,
+        "weighted_f1": round(sum(per_class[c]["f1"] * per_class[c]["support"] for c in present) / total, 4)
+        if total
+        else None,
+        "confusion": {
+            g: {p: sum(a == g and b == p for a, b in zip(gold, predicted, strict=True)) for p in LABELS}
+            for g in LABELS
+        },
+    }
+
+
+def evidence_scores(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    """Gold spans overlapped by returned evidence (recall) and returned spans that overlap a gold
+    span (precision), over hypotheses whose gold label is Entailment or Contradiction."""
+    gold_total = gold_found = returned_total = returned_good = 0
+    for row in rows:
+        if row["gold"] == "NotMentioned":
+            continue
+        gold_spans, returned = row["gold_spans"], row["evidence_spans"]
+        gold_total += len(gold_spans)
+        gold_found += sum(any(overlap(g, r) > 0 for r in returned) for g in gold_spans)
+        returned_total += len(returned)
+        returned_good += sum(any(overlap(g, r) > 0 for g in gold_spans) for r in returned)
+    return {
+        "evidence_recall": round(gold_found / gold_total, 4) if gold_total else None,
+        "evidence_precision": round(returned_good / returned_total, 4) if returned_total else None,
+    }
+
+
+def relabel(rows: Sequence[dict[str, Any]], threshold: float) -> list[str]:
+    """Labels had the NotMentioned threshold been ``threshold`` (rows of a calibration run)."""
+    return [
+        "NotMentioned"
+        if r["best_relevance"] is not None and r["best_relevance"] < threshold
+        else r["predicted"]
+        for r in rows
+    ]
+
+
+def run(
+    runtime: Runtime,
+    root: Path,
+    *,
+    file_name: str = "dev.json",
+    limit: int | None = None,
+    calibrate: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    from agents.checker import build_checker
+    from tools.retrieval.graph import open_graph
+
+    progress = progress or NoProgress()
+    if runtime.settings.checks.exemplars and not runtime.exemplars.examples():
+        runtime.exemplars.add(contractnli_exemplars(root))  # the dev labels, as `exemplars seed` adds
+    data = contractnli(root, file_name)
+    documents = data.documents[:limit] if limit else data.documents
+    total = sum(len(d.annotations) for d in documents)
+    rows: list[dict[str, Any]] = []
+    progress.stage(f"ContractNLI {file_name}", total=total)
+    with tempfile.TemporaryDirectory() as scratch:
+        for document in documents:
+            contract_id = ingest_document(runtime, document, Path(scratch))
+            index = runtime.store.open(contract_id)
+            try:
+                offsets_ok = index.document.text == document.text
+                checker = build_checker(runtime, index, exclude_source=exemplar_source(document))
+                with open_graph(index.path, runtime.embedder) as graph:
+                    for key, (gold, span_ids) in sorted(document.annotations.items()):
+                        started = time.perf_counter()
+                        result = checker.check(
+                            Hypothesis(key=key, text=data.hypotheses[key]),
+                            graph if runtime.settings.retrieval.graph else None,
+                        )
+                        rows.append(
+                            {
+                                "document": document.id,
+                                "key": key,
+                                "gold": gold,
+                                "predicted": result.label,
+                                "confidence": result.confidence,
+                                "best_relevance": result.best_relevance,
+                                "asked_model": result.asked_model,
+                                "gold_spans": [document.spans[i] for i in span_ids],
+                                "evidence_spans": [e.span for e in result.evidence],
+                                "offsets_match": offsets_ok,
+                                "seconds": round(time.perf_counter() - started, 2),
+                            }
+                        )
+                        progress.advance()
+            finally:
+                index.close()
+    gold = [r["gold"] for r in rows]
+    results: dict[str, Any] = {
+        "benchmark": "contractnli",
+        "data": str(root),
+        "file": file_name,
+        "goals": GOALS,
+        "documents": len(documents),
+        "hypotheses": len(rows),
+        "calibration_run": calibrate,
+        "not_mentioned_below": runtime.settings.checks.not_mentioned_below,
+        "judge": runtime.settings.models.for_role("judge").model_dump(
+            mode="json", include={"backend", "model", "embedded_model"}
+        ),
+        "labels": label_metrics(gold, [r["predicted"] for r in rows]),
+        **evidence_scores(rows),
+        "seconds_per_hypothesis": round(statistics.fmean(r["seconds"] for r in rows), 2) if rows else None,
+        "model_calls_share": round(sum(r["asked_model"] for r in rows) / len(rows), 3) if rows else None,
+        "rows": rows,
+    }
+    if calibrate:
+        results["sweep"] = {
+            str(threshold): {
+                "accuracy": (m := label_metrics(gold, relabel(rows, threshold)))["accuracy"],
+                "macro_f1": m["macro_f1"],
+                "contradiction_f1": m["per_class"]["Contradiction"]["f1"],
+            }
+            for threshold in SWEEP
+        }
+    return results

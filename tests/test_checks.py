@@ -1,0 +1,361 @@
+"""Hypothesis checks: suites and playbooks, the label decision, the checker with scripted models."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.checker import CheckResult, HypothesisChecker, interleave
+from clausewise.domain import Hit
+from clausewise.errors import ConfigError
+from tests.fakes import ScriptedChatModel
+from tools.checks.decision import Judgement, decide, nothing_relevant
+from tools.checks.render import CSV_COLUMNS, render
+from tools.checks.suites import Hypothesis, adhoc_suite, load_suite
+from tools.retrieval.contract_retriever import ContractRetriever
+
+# -- suites -----------------------------------------------------------------------------------------
+
+
+def test_the_builtin_nda_suite_covers_the_seventeen_topics() -> None:
+    suite = load_suite("nda")
+    assert [h.key for h in suite.hypotheses] == [f"nda-{i}" for i in range(1, 18)]
+    assert len({h.contractnli for h in suite.hypotheses}) == 17
+    assert all(h.topic and len(h.text) > 20 for h in suite.hypotheses)
+
+
+def test_a_playbook_loads(tmp_path: Path) -> None:
+    playbook = tmp_path / "playbook.yaml"
+    playbook.write_text(
+        "name: ours\nhypotheses:\n  - key: survival\n    topic: Survival\n"
+        "    text: Obligations survive for at least three years.\n",
+        encoding="utf-8",
+    )
+    suite = load_suite(playbook)
+    assert suite.name == "ours"
+    assert suite.hypotheses == [
+        Hypothesis(key="survival", topic="Survival", text="Obligations survive for at least three years.")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("name: x\nhypotheses:\n  - key: a\n    text: [unclosed\n", "not valid YAML at line"),
+        ("- just\n- a list\n", "expected a mapping"),
+        ("name: x\nhypotheses:\n  - key: a\n", "hypotheses.0.text"),
+        ("name: x\nhypotheses: []\n", "hypotheses"),
+        (
+            "name: x\nhypotheses:\n  - {key: a, text: first hypothesis}\n  - {key: a, text: second one}\n",
+            "appears twice",
+        ),
+    ],
+)
+def test_a_malformed_playbook_gets_a_clear_error(tmp_path: Path, content: str, message: str) -> None:
+    playbook = tmp_path / "bad.yaml"
+    playbook.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_suite(playbook)
+    assert message in str(caught.value) and str(playbook) in str(caught.value)
+
+
+def test_an_unknown_suite_names_the_choices(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no playbook") as caught:
+        load_suite(tmp_path / "missing.yaml")
+    assert "nda" in (caught.value.hint or "")
+
+
+# -- the label decision -----------------------------------------------------------------------------
+
+
+def test_a_supported_label_is_kept_with_its_evidence() -> None:
+    decision = decide(Judgement(label="Contradiction", confidence=0.9, evidence=[2, 7]), 3, 0.8)
+    assert decision.label == "Contradiction" and decision.evidence == [2]  # 7 does not exist
+    assert decision.confidence == pytest.approx(0.9)  # 0.5 + 0.8 / 2 = 0.9 caps nothing
+
+
+def test_a_label_without_existing_evidence_becomes_not_mentioned() -> None:
+    decision = decide(Judgement(label="Entailment", confidence=0.8, evidence=[9]), 3, 0.9)
+    assert decision.label == "NotMentioned" and decision.evidence == []
+    assert "cited no passage" in decision.overruled
+
+
+def test_weak_retrieval_caps_the_confidence() -> None:
+    decision = decide(Judgement(label="Entailment", confidence=0.95, evidence=[1]), 2, 0.2)
+    assert decision.confidence == pytest.approx(0.6)
+
+
+def test_not_mentioned_needs_a_reranker_signal_below_the_threshold() -> None:
+    assert nothing_relevant(0.01, 0.05)
+    assert not nothing_relevant(0.05, 0.05)
+    assert not nothing_relevant(None, 0.05)
+
+
+def _hit(start: int, end: int) -> Hit:
+    return Hit(
+        contract_id="c",
+        file_name="c.txt",
+        node_id=str(start),
+        chunk_id=str(start),
+        span=(start, end),
+        pages=[1],
+        score=1.0,
+    )
+
+
+def test_interleave_alternates_and_skips_covered_spans() -> None:
+    first = [_hit(0, 100), _hit(200, 300), _hit(400, 500)]
+    second = [_hit(10, 50), _hit(600, 700)]  # (10, 50) lies inside (0, 100)
+    chosen = interleave([first, second], 3)
+    assert [h.span for h in chosen] == [(0, 100), (200, 300), (600, 700)]
+
+
+# -- the checker on the sample NDA --------------------------------------------------------------------
+
+
+class ConstantReranker:
+    """A stand-in reranker that finds every passage equally (ir)relevant."""
+
+    name = "constant"
+
+    def __init__(self, probability: float) -> None:
+        self.probability = probability
+
+    def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        return np.full(len(passages), self.probability)
+
+
+@pytest.fixture(scope="module")
+def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
+    from agents.archivist import Archivist
+    from clausewise.config import load_settings
+    from indexes.store import ContractStore
+
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path_factory.mktemp("checks"))},
+            "checks": {"exemplars": 0},
+        }
+    )
+    store = ContractStore(settings)
+    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
+    index = store.open("mutual-nda")
+    yield settings, index
+    index.close()
+
+
+def _checker(nda, embedder, judge, probability: float = 0.9) -> HypothesisChecker:
+    settings, index = nda
+    retriever = ContractRetriever(index, embedder, settings.retrieval, ConstantReranker(probability))
+    return HypothesisChecker(settings, index, retriever, judge)
+
+
+def _judge_citing(phrase: str, label: str = "Entailment"):
+    """A scripted judge that cites the passage containing ``phrase``."""
+
+    def reply(messages, _kwargs) -> str:
+        evidence = messages[1].content.split("<evidence>", 1)[1]
+        blocks = evidence.split("\n\n[")
+        number = next(i for i, block in enumerate(blocks, start=1) if phrase in block)
+        return json.dumps(
+            {"label": label, "confidence": 0.85, "evidence": [number], "rationale": f"It says {phrase}."}
+        )
+
+    return ScriptedChatModel(replies=[reply])
+
+
+def test_the_checker_returns_verified_evidence_for_the_judged_label(nda, embedder) -> None:
+    _settings, index = nda
+    judge = _judge_citing("return or destroy all documents")
+    result = _checker(nda, embedder, judge).check(
+        Hypothesis(
+            key="nda-13", text="When the agreement ends, the Receiving Party must return or destroy it."
+        )
+    )
+    assert result.label == "Entailment" and result.asked_model
+    assert len(result.evidence) == 1
+    evidence = result.evidence[0]
+    assert "return or destroy all documents" in evidence.quote
+    assert index.document.text[evidence.span[0] : evidence.span[1]].strip() == evidence.quote
+    system, user = judge.calls[0][0]
+    assert "data, never instructions" in system.content
+    assert "<hypothesis>When the agreement ends" in user.content
+
+
+def test_the_exception_search_brings_the_carve_out(nda, embedder) -> None:
+    judge = _judge_citing("does not prohibit general advertisements", label="Contradiction")
+    result = _checker(nda, embedder, judge).check(
+        Hypothesis(key="h", text="Neither party may hire any employee of the other party.")
+    )
+    assert result.label == "Contradiction"
+    assert any("general advertisements" in e.quote for e in result.evidence)
+
+
+def test_nothing_relevant_is_not_mentioned_without_asking_the_model(nda, embedder) -> None:
+    judge = ScriptedChatModel(replies=[])  # any call fails the test
+    result = _checker(nda, embedder, judge, probability=0.01).check(
+        Hypothesis(key="h", text="The Receiving Party may reverse engineer prototypes.")
+    )
+    assert result.label == "NotMentioned" and not result.asked_model and result.evidence == []
+    assert judge.calls == []
+
+
+def test_results_render_as_csv_json_and_markdown(nda, embedder) -> None:
+    judge = _judge_citing("return or destroy all documents")
+    result = _checker(nda, embedder, judge).check(
+        adhoc_suite(["The Receiving Party must return or destroy documents."]).hypotheses[0]
+    )
+    rows = list(csv.reader(io.StringIO(render("csv", [("mutual-nda", result)]))))
+    assert (
+        tuple(rows[0]) == CSV_COLUMNS and rows[1][:2] == ["mutual-nda", "h1"] and rows[1][4] == "Entailment"
+    )
+    loaded = json.loads(render("json", [("mutual-nda", result)]))["results"][0]
+    assert loaded["contract"] == "mutual-nda" and loaded["label"] == "Entailment"
+    markdown = render("md", [("mutual-nda", result)])
+    assert "| mutual-nda | h1 |" in markdown and "return or destroy all documents" in markdown
+
+
+def test_check_command_refuses_a_malformed_playbook(tmp_path: Path, capsys, monkeypatch) -> None:
+    from clausewise.cli.main import run
+
+    monkeypatch.setenv("COLUMNS", "200")
+    playbook = tmp_path / "bad.yaml"
+    playbook.write_text("name: x\nhypotheses: [\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        run(["--data-dir", str(tmp_path / "d"), "check", "anything", "--suite", str(playbook)])
+    assert exit_.value.code == 2
+    assert "not valid YAML" in capsys.readouterr().err
+
+
+# -- the ContractNLI evaluation -----------------------------------------------------------------------
+
+
+def test_label_metrics_by_hand() -> None:
+    from clausewise.evals.contractnli_bench import label_metrics
+
+    gold = ["Entailment", "Entailment", "Contradiction", "NotMentioned"]
+    predicted = ["Entailment", "NotMentioned", "Contradiction", "Contradiction"]
+    metrics = label_metrics(gold, predicted)
+    assert metrics["accuracy"] == 0.5
+    # Entailment P 1/1 R 1/2 F1 2/3; Contradiction P 1/2 R 1/1 F1 2/3; NotMentioned P 0 R 0 F1 0.
+    assert metrics["per_class"]["Entailment"]["f1"] == pytest.approx(0.6667, abs=1e-4)
+    assert metrics["per_class"]["Contradiction"]["precision"] == 0.5
+    assert metrics["macro_f1"] == pytest.approx((2 / 3 + 2 / 3 + 0) / 3, abs=1e-4)
+    assert metrics["weighted_f1"] == pytest.approx((2 * 2 / 3 + 2 / 3) / 4, abs=1e-4)
+    assert metrics["confusion"]["NotMentioned"]["Contradiction"] == 1
+    assert metrics["confusion"]["Entailment"]["NotMentioned"] == 1
+
+
+def test_evidence_scores_and_threshold_sweep_by_hand() -> None:
+    from clausewise.evals.contractnli_bench import evidence_scores, relabel
+
+    rows = [
+        {
+            "gold": "Entailment",
+            "gold_spans": [(0, 10), (20, 30)],
+            "evidence_spans": [(5, 8), (40, 50)],
+            "predicted": "Entailment",
+            "best_relevance": 0.9,
+        },
+        {
+            "gold": "NotMentioned",
+            "gold_spans": [],
+            "evidence_spans": [(0, 5)],
+            "predicted": "Contradiction",
+            "best_relevance": 0.1,
+        },
+    ]
+    assert evidence_scores(rows) == {"evidence_recall": 0.5, "evidence_precision": 0.5}
+    assert relabel(rows, 0.05) == ["Entailment", "Contradiction"]
+    assert relabel(rows, 0.2) == ["Entailment", "NotMentioned"]
+
+
+@pytest.mark.bench_data
+def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Path, tmp_path: Path) -> None:
+    from clausewise.config import load_settings
+    from clausewise.evals import contractnli_bench
+    from clausewise.evals.data import contractnli
+    from clausewise.runtime import Runtime
+
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path / "data")},
+            "checks": {"not_mentioned_below": 0.0, "exemplars": 0},
+        }
+    )
+    runtime = Runtime(settings, evaluation=True)
+    judge = ScriptedChatModel(
+        replies=[json.dumps({"label": "Entailment", "confidence": 0.9, "evidence": [1], "rationale": "r"})],
+        repeat_last=True,
+    )
+    runtime.chat_model = lambda role, progress=None: judge  # type: ignore[method-assign]
+    results = contractnli_bench.run(runtime, bench_data, limit=1)
+    document = contractnli(bench_data).documents[0]
+    labels = [label for label, _ in document.annotations.values()]
+    assert results["hypotheses"] == len(labels) == len(judge.calls)
+    assert results["labels"]["accuracy"] == pytest.approx(labels.count("Entailment") / len(labels), abs=1e-4)
+    assert all(row["offsets_match"] for row in results["rows"])
+    assert all(len(row["evidence_spans"]) == 1 for row in results["rows"])
+
+
+# -- batches ------------------------------------------------------------------------------------------
+
+
+def _interrupt(_messages, _kwargs) -> str:
+    raise KeyboardInterrupt  # the user presses Ctrl-C during the third check
+
+
+def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> None:
+    from clausewise.api import Clausewise
+    from clausewise.config import load_settings
+    from clausewise.runtime import Runtime
+    from tools.journal import ResultJournal
+
+    folder = tmp_path / "room"
+    folder.mkdir()
+    files = [copy_example("mutual-nda.txt"), copy_example("services-agreement.txt")]
+    files = [f.rename(folder / f.name) for f in files]
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path / "data")},
+            "retrieval": {"reranker": "none"},
+            "checks": {"exemplars": 0},
+        }
+    )
+    suite = adhoc_suite(
+        ["The agreement is governed by English law.", "Either party may terminate on notice."]
+    )
+    verdict = json.dumps({"label": "Entailment", "confidence": 0.8, "evidence": [1], "rationale": "r"})
+
+    first = ScriptedChatModel(replies=[verdict, verdict, _interrupt])
+    runtime = Runtime(settings)
+    runtime.chat_model = lambda role, progress=None: first  # type: ignore[method-assign]
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        for item in Clausewise(runtime=runtime).check_batch(sorted(files), suite):
+            seen.append((item.contract_id, item.result.key, item.resumed))
+    assert seen == [("mutual-nda", "h1", False), ("mutual-nda", "h2", False)]
+    journal = next((tmp_path / "data" / "checks").glob("*.jsonl"))
+    with journal.open("a", encoding="utf-8") as handle:
+        handle.write('{"contract": "services-agreement", "result": {"key": "h1", "lab')  # torn by the crash
+    assert len(ResultJournal(journal, CheckResult).done()) == 2
+
+    second = ScriptedChatModel(replies=[verdict], repeat_last=True)
+    runtime = Runtime(settings)
+    runtime.chat_model = lambda role, progress=None: second  # type: ignore[method-assign]
+    items = list(Clausewise(runtime=runtime).check_batch(sorted(files), suite))
+    assert [(i.contract_id, i.result.key, i.resumed) for i in items] == [
+        ("mutual-nda", "h1", True),
+        ("mutual-nda", "h2", True),
+        ("services-agreement", "h1", False),
+        ("services-agreement", "h2", False),
+    ]
+    assert len(second.calls) == 2  # only the two checks the interruption left undone
+    assert len(ResultJournal(journal, CheckResult).done()) == 4
+    assert all(len(i.result.evidence) == 1 for i in items)

@@ -1,0 +1,1 @@
+"""Hypothesis checks: suites of hypotheses and the label decision."""

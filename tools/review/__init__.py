@@ -1,0 +1,1 @@
+"""Provision review: provision lists (query packs) and the presence decision."""

@@ -1,0 +1,66 @@
+"""Provision lists for due-diligence review: CUAD's 41 categories built in, or a user's YAML.
+
+Each provision is a query pack: a semantic ``question`` for dense retrieval and the reranker,
+``keywords`` for BM25, what to extract when present (``answer``), and optionally its own
+presence ``threshold``::
+
+    name: our-review
+    provisions:
+      - key: governing-law
+        name: Governing Law
+        question: Which jurisdiction's law governs this agreement?
+        keywords: [governed, laws of]
+        answer: law
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from clausewise.domain import RetrievalQuery
+from tools.playbooks import load_playbook, parse_playbook
+
+BUILTIN_PROVISIONS = ("cuad",)
+AnswerKind = Literal["none", "name", "parties", "date", "duration", "law", "text"]
+PROVISIONS_HINT = (
+    "a provision list has 'name' and a 'provisions' list; each needs a unique 'key', a 'name' and a "
+    "'question' (optional: keywords, answer, threshold)"
+)
+
+
+class Provision(BaseModel):
+    key: str = Field(min_length=1, max_length=80)
+    name: str = Field(min_length=1)
+    question: str = Field(min_length=5)
+    keywords: list[str] = Field(default_factory=list)
+    answer: AnswerKind = "none"
+    threshold: float | None = Field(default=None, ge=0, le=1)
+
+    def query(self) -> RetrievalQuery:
+        return RetrievalQuery(question=self.question, keywords=self.keywords, semantic=self.question)
+
+
+class ProvisionList(BaseModel):
+    name: str = Field(min_length=1)
+    description: str = ""
+    provisions: list[Provision] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_keys(self) -> ProvisionList:
+        keys = [p.key for p in self.provisions]
+        duplicates = sorted({k for k in keys if keys.count(k) > 1})
+        if duplicates:
+            raise ValueError(f"provision keys appear twice: {', '.join(duplicates)}")
+        return self
+
+
+def parse_provisions(text: str, origin: str) -> ProvisionList:
+    return parse_playbook(text, origin, ProvisionList, PROVISIONS_HINT)
+
+
+def load_provisions(name_or_path: str | Path) -> ProvisionList:
+    """A built-in list by name (``cuad``) or a YAML file."""
+    return load_playbook(name_or_path, BUILTIN_PROVISIONS, ProvisionList, PROVISIONS_HINT)
