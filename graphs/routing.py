@@ -9,12 +9,19 @@ from graphs.state import QAState
 StopReason = Literal["confident", "turn limit", "not addressed", ""]
 
 
+# A conclusion that the contract is silent needs this many searches (or all the turns there are):
+# one search that finds nothing is weak evidence of absence, and small models give up too early.
+TURNS_BEFORE_ABSENCE = 2
+
+
 def stop_reason(state: QAState, threshold: float) -> StopReason:
     """Why the interrogation should stop now ("" = keep going)."""
     draft = state.get("draft")
-    if draft is not None and draft.complete and draft.confidence >= threshold:
+    turn, max_turns = state.get("turn", 0), state.get("max_turns", 1)
+    confident = draft is not None and draft.complete and draft.confidence >= threshold
+    if confident and (draft.addressed or turn >= min(TURNS_BEFORE_ABSENCE, max_turns)):
         return "confident"
-    if state.get("turn", 0) >= state.get("max_turns", 1):
+    if turn >= max_turns:
         return "not addressed" if draft is not None and not draft.addressed else "turn limit"
     return ""
 

@@ -231,6 +231,23 @@ def test_a_question_the_contract_does_not_address(contract, embedder) -> None:
     assert report.metadata.stopped_because == "not addressed"
 
 
+def test_absence_is_concluded_only_after_a_second_search() -> None:
+    from graphs.routing import stop_reason
+    from graphs.state import Draft
+
+    silent = Draft.model_validate(
+        json.loads(draft(NOT_ADDRESSED, complete=True, confidence=0.9, addressed=False))
+    )
+    found = silent.model_copy(update={"addressed": True})
+    assert stop_reason({"draft": silent, "turn": 1, "max_turns": 3}, 0.75) == ""
+    assert stop_reason({"draft": silent, "turn": 2, "max_turns": 3}, 0.75) == "confident"
+    assert stop_reason({"draft": silent, "turn": 1, "max_turns": 1}, 0.75) == "confident"
+    assert stop_reason({"draft": found, "turn": 1, "max_turns": 3}, 0.75) == "confident"
+    assert stop_reason(
+        {"draft": found.model_copy(update={"confidence": 0.5}), "turn": 3, "max_turns": 3}, 0.75
+    ) == ("turn limit")
+
+
 def test_contract_text_is_data_never_instructions(tmp_path: Path, embedder) -> None:
     from agents.archivist import Archivist
     from clausewise.config import load_settings
