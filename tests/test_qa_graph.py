@@ -231,21 +231,36 @@ def test_a_question_the_contract_does_not_address(contract, embedder) -> None:
     assert report.metadata.stopped_because == "not addressed"
 
 
-def test_absence_is_concluded_only_after_a_second_search() -> None:
+def _citation():
+    from agents.researcher import VerifiedCitation
+
+    return VerifiedCitation(
+        contract_id="c", node_id="9.1", pages=[4], span=(0, 10), quote="governed", evidence=1
+    )
+
+
+def test_an_answer_without_verified_evidence_needs_a_second_search() -> None:
     from graphs.routing import stop_reason
-    from graphs.state import Draft
+    from graphs.state import Draft, Finding
 
     silent = Draft.model_validate(
         json.loads(draft(NOT_ADDRESSED, complete=True, confidence=0.9, addressed=False))
     )
     found = silent.model_copy(update={"addressed": True})
-    assert stop_reason({"draft": silent, "turn": 1, "max_turns": 3}, 0.75) == ""
-    assert stop_reason({"draft": silent, "turn": 2, "max_turns": 3}, 0.75) == "confident"
-    assert stop_reason({"draft": silent, "turn": 1, "max_turns": 1}, 0.75) == "confident"
-    assert stop_reason({"draft": found, "turn": 1, "max_turns": 3}, 0.75) == "confident"
-    assert stop_reason(
-        {"draft": found.model_copy(update={"confidence": 0.5}), "turn": 3, "max_turns": 3}, 0.75
-    ) == ("turn limit")
+    uncited = [Finding(turn=1, question="q", answer="a", addressed=True)]
+    cited = [uncited[0].model_copy(update={"citations": [_citation()]})]
+
+    def reason(draft_, turn, max_turns, findings):
+        return stop_reason(
+            {"draft": draft_, "turn": turn, "max_turns": max_turns, "findings": findings}, 0.75
+        )
+
+    assert reason(silent, 1, 3, uncited) == ""
+    assert reason(silent, 2, 3, uncited) == "confident"
+    assert reason(silent, 1, 1, uncited) == "confident"
+    assert reason(found, 1, 3, uncited) == ""  # "addressed" with nothing verified is not evidence
+    assert reason(found, 1, 3, cited) == "confident"
+    assert reason(found.model_copy(update={"confidence": 0.5}), 3, 3, cited) == "turn limit"
 
 
 def test_contract_text_is_data_never_instructions(tmp_path: Path, embedder) -> None:
