@@ -22,7 +22,7 @@ from clausewise.errors import StructuredOutputError
 from clausewise.prompting import load_prompt
 from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
-from tools.citations import QuoteVerifier
+from tools.citations import QuoteVerifier, closest_sentence
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.graph import GraphSearch
@@ -112,6 +112,10 @@ class VerifiedCitation(BaseModel):
     span: Span
     quote: str
     evidence: int
+    exact: bool = Field(
+        default=True,
+        description="False when the model's near-miss quote was replaced by the sentence it came from.",
+    )
 
 
 class ResearchResult(BaseModel):
@@ -194,7 +198,9 @@ class Researcher:
                 rejected.append(citation.quote)
                 continue
             hit = hits[citation.evidence - 1]
-            found = self.verifier.verify(citation.quote, hint=hit.span)
+            found = self.verifier.verify(citation.quote, hint=hit.span) or closest_sentence(
+                self.index.document.text, hit.span, citation.quote
+            )
             if found is None:
                 rejected.append(citation.quote)
                 continue
@@ -210,6 +216,7 @@ class Researcher:
                     span=found.span,
                     quote=found.text,
                     evidence=citation.evidence,
+                    exact=found.exact,
                 )
             )
         return verified, rejected

@@ -83,3 +83,24 @@ def test_the_occurrence_nearest_the_claimed_span_wins() -> None:
     first = verifier.verify("Either party may terminate this Agreement", hint=(0, 10))
     assert first is not None and first.span[0] == CONTRACT.index("Either party")
     assert verifier.is_at("Either party may terminate this Agreement", found.span)
+
+
+def test_a_near_miss_quote_is_grounded_to_its_sentence_and_nothing_looser() -> None:
+    from tools.citations import closest_sentence
+
+    text = (
+        "5.1 Payment. The Customer shall pay each invoice within thirty (30) days of receipt. "
+        "Late amounts bear interest at two percent per month. 5.2 Taxes are extra."
+    )
+    passage = (0, len(text))
+    grounded = closest_sentence(
+        text, passage, "the Customer must pay every invoice within thirty days of receipt"
+    )
+    assert grounded is not None and not grounded.exact
+    assert grounded.text == "The Customer shall pay each invoice within thirty (30) days of receipt."
+    assert text[grounded.span[0] : grounded.span[1]] == grounded.text
+    assert closest_sentence(text, passage, "the Supplier may terminate for convenience at any time") is None
+    assert closest_sentence(text, passage, "thirty days") is None  # too short to ground
+    assert (
+        closest_sentence(text, (84, len(text)), "Customer shall pay each invoice within thirty days") is None
+    )

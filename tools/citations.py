@@ -96,3 +96,34 @@ class QuoteVerifier:
         """Whether ``quote`` is what the contract says at ``span`` (whitespace/hyphenation-tolerant)."""
         found = self.verify(quote, span)
         return found is not None and found.span == span
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
+
+
+def closest_sentence(text: str, within: Span, quote: str, min_overlap: float = 0.7) -> VerifiedQuote | None:
+    """The sentence of ``text[within]`` that a near-miss quote came from, or None.
+
+    Small models often quote a passage almost but not exactly (a dropped word, a changed
+    inflection). Such a quote is never shown; instead, when at least ``min_overlap`` of its words
+    (three or more) occur in one sentence of the cited passage, that sentence is shown: the
+    contract's own text at its own offsets, marked not exact. Anything looser is rejected.
+    """
+    from tools.structure.sentences import sentence_spans
+
+    wanted = _words(quote)
+    if len(wanted) < 3:
+        return None
+    best: tuple[float, Span] | None = None
+    for start, end in sentence_spans(text, within[0], within[1], min_chars=10):
+        score = len(wanted & _words(text[start:end])) / len(wanted)
+        if best is None or score > best[0]:
+            best = (score, (start, end))
+    if best is None or best[0] < min_overlap:
+        return None
+    start, end = best[1]
+    return VerifiedQuote((start, end), text[start:end], False)
