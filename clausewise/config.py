@@ -259,6 +259,9 @@ class InterrogationSettings(Section):
         description="Stop early when the draft is complete with at least this confidence.",
     )
     clarify: bool = Field(default=True, description="In chat, ask the user to clarify an ambiguous question.")
+    decompose: bool = Field(
+        default=True, description="Split a compound question into parts, each researched in its own turn."
+    )
     critique: bool = Field(
         default=False, description="Ask the model what the draft missed to pick the next question."
     )

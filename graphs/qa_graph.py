@@ -22,7 +22,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import interrupt
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agents.researcher import Researcher
 from clausewise.backends.accounting import UsageLedger
@@ -44,6 +44,10 @@ NOT_ADDRESSED = (
 
 class NextQuestion(BaseModel):
     question: str
+
+
+class Decomposition(BaseModel):
+    parts: list[str] = Field(default_factory=list, max_length=6)
 
 
 class Clarification(BaseModel):
@@ -114,9 +118,11 @@ class QANodes:
                 reply = interrupt({"clarifying_question": check_result.clarifying_question.strip()})
                 context = f"{context}\nClarification from the user: {reply}".strip()
         max_turns = state.get("max_turns") or self.settings.max_turns
-        _emit({"event": "start", "question": question, "max_turns": max_turns})
+        parts = self._decompose(question, context) if self.settings.decompose and max_turns > 1 else []
+        _emit({"event": "start", "question": question, "max_turns": max_turns, "parts": parts})
         return {
             "question": question,
+            "parts": parts,
             "context": context,
             "instructions": state.get("instructions", ""),
             "max_turns": max_turns,
@@ -129,12 +135,29 @@ class QANodes:
             "started": time.time(),
         }
 
+    def _decompose(self, question: str, context: str) -> list[str]:
+        """The separate points a compound question asks about (none when it asks one thing), so
+        later turns research each of them instead of rephrasing the whole question."""
+        messages = load_prompt("interrogator_decompose").messages(
+            question=question, context=context or "none"
+        )
+        try:
+            parts = invoke_structured(self.deps.questioner, messages, Decomposition).parts
+        except StructuredOutputError:
+            return []
+        cleaned = list(dict.fromkeys(" ".join(p.split()) for p in parts if len(p.split()) >= 3))[:3]
+        return [] if len(cleaned) < 2 else cleaned
+
     def question(self, state: QAState) -> QAState:
         turn = state.get("turn", 0) + 1
         asked = [f.question for f in self._session_findings(state)]
         draft = state.get("draft")
+        asked_lower = {q.lower() for q in asked}
+        pending = [p for p in state.get("parts", []) if p.lower() not in asked_lower]
         if turn == 1 or draft is None:
             question = state["question"]
+        elif pending:
+            question = pending[0]  # each part of a compound question gets its own search
         else:
             prompt = "interrogator_critique" if self.settings.critique else "interrogator_question"
             messages = load_prompt(prompt).messages(
@@ -149,7 +172,6 @@ class QANodes:
                 question = invoke_structured(self.deps.questioner, messages, NextQuestion).question.strip()
             except StructuredOutputError:
                 question = ""
-            asked_lower = {q.lower() for q in asked}
             if not question or question.lower() in asked_lower:
                 fresh = [g for g in draft.gaps if g.lower() not in asked_lower]
                 question = fresh[0] if fresh else f"What else in the contract bears on: {state['question']}"

@@ -61,6 +61,7 @@ class QAState(TypedDict, total=False):
     session: int  # 1 for the first question of a thread, 2 for the follow-up, ...
     ledger_mark: int  # model calls recorded before this question (for the report's accounting)
     started: float
+    parts: list[str]  # the points of a compound question, researched one per turn after the first
     # the interrogation
     turn: int
     current_question: str

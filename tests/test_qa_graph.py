@@ -55,6 +55,7 @@ def contract(tmp_path_factory: pytest.TempPathFactory, embedder):
         overrides={
             "paths": {"data_dir": str(tmp_path_factory.mktemp("qa"))},
             "retrieval": {"reranker": "none", "rewrite_queries": False},
+            "interrogation": {"decompose": False},
         }
     )
     store = ContractStore(settings)
@@ -115,6 +116,37 @@ def test_stops_when_the_draft_is_complete_and_confident(contract, embedder) -> N
     assert report.addressed and report.metadata.llm_calls == 2
     assert "[1]" in report.to_markdown() and 'href="#source-1"' in report.to_html()
     assert json.loads(report.to_json())["sources"][0]["quote"] == GOVERNING
+
+
+def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> None:
+    settings, index = contract
+    decomposing = settings.model_copy(
+        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
+    )
+    parts = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+    questioner = ScriptedChatModel(replies=[json.dumps({"parts": parts})])
+    answerer = ScriptedChatModel(
+        replies=[
+            answer("English law [1].", GOVERNING),
+            answer("English courts [1].", "courts of England"),
+        ],
+        repeat_last=True,
+    )
+    writer = ScriptedChatModel(
+        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+    )
+    question = "Which law governs the agreement, and where must disputes be heard?"
+    _, result = run(
+        (decomposing, index),
+        embedder,
+        answerer=answerer,
+        writer=writer,
+        questioner=questioner,
+        payload={"question": question, "max_turns": 3},
+    )
+    assert result["report"].metadata.questions_asked == [question, *parts]
+    assert len(questioner.calls) == 1  # the parts were asked without asking the model again
+    assert "<question>Which law governs the agreement, and where" in questioner.calls[0][0][1].content
 
 
 def test_an_unreadable_answer_costs_the_turn_not_the_report(contract, embedder) -> None:

@@ -24,7 +24,8 @@ _TURNS = typer.Option(
 def _describe(event: ProgressEvent) -> str:
     data = event.data
     if event.event == "start":
-        return f"Question: {data['question']} (up to {data['max_turns']} turn(s))"
+        parts = "".join(f"\n  part: {p}" for p in data.get("parts", []))
+        return f"Question: {data['question']} (up to {data['max_turns']} turn(s)){parts}"
     if event.event == "question":
         return f"[bold]Turn {event.turn} of {event.of}[/bold]: asking [italic]{data['question']}[/italic]"
     if event.event == "research":
