@@ -122,14 +122,11 @@ class ProvisionReviewer:
         found = self.verifier.verify(extraction.quote, hint=hits[extraction.evidence - 1].span)
         if found is None:
             return None, None
-        node = self.index.tree.node_at(found.span[0])
-        where = EvidenceSpan(
-            node_id=node.id,
-            title=node.title,
-            pages=self.index.document.pages_for(found.span),
-            span=found.span,
-            quote=found.text,
+        where = evidence_span(
+            self.index, self.verifier, found.span, self.index.tree.node_at(found.span[0]).id
         )
+        if where is None:
+            return None, None
         return " ".join(extraction.value.split()), where
 
 

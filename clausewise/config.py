@@ -439,3 +439,11 @@ def load_settings(
             f"invalid settings ({problems})",
             hint="check `clausewise config show` for valid keys and the value you set",
         ) from exc
+
+
+def with_overrides(settings: Settings, overrides: Mapping[str, Any]) -> Settings:
+    """``settings`` with some fields overridden, validated like any other configuration."""
+    return load_settings(
+        preset=settings.preset,
+        overrides=deep_merge(settings.model_dump(mode="json", exclude={"preset"}), overrides),
+    )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -84,3 +85,15 @@ class ScriptedChatModel(BaseChatModel):
         text = self._next(messages, kwargs)
         for word in text.split(" "):
             yield ChatGenerationChunk(message=AIMessageChunk(content=word + " "))
+
+
+class ConstantReranker:
+    """A stand-in reranker that finds every passage equally (ir)relevant."""
+
+    name = "constant"
+
+    def __init__(self, probability: float) -> None:
+        self.probability = probability
+
+    def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        return np.full(len(passages), self.probability)

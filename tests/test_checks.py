@@ -5,16 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from agents.checker import CheckResult, HypothesisChecker, interleave
 from clausewise.domain import Hit
 from clausewise.errors import ConfigError
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ConstantReranker, ScriptedChatModel
 from tools.checks.decision import Judgement, decide, nothing_relevant
 from tools.checks.render import CSV_COLUMNS, render
 from tools.checks.suites import Hypothesis, adhoc_suite, load_suite
@@ -117,18 +115,6 @@ def test_interleave_alternates_and_skips_covered_spans() -> None:
 
 
 # -- the checker on the sample NDA --------------------------------------------------------------------
-
-
-class ConstantReranker:
-    """A stand-in reranker that finds every passage equally (ir)relevant."""
-
-    name = "constant"
-
-    def __init__(self, probability: float) -> None:
-        self.probability = probability
-
-    def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
-        return np.full(len(passages), self.probability)
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from agents.reviewer import ProvisionReviewer
 from clausewise.errors import ConfigError
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ConstantReranker, ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.review.provisions import load_provisions
 from tools.review.render import CSV_COLUMNS, render
@@ -46,16 +44,6 @@ def test_a_malformed_provision_list_gets_a_clear_error(tmp_path: Path) -> None:
         load_provisions(bad)
     message = str(caught.value)
     assert str(bad) in message and "provisions.0.question" in message and "provisions.0.answer" in message
-
-
-class ConstantReranker:
-    name = "constant"
-
-    def __init__(self, probability: float) -> None:
-        self.probability = probability
-
-    def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
-        return np.full(len(passages), self.probability)
 
 
 @pytest.fixture(scope="module")

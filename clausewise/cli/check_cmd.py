@@ -79,14 +79,10 @@ def check(
 ) -> None:
     """Check hypotheses against a contract or a folder: Entailment / Contradiction / NotMentioned."""
     from clausewise.api import Clausewise
-    from clausewise.cli.ingest import expand
-    from clausewise.errors import ConfigError
-    from tools.checks.render import FORMATS, render
+    from clausewise.cli.results import folder_files, output_format, write_output
+    from tools.checks.render import render
 
-    chosen = fmt or (out.suffix.lstrip(".").lower() if out is not None else "json")
-    chosen = "md" if chosen == "markdown" else chosen
-    if chosen not in FORMATS:
-        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    chosen = output_format(fmt, out)
     combined = _suite(hypothesis, suite)
     total = len(combined.hypotheses)
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
@@ -94,11 +90,7 @@ def check(
     folder = Path(target)
     with console.status("Loading the models and the contract...") as status:
         if folder.is_dir():
-            files = expand([folder])
-            if not files:
-                raise ConfigError(
-                    f"{folder}: no contract files inside", hint="pass PDF, DOCX, TXT, MD or HTML files"
-                )
+            files = folder_files(folder)
             total *= len(files)
             items = api.check_batch(files, combined, report=report, fresh=fresh)
             for number, item in enumerate(items, start=1):
@@ -118,9 +110,7 @@ def check(
                 status.update(f"Checking {min(number + 1, total)} of {total}...")
     console.print(_matrix(rows, combined) if folder.is_dir() else _table(rows))
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render(chosen, rows), encoding="utf-8")
-        console.print(f"Results written to [bold]{out}[/bold] ({chosen})")
+        write_output(out, render(chosen, rows), chosen)
 
 
 def register(app: typer.Typer) -> None:

@@ -340,13 +340,14 @@ def eval_contractnli(
     out: Path = typer.Option(Path("bench-results/contractnli.json"), "--out", help="JSON results file."),
 ) -> None:
     """Hypothesis checks: accuracy, F1 per class, macro/weighted F1, evidence recall/precision, speed."""
+    from clausewise.config import with_overrides
     from clausewise.evals import contractnli_bench, retrieval_bench
     from clausewise.runtime import Runtime
 
     runtime = state_of(ctx).runtime()
     settings = retrieval_bench.benchmark_settings(runtime.settings)
     if calibrate:
-        settings = _with(settings, {"checks": {"not_mentioned_below": 0.0}})
+        settings = with_overrides(settings, {"checks": {"not_mentioned_below": 0.0}})
     bench = Runtime(settings, evaluation=True)
     root = require(Path(data or runtime.settings.paths.bench_data))
     with TerminalProgress(console) as progress:
@@ -391,16 +392,6 @@ def _print_contractnli(results: dict[str, Any]) -> None:
         console.print(f"  not_mentioned_below {threshold}: {figures}")
 
 
-def _with(settings: Any, overrides: dict[str, Any]) -> Any:
-    """``settings`` with some fields overridden (validated like any other configuration)."""
-    from clausewise.config import deep_merge, load_settings
-
-    return load_settings(
-        preset=settings.preset,
-        overrides=deep_merge(settings.model_dump(mode="json", exclude={"preset"}), overrides),
-    )
-
-
 @eval_app.command("cuad")
 def eval_cuad(
     ctx: typer.Context,
@@ -418,6 +409,7 @@ def eval_cuad(
     out: Path = typer.Option(Path("bench-results/cuad.json"), "--out", help="JSON results file."),
 ) -> None:
     """Provision review: presence P/R/F1 per category and macro, span overlap, answer accuracy, speed."""
+    from clausewise.config import with_overrides
     from clausewise.evals import cuad_bench, retrieval_bench
     from clausewise.runtime import Runtime
 
@@ -426,7 +418,7 @@ def eval_cuad(
     runtime = state_of(ctx).runtime()
     settings = retrieval_bench.benchmark_settings(runtime.settings)
     if calibrate:
-        settings = _with(settings, {"review": {"extract_answers": False}})
+        settings = with_overrides(settings, {"review": {"extract_answers": False}})
     bench = Runtime(settings, evaluation=True)
     root = require(Path(data or runtime.settings.paths.bench_data))
     with TerminalProgress(console) as progress:

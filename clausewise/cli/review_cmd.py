@@ -48,15 +48,11 @@ def review(
 ) -> None:
     """Review provisions (CUAD's 41 by default): present or absent, clauses, values, quotes."""
     from clausewise.api import Clausewise
-    from clausewise.cli.ingest import expand
-    from clausewise.errors import ConfigError
+    from clausewise.cli.results import folder_files, output_format, write_output
     from tools.review.provisions import load_provisions
-    from tools.review.render import FORMATS, render
+    from tools.review.render import render
 
-    chosen = fmt or (out.suffix.lstrip(".").lower() if out is not None else "json")
-    chosen = "md" if chosen == "markdown" else chosen
-    if chosen not in FORMATS:
-        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    chosen = output_format(fmt, out)
     provision_list = load_provisions(provisions)
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
     rows: list[tuple[str, ProvisionResult]] = []
@@ -64,11 +60,7 @@ def review(
     total = len(provision_list.provisions)
     with console.status("Loading the models and the contract...") as status:
         if folder.is_dir():
-            files = expand([folder])
-            if not files:
-                raise ConfigError(
-                    f"{folder}: no contract files inside", hint="pass PDF, DOCX, TXT, MD or HTML files"
-                )
+            files = folder_files(folder)
             total *= len(files)
             for number, item in enumerate(api.review_batch(files, provision_list, fresh=fresh), start=1):
                 rows.append((item.contract_id, item.result))  # type: ignore[arg-type]
@@ -83,9 +75,7 @@ def review(
         f"{present} of {len(rows)} provision(s) present; absence means no clause reached the threshold."
     )
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render(chosen, rows), encoding="utf-8")
-        console.print(f"Results written to [bold]{out}[/bold] ({chosen})")
+        write_output(out, render(chosen, rows), chosen)
 
 
 def register(app: typer.Typer) -> None:

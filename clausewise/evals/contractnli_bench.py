@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clausewise.evals.data import ContractNliDocument, contractnli
+from clausewise.evals.data import ContractNliDocument, contractnli, ingest_text
 from clausewise.progress import NoProgress, Progress
 from tools.checks.decision import LABELS
 from tools.checks.suites import Hypothesis
 from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
-from tools.retrieval.spans import overlap
+from tools.retrieval.spans import span_hit_rates
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -35,12 +35,8 @@ SWEEP = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
 
 
 def ingest_document(runtime: Runtime, document: ContractNliDocument, scratch: Path) -> str:
-    """Ingest a ContractNLI document's text as a contract (offsets are preserved for text files)."""
-    path = scratch / f"contractnli-{document.id}.txt"
-    path.write_text(document.text, encoding="utf-8")
-    contract_id = f"contractnli-dev-{document.id}"
-    runtime.archivist().ingest(path, contract_id=contract_id)
-    return contract_id
+    """Ingest a ContractNLI document's text as a contract."""
+    return ingest_text(runtime, document.text, f"contractnli-dev-{document.id}", scratch)
 
 
 def exemplar_source(document: ContractNliDocument) -> str:
@@ -87,19 +83,10 @@ def label_metrics(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, An
 def evidence_scores(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     """Gold spans overlapped by returned evidence (recall) and returned spans that overlap a gold
     span (precision), over hypotheses whose gold label is Entailment or Contradiction."""
-    gold_total = gold_found = returned_total = returned_good = 0
-    for row in rows:
-        if row["gold"] == "NotMentioned":
-            continue
-        gold_spans, returned = row["gold_spans"], row["evidence_spans"]
-        gold_total += len(gold_spans)
-        gold_found += sum(any(overlap(g, r) > 0 for r in returned) for g in gold_spans)
-        returned_total += len(returned)
-        returned_good += sum(any(overlap(g, r) > 0 for g in gold_spans) for r in returned)
-    return {
-        "evidence_recall": round(gold_found / gold_total, 4) if gold_total else None,
-        "evidence_precision": round(returned_good / returned_total, 4) if returned_total else None,
-    }
+    recall, precision = span_hit_rates(
+        (row["gold_spans"], row["evidence_spans"]) for row in rows if row["gold"] != "NotMentioned"
+    )
+    return {"evidence_recall": recall, "evidence_precision": precision}
 
 
 def relabel(rows: Sequence[dict[str, Any]], threshold: float) -> list[str]:

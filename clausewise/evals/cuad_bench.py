@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clausewise.domain import Span
-from clausewise.evals.data import require
+from clausewise.evals.data import ingest_text, require
 from clausewise.progress import NoProgress, Progress
-from tools.retrieval.spans import overlap
+from tools.retrieval.spans import span_hit_rates
 from tools.review.provisions import load_provisions
 
 if TYPE_CHECKING:
@@ -117,18 +117,10 @@ def summarise(rows: list[dict[str, Any]], threshold_of: dict[str, float] | None 
 
 
 def span_overlap(rows: list[dict[str, Any]]) -> dict[str, float | None]:
-    gold_total = gold_hit = returned_total = returned_hit = 0
-    for row in rows:
-        gold_spans = row["gold_spans"]
-        returned = row["spans"] if row["present"] else []
-        gold_total += len(gold_spans)
-        gold_hit += sum(any(overlap(g, r) > 0 for r in returned) for g in gold_spans)
-        returned_total += len(returned)
-        returned_hit += sum(any(overlap(g, r) > 0 for g in gold_spans) for r in returned)
-    return {
-        "span_recall": round(gold_hit / gold_total, 4) if gold_total else None,
-        "span_precision": round(returned_hit / returned_total, 4) if returned_total else None,
-    }
+    recall, precision = span_hit_rates(
+        (row["gold_spans"], row["spans"] if row["present"] else []) for row in rows
+    )
+    return {"span_recall": recall, "span_precision": precision}
 
 
 def run(
@@ -154,9 +146,7 @@ def run(
     progress.stage(f"CUAD {file_name}", total=len(contracts))
     with tempfile.TemporaryDirectory() as scratch:
         for number, contract in enumerate(contracts):
-            path = Path(scratch) / f"cuad-{number}.txt"
-            path.write_text(contract.text, encoding="utf-8")
-            contract_id = runtime.archivist().ingest(path, contract_id=f"cuad-dev-{number}").contract_id
+            contract_id = ingest_text(runtime, contract.text, f"cuad-dev-{number}", Path(scratch))
             index = runtime.store.open(contract_id)
             try:
                 offsets_ok = index.document.text == contract.text

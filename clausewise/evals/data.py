@@ -16,9 +16,13 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clausewise.domain import Span
 from clausewise.errors import BenchDataMissing
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
 
 LEGALBENCH_DATASETS = ("contractnli", "cuad", "maud", "privacy_qa")
 
@@ -146,3 +150,11 @@ def acord(root: Path, qrels_file: str = "valid.tsv") -> Acord:
         for row in csv.DictReader(handle, delimiter="\t"):
             qrels[row["query-id"]][row["corpus-id"]] = int(row["score"])
     return Acord(corpus, queries, dict(qrels))
+
+
+def ingest_text(runtime: Runtime, text: str, contract_id: str, scratch: Path) -> str:
+    """Ingest a dataset's document text as a contract (through a .txt file, which keeps every
+    character offset, so gold spans index the ingested text directly); returns the contract id."""
+    path = scratch / f"{contract_id}.txt"
+    path.write_text(text, encoding="utf-8")
+    return runtime.archivist().ingest(path, contract_id=contract_id).contract_id

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clausewise.config import Settings, deep_merge, load_settings
+from clausewise.config import Settings, with_overrides
 from clausewise.domain import RetrievalQuery
 from clausewise.evals.data import LEGALBENCH_DATASETS, LegalBenchQuery, legalbench_queries, require
 from clausewise.progress import NoProgress, Progress
@@ -75,12 +75,7 @@ def corpus_contract_id(file_path: str) -> str:
 
 
 def benchmark_settings(settings: Settings) -> Settings:
-    return load_settings(
-        preset=settings.preset,
-        overrides=deep_merge(
-            settings.model_dump(mode="json", exclude={"preset"}), {"paths": {"tenant": TENANT}}
-        ),
-    )
+    return with_overrides(settings, {"paths": {"tenant": TENANT}})
 
 
 def question_part(query: str) -> str:

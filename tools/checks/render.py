@@ -6,17 +6,16 @@ of contracts come out in the same shape: one row per contract and hypothesis.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from tools.result_rows import FORMATS, md_cell, md_evidence, rows_to_csv, rows_to_json
 
 if TYPE_CHECKING:
     from agents.checker import CheckResult
 
 Rows = Sequence[tuple[str, "CheckResult"]]
-FORMATS = ("json", "csv", "md")
+__all__ = ["CSV_COLUMNS", "FORMATS", "render"]
 CSV_COLUMNS = (
     "contract",
     "key",
@@ -37,37 +36,18 @@ def evidence_ref(result: CheckResult) -> str:
     )
 
 
-def to_json(rows: Rows) -> str:
-    return json.dumps(
-        {"results": [{"contract": contract, **r.model_dump(mode="json")} for contract, r in rows]},
-        indent=2,
-        ensure_ascii=False,
-    )
-
-
-def to_csv(rows: Rows) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
-    for contract, r in rows:
-        writer.writerow(
-            [
-                contract,
-                r.key,
-                r.topic,
-                r.hypothesis,
-                r.label,
-                f"{r.confidence:.2f}",
-                evidence_ref(r),
-                " | ".join(e.quote for e in r.evidence),
-                r.rationale,
-            ]
-        )
-    return buffer.getvalue()
-
-
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+def _csv_cells(contract: str, r: CheckResult) -> list[str]:
+    return [
+        contract,
+        r.key,
+        r.topic,
+        r.hypothesis,
+        r.label,
+        f"{r.confidence:.2f}",
+        evidence_ref(r),
+        " | ".join(e.quote for e in r.evidence),
+        r.rationale,
+    ]
 
 
 def to_markdown(rows: Rows) -> str:
@@ -78,18 +58,22 @@ def to_markdown(rows: Rows) -> str:
         "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {contract} | {r.key} | {_cell(r.hypothesis)} | {r.label} | {r.confidence:.2f} "
-        f"| {_cell(evidence_ref(r)) or '-'} |"
+        f"| {contract} | {r.key} | {md_cell(r.hypothesis)} | {r.label} | {r.confidence:.2f} "
+        f"| {md_cell(evidence_ref(r)) or '-'} |"
         for contract, r in rows
     ]
     for contract, r in rows:
-        lines += ["", f"## {contract} / {r.key}: {r.label}", "", _cell(r.hypothesis), ""]
-        lines += [f"Rationale: {_cell(r.rationale)}"]
-        lines += [f'- {e.node_id}, p. {", ".join(map(str, e.pages))}: "{_cell(e.quote)}"' for e in r.evidence]
+        lines += ["", f"## {contract} / {r.key}: {r.label}", "", md_cell(r.hypothesis), ""]
+        lines += [f"Rationale: {md_cell(r.rationale)}"]
+        lines += [md_evidence(e) for e in r.evidence]
         if r.report:
             lines += ["", r.report]
     return "\n".join(lines) + "\n"
 
 
 def render(fmt: str, rows: Rows) -> str:
-    return {"json": to_json, "csv": to_csv, "md": to_markdown}[fmt](rows)
+    if fmt == "json":
+        return rows_to_json(rows)
+    if fmt == "csv":
+        return rows_to_csv(rows, CSV_COLUMNS, _csv_cells)
+    return to_markdown(rows)

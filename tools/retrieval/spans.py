@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from clausewise.domain import Span
 
@@ -44,3 +44,20 @@ def precision_recall(retrieved: list[tuple[str, Span]], gold: list[tuple[str, Sp
     precision = relevant / retrieved_chars if retrieved_chars else 0.0
     recall = relevant / gold_chars if gold_chars else 0.0
     return precision, recall
+
+
+def span_hit_rates(
+    cases: Iterable[tuple[Sequence[Span], Sequence[Span]]],
+) -> tuple[float | None, float | None]:
+    """Span-level (recall, precision) over ``(gold spans, returned spans)`` cases: the share of
+    gold spans touched by a returned span, and of returned spans touching a gold span (None when
+    there is nothing to count)."""
+    gold_total = gold_hit = returned_total = returned_hit = 0
+    for gold, returned in cases:
+        gold_total += len(gold)
+        gold_hit += sum(any(overlap(g, r) > 0 for r in returned) for g in gold)
+        returned_total += len(returned)
+        returned_hit += sum(any(overlap(g, r) > 0 for g in gold) for r in returned)
+    recall = round(gold_hit / gold_total, 4) if gold_total else None
+    precision = round(returned_hit / returned_total, 4) if returned_total else None
+    return recall, precision

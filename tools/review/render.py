@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from tools.result_rows import FORMATS, md_cell, md_evidence, rows_to_csv, rows_to_json
 
 if TYPE_CHECKING:
     from agents.reviewer import ProvisionResult
 
 Rows = Sequence[tuple[str, "ProvisionResult"]]
-FORMATS = ("json", "csv", "md")
+__all__ = ["CSV_COLUMNS", "FORMATS", "render"]
 CSV_COLUMNS = (
     "contract",
     "key",
@@ -34,37 +33,18 @@ def pages(result: ProvisionResult) -> str:
     return ", ".join(str(p) for p in sorted({p for e in result.spans for p in e.pages}))
 
 
-def to_json(rows: Rows) -> str:
-    return json.dumps(
-        {"results": [{"contract": contract, **r.model_dump(mode="json")} for contract, r in rows]},
-        indent=2,
-        ensure_ascii=False,
-    )
-
-
-def to_csv(rows: Rows) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
-    for contract, r in rows:
-        writer.writerow(
-            [
-                contract,
-                r.key,
-                r.name,
-                "yes" if r.present else "no",
-                f"{r.confidence:.2f}",
-                r.answer or "",
-                clauses(r),
-                pages(r),
-                " | ".join(e.quote for e in r.spans),
-            ]
-        )
-    return buffer.getvalue()
-
-
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+def _csv_cells(contract: str, r: ProvisionResult) -> list[str]:
+    return [
+        contract,
+        r.key,
+        r.name,
+        "yes" if r.present else "no",
+        f"{r.confidence:.2f}",
+        r.answer or "",
+        clauses(r),
+        pages(r),
+        " | ".join(e.quote for e in r.spans),
+    ]
 
 
 def to_markdown(rows: Rows) -> str:
@@ -75,7 +55,7 @@ def to_markdown(rows: Rows) -> str:
         "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {contract} | {r.name} | {'yes' if r.present else 'no'} | {_cell(r.answer or '-')} "
+        f"| {contract} | {r.name} | {'yes' if r.present else 'no'} | {md_cell(r.answer or '-')} "
         f"| {clauses(r) or '-'} | {pages(r) or '-'} |"
         for contract, r in rows
     ]
@@ -83,12 +63,16 @@ def to_markdown(rows: Rows) -> str:
         if not r.present:
             continue
         lines += ["", f"## {contract} / {r.name}", ""]
-        lines += [f'- {e.node_id}, p. {", ".join(map(str, e.pages))}: "{_cell(e.quote)}"' for e in r.spans]
+        lines += [md_evidence(e) for e in r.spans]
         if r.answer and r.answer_evidence:
             where = r.answer_evidence
-            lines += [f'- Answer: {_cell(r.answer)} ("{_cell(where.quote)}", {where.node_id})']
+            lines += [f'- Answer: {md_cell(r.answer)} ("{md_cell(where.quote)}", {where.node_id})']
     return "\n".join(lines) + "\n"
 
 
 def render(fmt: str, rows: Rows) -> str:
-    return {"json": to_json, "csv": to_csv, "md": to_markdown}[fmt](rows)
+    if fmt == "json":
+        return rows_to_json(rows)
+    if fmt == "csv":
+        return rows_to_csv(rows, CSV_COLUMNS, _csv_cells)
+    return to_markdown(rows)
