@@ -1,10 +1,19 @@
 """Hypothesis checks (ContractNLI-style): Entailment, Contradiction or NotMentioned, with evidence.
 
-For one hypothesis: retrieve evidence twice (the hypothesis itself, and a search aimed at its
-exceptions and carve-outs, where checks most often go wrong), stop early when nothing relevant
-is found, otherwise ask the judge model with labelled exemplars from other contracts, then let
-:mod:`tools.checks.decision` keep or overrule its label. Evidence is shown as spans of the
-contract, each re-checked against the contract text before it is returned.
+Two judges:
+
+- ``nli`` (default): the shipped NLI classifier scores every sentence of the contract (of a
+  contract over ``checks.nli_all_sentences`` sentences: every sentence of the clauses retrieved
+  for the hypothesis and for its exceptions); :func:`tools.checks.decision.nli_decision` picks
+  the label from the strongest sentences with thresholds calibrated on the development data.
+  Well under a second per hypothesis for a typical NDA on two cores.
+- ``llm``: retrieve evidence twice (the hypothesis itself, and a search aimed at its exceptions
+  and carve-outs, where checks most often go wrong), stop early when nothing relevant is found,
+  otherwise ask the judge model with labelled exemplars from other contracts and let
+  :func:`tools.checks.decision.decide` keep or overrule its label.
+
+Evidence is shown as spans of the contract, each re-checked against the contract text before
+it is returned.
 """
 
 from __future__ import annotations
@@ -22,7 +31,17 @@ from clausewise.config import Settings
 from clausewise.domain import EvidenceSpan, Hit, RetrievalQuery, Span
 from clausewise.prompting import load_prompt
 from indexes.store import ContractIndex
-from tools.checks.decision import Decision, Judgement, Label, decide, nothing_relevant, without_model
+from tools.checks.decision import (
+    Decision,
+    Judgement,
+    Label,
+    decide,
+    nli_decision,
+    nothing_relevant,
+    without_model,
+)
+from tools.checks.nli import NliClassifier
+from tools.checks.pieces import evidence_pieces
 from tools.checks.suites import Hypothesis
 from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span
@@ -51,6 +70,9 @@ class CheckResult(BaseModel):
     best_relevance: float | None = Field(
         default=None, description="Best reranker probability of the evidence."
     )
+    best_probabilities: dict[str, float] | None = Field(
+        default=None, description="NLI judge: the highest P(Entailment) and P(Contradiction) of any sentence."
+    )
     seconds: float = 0.0
     report: str | None = Field(default=None, description="The Interrogator's report, when asked for.")
 
@@ -61,33 +83,43 @@ class HypothesisChecker:
         settings: Settings,
         index: ContractIndex,
         retriever: ContractRetriever,
-        judge: Runnable,
+        judge: Runnable | None,
         exemplars: ExemplarLibrary | None = None,
         exclude_source: str | None = None,
+        classifier: NliClassifier | None = None,
     ) -> None:
-        """``exclude_source``: exemplars from this source are never shown (default: the contract's
+        """``judge`` is the LLM (``checks.judge = "llm"``), ``classifier`` the NLI model (``"nli"``).
+        ``exclude_source``: exemplars from this source are never shown (default: the contract's
         own file), so a contract is not judged with its own labels."""
+        if (judge if settings.checks.judge == "llm" else classifier) is None:
+            raise ValueError(f"checks.judge={settings.checks.judge} needs its model")
         self.settings = settings
         self.index = index
         self.retriever = retriever
         self.judge = judge
+        self.classifier = classifier
+        self._pieces: list[tuple[Span, str]] | None = None
         self.exemplars = exemplars
         self.exclude_source = exclude_source or index.manifest.file_name
         self.verifier = QuoteVerifier(index.document.text)
 
-    def evidence(self, hypothesis: str, graph: GraphSearch | None = None) -> list[Hit]:
-        """Hits for the hypothesis, interleaved with hits for its exceptions, distinct spans only."""
+    def evidence(
+        self, hypothesis: str, graph: GraphSearch | None = None, limit: int | None = None
+    ) -> list[Hit]:
+        """Hits for the hypothesis, interleaved with hits for its exceptions, distinct spans only
+        (``limit`` per search and in all; default ``checks.evidence_passages``)."""
         checks = self.settings.checks
+        limit = limit or checks.evidence_passages
         plan = default_plan(hypothesis, [d.term for d in self.index.definitions])
-        searches = [self.retriever.search(plan.query(hypothesis), checks.evidence_passages, graph=graph)]
+        searches = [self.retriever.search(plan.query(hypothesis), limit, graph=graph)]
         if checks.exception_query:
             exceptions = RetrievalQuery(
                 question=hypothesis,
                 keywords=[*plan.keywords, *EXCEPTION_WORDS],
                 semantic=f"{hypothesis} Exceptions: except, unless, provided that, notwithstanding.",
             )
-            searches.append(self.retriever.search(exceptions, checks.evidence_passages, graph=graph))
-        return interleave(searches, checks.evidence_passages)
+            searches.append(self.retriever.search(exceptions, limit, graph=graph))
+        return interleave(searches, limit)
 
     def _exemplars(self, hypothesis: str) -> str:
         count = self.settings.checks.exemplars
@@ -103,6 +135,78 @@ class HypothesisChecker:
         return [e for e in found if e is not None]
 
     def check(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
+        if self.settings.checks.judge == "nli":
+            return self.check_with_classifier(hypothesis, graph)
+        return self.check_with_model(hypothesis, graph)
+
+    def check_with_classifier(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
+        """Score the sentences with the NLI classifier and decide from the strongest."""
+        assert self.classifier is not None
+        started = time.perf_counter()
+        checks = self.settings.checks
+        text = self.index.document.text
+        hits: list[Hit] = []
+        pieces = self._all_pieces()
+        if pieces is None:  # a long contract: the sentences of the retrieved clauses only
+            hits = self.evidence(hypothesis.text, graph, checks.nli_passages)
+            pieces = []
+            for hit in hits:
+                for piece in evidence_pieces(text, hit.span):
+                    if not covered(piece, [p for p, _ in pieces]):
+                        pieces.append((piece, hit.node_id))
+        probabilities = self.classifier.probabilities(hypothesis.text, [text[a:b] for (a, b), _ in pieces])
+        names = [self._place(node_id, span) for span, node_id in pieces]
+        decision = nli_decision(probabilities.tolist(), names, checks.contradiction_at, checks.entailment_at)
+        evidence = [
+            e
+            for n in decision.evidence
+            if (e := evidence_span(self.index, self.verifier, pieces[n - 1][0], pieces[n - 1][1])) is not None
+        ]
+        rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
+        return CheckResult(
+            key=hypothesis.key,
+            topic=hypothesis.topic,
+            hypothesis=hypothesis.text,
+            label=decision.label,
+            confidence=decision.confidence,
+            evidence=evidence,
+            rationale=decision.rationale,
+            asked_model=False,
+            best_relevance=max(rerank) if rerank else None,
+            best_probabilities={
+                "Entailment": round(float(probabilities[:, 0].max()), 4) if len(pieces) else 0.0,
+                "Contradiction": round(float(probabilities[:, 1].max()), 4) if len(pieces) else 0.0,
+            },
+            seconds=round(time.perf_counter() - started, 2),
+        )
+
+    def _all_pieces(self) -> list[tuple[Span, str]] | None:
+        """Every sentence of the contract with its clause, when there are at most
+        ``checks.nli_all_sentences`` of them (None otherwise); computed once per checker.
+
+        Reading every sentence cannot miss evidence that retrieval ranks low, and costs ~2 ms a
+        sentence: ~0.2 s per hypothesis for a typical NDA, ~5 s at the default limit of 3,000.
+        """
+        if self._pieces is None:
+            pieces = evidence_pieces(self.index.document.text)
+            limit = self.settings.checks.nli_all_sentences
+            self._pieces = (
+                [(p, self.index.tree.smallest_containing(p).id) for p in pieces]
+                if len(pieces) <= limit
+                else []
+            )
+        return self._pieces or None
+
+    def _place(self, node_id: str, span: Span) -> str:
+        """Where a piece is, for a rationale: "Section 4.2 (p. 3)"."""
+        node = self.index.tree.node(node_id)
+        label = " ".join(p for p in (node.label, node.title) if p) or node_id
+        pages = self.index.document.pages_for(span)
+        return f"{label} (p. {pages[0]})" if pages else label
+
+    def check_with_model(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
+        """Ask the judge LLM over the evidence passages (with exemplars), unless nothing is relevant."""
+        assert self.judge is not None
         started = time.perf_counter()
         hits = self.evidence(hypothesis.text, graph)
         rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
@@ -157,6 +261,10 @@ def build_checker(
 ) -> HypothesisChecker:
     """A checker wired to the runtime's retriever, reranker, judge model and exemplar library."""
     retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, runtime.reranker())
+    if runtime.settings.checks.judge == "nli":
+        return HypothesisChecker(
+            runtime.settings, index, retriever, None, exclude_source=exclude_source, classifier=runtime.nli()
+        )
     exemplars = runtime.exemplars if runtime.settings.checks.exemplars else None
     judge = runtime.chat_model("judge")
     return HypothesisChecker(runtime.settings, index, retriever, judge, exemplars, exclude_source)

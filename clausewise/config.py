@@ -272,6 +272,31 @@ class InterrogationSettings(Section):
 
 
 class ChecksSettings(Section):
+    judge: Literal["nli", "llm"] = Field(
+        default="nli",
+        description="Who labels a hypothesis: the shipped NLI classifier over evidence sentences (fast), "
+        "or the judge role's LLM reading the passages with exemplars.",
+    )
+    nli_passages: int = Field(
+        default=8, ge=1, le=30, description="Passages per search whose sentences the NLI classifier reads."
+    )
+    nli_all_sentences: int = Field(
+        default=3000,
+        ge=0,
+        description="NLI: read every sentence of contracts with at most this many (else retrieved ones).",
+    )
+    contradiction_at: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="NLI: P(Contradiction) of one sentence that makes the label Contradiction.",
+    )
+    entailment_at: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="NLI: P(Entailment) of one sentence that makes the label Entailment.",
+    )
     evidence_passages: int = Field(
         default=5, ge=1, le=12, description="Passages the judge reads per hypothesis."
     )
@@ -285,9 +310,11 @@ class ChecksSettings(Section):
         default=0.05,
         ge=0,
         le=1,
-        description="Best reranker probability under which the label is NotMentioned, no model asked.",
+        description="LLM judge: best reranker probability under which the label is NotMentioned unasked.",
     )
-    exemplars: int = Field(default=2, ge=0, le=6, description="Labelled examples from other contracts shown.")
+    exemplars: int = Field(
+        default=2, ge=0, le=6, description="LLM judge: labelled examples from other contracts shown."
+    )
 
 
 class ReviewSettings(Section):

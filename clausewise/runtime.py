@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
@@ -22,6 +23,9 @@ from clausewise.errors import ConfigError
 from indexes.store import ContractStore
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.rerank import Reranker
+
+if TYPE_CHECKING:
+    from tools.checks.nli import NliClassifier
 
 
 class Runtime:
@@ -38,6 +42,7 @@ class Runtime:
         self._cache: CompletionCache | None = None
         self._reranker: Reranker | None = None
         self._reranker_ready = False
+        self._nli: NliClassifier | None = None
 
     @cached_property
     def store(self) -> ContractStore:
@@ -112,6 +117,15 @@ class Runtime:
         if settings.reranker == "llm":
             return LLMJudgeReranker(self.chat_model("reranker"))
         return None
+
+    def nli(self) -> NliClassifier:
+        """The shipped NLI classifier of the hypothesis checks, created once (loads lazily)."""
+        with self._lock:
+            if self._nli is None:
+                from tools.checks.nli import NliClassifier
+
+                self._nli = NliClassifier()
+            return self._nli
 
     @cached_property
     def exemplars(self) -> ExemplarLibrary:

@@ -97,3 +97,28 @@ class ConstantReranker:
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
         return np.full(len(passages), self.probability)
+
+
+class PhraseClassifier:
+    """A stand-in NLI classifier: a piece containing one of the scripted phrases gets that
+    label with ``probability``; every other piece is NotMentioned. Records what it was asked."""
+
+    name = "phrases"
+
+    def __init__(self, phrases: dict[str, str], probability: float = 0.9) -> None:
+        self.phrases = phrases  # phrase -> "Entailment" | "Contradiction"
+        self.probability = probability
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def probabilities(self, hypothesis: str, pieces: Sequence[str]) -> np.ndarray:
+        self.calls.append((hypothesis, list(pieces)))
+        rows = np.zeros((len(pieces), 3))
+        rows[:, 2] = 1.0
+        for row, piece in enumerate(pieces):
+            for phrase, label in self.phrases.items():
+                if phrase in piece:
+                    column = 0 if label == "Entailment" else 1
+                    rows[row] = 0.0
+                    rows[row, column] = self.probability
+                    rows[row, 2] = 1.0 - self.probability
+        return rows

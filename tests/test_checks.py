@@ -12,8 +12,9 @@ import pytest
 from agents.checker import CheckResult, HypothesisChecker, interleave
 from clausewise.domain import Hit
 from clausewise.errors import ConfigError
-from tests.fakes import ConstantReranker, ScriptedChatModel
-from tools.checks.decision import Judgement, decide, nothing_relevant
+from tests.fakes import ConstantReranker, PhraseClassifier, ScriptedChatModel
+from tools.checks.decision import Judgement, decide, nli_decision, nothing_relevant
+from tools.checks.pieces import evidence_pieces
 from tools.checks.render import CSV_COLUMNS, render
 from tools.checks.suites import Hypothesis, adhoc_suite, load_suite
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -95,6 +96,45 @@ def test_not_mentioned_needs_a_reranker_signal_below_the_threshold() -> None:
     assert not nothing_relevant(None, 0.05)
 
 
+def test_one_contradicting_sentence_outweighs_supporting_ones() -> None:
+    rows = [[0.95, 0.02, 0.03], [0.10, 0.70, 0.20], [0.80, 0.10, 0.10]]
+    decision = nli_decision(rows, ["1.1 (p. 1)", "1.2 (p. 1)", "2 (p. 2)"], 0.5, 0.5)
+    assert decision.label == "Contradiction" and decision.evidence == [2]
+    assert decision.confidence == pytest.approx(0.7) and decision.rationale.startswith(
+        "1.2 (p. 1) contradicts"
+    )
+
+
+def test_entailment_keeps_its_strongest_sentences_in_order() -> None:
+    rows = [[0.6, 0.1, 0.3], [0.9, 0.05, 0.05], [0.55, 0.2, 0.25], [0.2, 0.1, 0.7]]
+    decision = nli_decision(rows, ["a", "b", "c", "d"], 0.5, 0.5, max_evidence=2)
+    assert decision.label == "Entailment" and decision.evidence == [2, 1]
+    assert "(also a)" in decision.rationale
+
+
+def test_below_both_thresholds_is_not_mentioned() -> None:
+    decision = nli_decision([[0.45, 0.3, 0.25]], ["a"], 0.5, 0.5)
+    assert decision.label == "NotMentioned" and decision.evidence == []
+    assert decision.confidence == pytest.approx(0.55)
+    assert nli_decision([], [], 0.5, 0.5).label == "NotMentioned"
+
+
+def test_evidence_pieces_are_exact_sentence_spans() -> None:
+    text = (
+        "7. Term\nThis Agreement lasts two years. It may be renewed by notice.\n"
+        "(a)\nthe Receiving Party may keep one copy."
+    )
+    pieces = evidence_pieces(text)
+    quotes = [text[a:b] for a, b in pieces]
+    assert quotes == [
+        "7. Term\nThis Agreement lasts two years.",  # a short heading joins the next line
+        "It may be renewed by notice.",
+        "(a)\nthe Receiving Party may keep one copy.",
+    ]
+    inner = text.index("It may")
+    assert [text[a:b] for a, b in evidence_pieces(text, (inner, len(text)))] == quotes[1:]
+
+
 def _hit(start: int, end: int) -> Hit:
     return Hit(
         contract_id="c",
@@ -126,7 +166,7 @@ def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
     settings = load_settings(
         overrides={
             "paths": {"data_dir": str(tmp_path_factory.mktemp("checks"))},
-            "checks": {"exemplars": 0},
+            "checks": {"exemplars": 0, "judge": "llm"},
         }
     )
     store = ContractStore(settings)
@@ -181,6 +221,46 @@ def test_the_exception_search_brings_the_carve_out(nda, embedder) -> None:
     )
     assert result.label == "Contradiction"
     assert any("general advertisements" in e.quote for e in result.evidence)
+
+
+def _nli_checker(nda, embedder, classifier: PhraseClassifier) -> HypothesisChecker:
+    settings, index = nda
+    settings = settings.model_copy(update={"checks": settings.checks.model_copy(update={"judge": "nli"})})
+    retriever = ContractRetriever(index, embedder, settings.retrieval, ConstantReranker(0.9))
+    return HypothesisChecker(settings, index, retriever, None, classifier=classifier)  # type: ignore[arg-type]
+
+
+def test_the_classifier_judges_sentences_and_cites_the_contradicting_one(nda, embedder) -> None:
+    _settings, index = nda
+    classifier = PhraseClassifier(
+        {
+            "does not prohibit general advertisements": "Contradiction",
+            "neither Party shall solicit": "Entailment",
+        }
+    )
+    result = _nli_checker(nda, embedder, classifier).check(
+        Hypothesis(key="h", text="Neither party may hire any employee of the other party.")
+    )
+    assert result.label == "Contradiction" and not result.asked_model
+    assert len(result.evidence) == 1 and "general advertisements" in result.evidence[0].quote
+    evidence = result.evidence[0]
+    assert index.document.text[evidence.span[0] : evidence.span[1]].strip() == evidence.quote
+    assert evidence.node_id in result.rationale
+    [(hypothesis, pieces)] = classifier.calls
+    assert hypothesis.startswith("Neither party") and len(pieces) > 1
+    assert all(piece in index.document.text for piece in pieces)  # sentences of the contract, unchanged
+    assert result.best_probabilities == {
+        "Entailment": pytest.approx(0.9),
+        "Contradiction": pytest.approx(0.9),
+    }
+
+
+def test_the_classifier_finding_nothing_is_not_mentioned(nda, embedder) -> None:
+    result = _nli_checker(nda, embedder, PhraseClassifier({})).check(
+        Hypothesis(key="h", text="The Receiving Party may reverse engineer prototypes.")
+    )
+    assert result.label == "NotMentioned" and result.evidence == []
+    assert result.confidence == pytest.approx(1.0)
 
 
 def test_nothing_relevant_is_not_mentioned_without_asking_the_model(nda, embedder) -> None:
@@ -262,6 +342,25 @@ def test_evidence_scores_and_threshold_sweep_by_hand() -> None:
     assert relabel(rows, 0.2) == ["Entailment", "NotMentioned"]
 
 
+def test_the_nli_sweep_relabels_as_the_decision_rule_would() -> None:
+    from clausewise.evals.contractnli_bench import nli_relabel, nli_sweep
+
+    rows = [
+        {"gold": "Contradiction", "best_probabilities": {"Entailment": 0.9, "Contradiction": 0.6}},
+        {"gold": "Entailment", "best_probabilities": {"Entailment": 0.7, "Contradiction": 0.1}},
+        {"gold": "NotMentioned", "best_probabilities": {"Entailment": 0.35, "Contradiction": 0.2}},
+    ]
+    assert nli_relabel(rows, 0.5, 0.3) == ["Contradiction", "Entailment", "Entailment"]
+    assert nli_relabel(rows, 0.7, 0.4) == ["Entailment", "Entailment", "NotMentioned"]
+    for row in rows:  # the sweep agrees with nli_decision on the same probabilities
+        best = row["best_probabilities"]
+        probabilities = [[best["Entailment"], 0.0, 0.0], [0.0, best["Contradiction"], 0.0]]
+        assert nli_decision(probabilities, ["a", "b"], 0.5, 0.3).label == nli_relabel([row], 0.5, 0.3)[0]
+    grid = {(r["contradiction_at"], r["entailment_at"]): r for r in nli_sweep(rows, (0.3, 0.5))}
+    assert grid[(0.5, 0.5)]["accuracy"] == 1.0 and grid[(0.5, 0.5)]["contradiction_f1"] == 1.0
+    assert grid[(0.3, 0.3)]["accuracy"] == pytest.approx(2 / 3, abs=1e-4)  # the third becomes Entailment
+
+
 @pytest.mark.bench_data
 def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Path, tmp_path: Path) -> None:
     from clausewise.config import load_settings
@@ -272,7 +371,7 @@ def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Pa
     settings = load_settings(
         overrides={
             "paths": {"data_dir": str(tmp_path / "data")},
-            "checks": {"not_mentioned_below": 0.0, "exemplars": 0},
+            "checks": {"not_mentioned_below": 0.0, "exemplars": 0, "judge": "llm"},
         }
     )
     runtime = Runtime(settings, evaluation=True)
@@ -311,7 +410,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
         overrides={
             "paths": {"data_dir": str(tmp_path / "data")},
             "retrieval": {"reranker": "none"},
-            "checks": {"exemplars": 0},
+            "checks": {"exemplars": 0, "judge": "llm"},
         }
     )
     suite = adhoc_suite(

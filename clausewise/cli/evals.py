@@ -334,8 +334,14 @@ def eval_contractnli(
     data: Path | None = _DATA,
     file: str = typer.Option("dev.json", "--file", help="ContractNLI file in <data>/contractnli/."),
     limit: int | None = typer.Option(None, "--limit", help="At most this many documents."),
+    fold: str = typer.Option(
+        "all", "--fold", help="all, or heldout: only documents the shipped reranker and NLI model never saw."
+    ),
     calibrate: bool = typer.Option(
-        False, "--calibrate", help="Ask the judge for every hypothesis and sweep the NotMentioned threshold."
+        False,
+        "--calibrate",
+        help="Sweep the label thresholds (NLI: contradiction_at x entailment_at; LLM: not_mentioned_below, "
+        "asking the judge for every hypothesis).",
     ),
     out: Path = typer.Option(Path("bench-results/contractnli.json"), "--out", help="JSON results file."),
 ) -> None:
@@ -344,16 +350,18 @@ def eval_contractnli(
     from clausewise.evals import contractnli_bench, retrieval_bench
     from clausewise.runtime import Runtime
 
+    if fold not in {"all", "heldout"}:
+        raise typer.BadParameter("use all or heldout", param_hint="--fold")
     runtime = state_of(ctx).runtime()
     settings = retrieval_bench.benchmark_settings(runtime.settings)
-    if calibrate:
+    if calibrate and settings.checks.judge == "llm":
         settings = with_overrides(settings, {"checks": {"not_mentioned_below": 0.0}})
     bench = Runtime(settings, evaluation=True)
     root = require(Path(data or runtime.settings.paths.bench_data))
     with TerminalProgress(console) as progress:
         progress.item("eval contractnli")
         results = contractnli_bench.run(
-            bench, root, file_name=file, limit=limit, calibrate=calibrate, progress=progress
+            bench, root, file_name=file, limit=limit, fold=fold, calibrate=calibrate, progress=progress
         )
     _print_contractnli(results)
     write_results(results, out)
@@ -386,10 +394,16 @@ def _print_contractnli(results: dict[str, Any]) -> None:
         f"{labels['macro_f1']}, weighted F1 {labels['weighted_f1']}; evidence recall "
         f"{results['evidence_recall']}, precision {results['evidence_precision']}; "
         f"{_mark(results['seconds_per_hypothesis'], goals['seconds_per_hypothesis'], False)} s/hypothesis "
-        f"(judge asked for {results['model_calls_share']:.0%})"
+        f"(judge {results['judge']}, {results['thresholds']})"
     )
-    for threshold, figures in results.get("sweep", {}).items():
-        console.print(f"  not_mentioned_below {threshold}: {figures}")
+    sweep = results.get("sweep")
+    if isinstance(sweep, list):
+        best = sorted(sweep, key=lambda r: (-r["accuracy"], -r["contradiction_f1"]))[:8]
+        for row in best:
+            console.print(f"  {row}")
+    elif sweep:
+        for threshold, figures in sweep.items():
+            console.print(f"  not_mentioned_below {threshold}: {figures}")
 
 
 @eval_app.command("cuad")
@@ -398,6 +412,9 @@ def eval_cuad(
     data: Path | None = _DATA,
     file: str = typer.Option("cuad_dev.json", "--file", help="CUAD file in <data>/cuad/."),
     limit: int | None = typer.Option(None, "--limit", help="At most this many contracts."),
+    skip: int = typer.Option(
+        0, "--skip", help="Leave out the first N contracts of the fold (e.g. those calibrated on)."
+    ),
     fold: str = typer.Option(
         "all", "--fold", help="all, or heldout: only contracts the shipped reranker was not trained on."
     ),
@@ -424,7 +441,14 @@ def eval_cuad(
     with TerminalProgress(console) as progress:
         progress.item("eval cuad")
         results = cuad_bench.run(
-            bench, root, file_name=file, limit=limit, fold=fold, calibrate=calibrate, progress=progress
+            bench,
+            root,
+            file_name=file,
+            limit=limit,
+            skip=skip,
+            fold=fold,
+            calibrate=calibrate,
+            progress=progress,
         )
     table = Table(
         title=f"CUAD {results['file']} ({results['fold']}): {results['contracts']} contracts, presence"

@@ -109,5 +109,57 @@ def train_reranker(
     _print_report(report)
 
 
+@train_app.command("nli")
+def train_nli(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    out: Path | None = typer.Option(
+        None, "--out", help="Where the classifier's files go (default: clausewise/assets/nli)."
+    ),
+    work_dir: Path | None = typer.Option(
+        None, "--work-dir", help="Torch model, ONNX exports and report.json (default: <data_dir>/train/nli)."
+    ),
+    init: Path | None = typer.Option(
+        None,
+        "--init",
+        help="Start from a trained reranker: the torch-model folder in `train reranker`'s work dir.",
+    ),
+    epochs: float = typer.Option(3.0, "--epochs", help="Training epochs."),
+    batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training step."),
+    max_length: int = typer.Option(192, "--max-length", help="Tokens per (hypothesis, piece) pair."),
+    seed: int = typer.Option(13, "--seed", help="Seed of sampling, shuffling and training."),
+    learning_rate: float = typer.Option(5e-5, "--learning-rate", help="AdamW peak learning rate."),
+    threads: int = typer.Option(2, "--threads", help="CPU threads for training and evaluation."),
+    reuse_trained: bool = typer.Option(
+        False, "--reuse-trained", help="Export and evaluate <work-dir>/torch-model again instead of training."
+    ),
+) -> None:
+    """Train the three-way hypothesis classifier on ContractNLI (outside the held-out fold)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see train reranker
+    from clausewise.train.nli import NLI_ASSETS_DIR, NliTrainConfig, run
+
+    settings = state_of(ctx).runtime().settings
+    root = require(Path(data or settings.paths.bench_data))
+    config = NliTrainConfig(
+        data=root,
+        out=out or NLI_ASSETS_DIR,
+        work_dir=work_dir or settings.paths.data_dir / "train" / "nli",
+        init=init,
+        epochs=epochs,
+        batch_size=batch_size,
+        max_length=max_length,
+        seed=seed,
+        learning_rate=learning_rate,
+        threads=threads,
+        reuse_trained=reuse_trained,
+    )
+    report = run(config, log=lambda message: console.print(message, markup=False, highlight=False))
+    held = report["heldout"]
+    console.print(f"held-out pieces: accuracy {held['accuracy']}, recall {held['recall']}")
+    console.print(f"confusion (rows gold): {held['confusion']}")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(train_app, name="train")

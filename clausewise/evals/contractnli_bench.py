@@ -6,9 +6,16 @@ recall / F1 per class, macro and weighted F1, the confusion matrix, evidence rec
 against the gold spans (a returned span counts when it overlaps a gold span), and seconds per
 hypothesis.
 
-``calibrate`` asks the judge for every hypothesis (no early NotMentioned) and records the best
-reranker probability, so the ``checks.not_mentioned_below`` threshold can be chosen afterwards:
-the sweep relabels NotMentioned every check whose best probability falls under each candidate.
+Calibration. With the NLI judge every row records the highest P(Entailment) and
+P(Contradiction) of any evidence sentence, which is all :func:`tools.checks.decision.nli_decision`
+looks at, so the sweep over (``checks.contradiction_at``, ``checks.entailment_at``) relabels the
+rows exactly as a run with those settings would. With the LLM judge, ``calibrate`` asks the judge
+for every hypothesis (no early NotMentioned) and records the best reranker probability; the sweep
+relabels NotMentioned every check whose best probability falls under each candidate
+``checks.not_mentioned_below``.
+
+``fold="heldout"`` keeps the documents that neither the reranker nor the NLI classifier was
+trained on (:func:`clausewise.train.reranker_data.is_heldout`): the honest dev figure.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ if TYPE_CHECKING:
 
 GOALS = {"accuracy": 0.75, "contradiction_f1": 0.50, "seconds_per_hypothesis": 20.0}
 SWEEP = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+NLI_SWEEP = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def ingest_document(runtime: Runtime, document: ContractNliDocument, scratch: Path) -> str:
@@ -99,12 +107,55 @@ def relabel(rows: Sequence[dict[str, Any]], threshold: float) -> list[str]:
     ]
 
 
+def nli_relabel(rows: Sequence[dict[str, Any]], contradiction_at: float, entailment_at: float) -> list[str]:
+    """Labels had the NLI thresholds been these (the rule of :func:`nli_decision` on each row's
+    strongest sentence per label)."""
+    labels = []
+    for row in rows:
+        best = row["best_probabilities"] or {"Entailment": 0.0, "Contradiction": 0.0}
+        if best["Contradiction"] >= contradiction_at:
+            labels.append("Contradiction")
+        elif best["Entailment"] >= entailment_at:
+            labels.append("Entailment")
+        else:
+            labels.append("NotMentioned")
+    return labels
+
+
+def nli_sweep(rows: Sequence[dict[str, Any]], grid: Sequence[float] = NLI_SWEEP) -> list[dict[str, Any]]:
+    """Accuracy, macro F1 and contradiction F1 for every (contradiction_at, entailment_at) pair."""
+    gold = [r["gold"] for r in rows]
+    results = []
+    for contradiction_at in grid:
+        for entailment_at in grid:
+            metrics = label_metrics(gold, nli_relabel(rows, contradiction_at, entailment_at))
+            results.append(
+                {
+                    "contradiction_at": contradiction_at,
+                    "entailment_at": entailment_at,
+                    "accuracy": metrics["accuracy"],
+                    "macro_f1": metrics["macro_f1"],
+                    "contradiction_f1": metrics["per_class"]["Contradiction"]["f1"],
+                }
+            )
+    return results
+
+
+def select_documents(documents: Sequence[ContractNliDocument], fold: str, limit: int | None):
+    """The documents of ``fold`` ("all" or "heldout"), at most ``limit``."""
+    from clausewise.train.reranker_data import is_heldout
+
+    chosen = [d for d in documents if fold == "all" or is_heldout(d.file_name)]
+    return chosen[:limit] if limit else chosen
+
+
 def run(
     runtime: Runtime,
     root: Path,
     *,
     file_name: str = "dev.json",
     limit: int | None = None,
+    fold: str = "all",
     calibrate: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
@@ -112,10 +163,11 @@ def run(
     from tools.retrieval.graph import open_graph
 
     progress = progress or NoProgress()
-    if runtime.settings.checks.exemplars and not runtime.exemplars.examples():
+    checks = runtime.settings.checks
+    if checks.judge == "llm" and checks.exemplars and not runtime.exemplars.examples():
         runtime.exemplars.add(contractnli_exemplars(root))  # the dev labels, as `exemplars seed` adds
     data = contractnli(root, file_name)
-    documents = data.documents[:limit] if limit else data.documents
+    documents = select_documents(data.documents, fold, limit)
     total = sum(len(d.annotations) for d in documents)
     rows: list[dict[str, Any]] = []
     progress.stage(f"ContractNLI {file_name}", total=total)
@@ -141,6 +193,7 @@ def run(
                                 "predicted": result.label,
                                 "confidence": result.confidence,
                                 "best_relevance": result.best_relevance,
+                                "best_probabilities": result.best_probabilities,
                                 "asked_model": result.asked_model,
                                 "gold_spans": [document.spans[i] for i in span_ids],
                                 "evidence_spans": [e.span for e in result.evidence],
@@ -157,11 +210,17 @@ def run(
         "data": str(root),
         "file": file_name,
         "goals": GOALS,
+        "fold": fold,
         "documents": len(documents),
         "hypotheses": len(rows),
         "calibration_run": calibrate,
-        "not_mentioned_below": runtime.settings.checks.not_mentioned_below,
-        "judge": runtime.settings.models.for_role("judge").model_dump(
+        "judge": checks.judge,
+        "thresholds": {"contradiction_at": checks.contradiction_at, "entailment_at": checks.entailment_at}
+        if checks.judge == "nli"
+        else {"not_mentioned_below": checks.not_mentioned_below},
+        "judge_model": "clausewise/assets/nli (int8 ONNX)"
+        if checks.judge == "nli"
+        else runtime.settings.models.for_role("judge").model_dump(
             mode="json", include={"backend", "model", "embedded_model"}
         ),
         "labels": label_metrics(gold, [r["predicted"] for r in rows]),
@@ -170,7 +229,9 @@ def run(
         "model_calls_share": round(sum(r["asked_model"] for r in rows) / len(rows), 3) if rows else None,
         "rows": rows,
     }
-    if calibrate:
+    if calibrate and checks.judge == "nli":
+        results["sweep"] = nli_sweep(rows)
+    elif calibrate:
         results["sweep"] = {
             str(threshold): {
                 "accuracy": (m := label_metrics(gold, relabel(rows, threshold)))["accuracy"],

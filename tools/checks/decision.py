@@ -1,15 +1,27 @@
 """The label decision of a hypothesis check: the model's judgement, overruled only by evidence.
 
-Pure functions, so every rule is testable without a model:
+Pure functions, so every rule is testable without a model.
+
+With the LLM judge (``checks.judge = "llm"``):
 - when no retrieved passage reaches the reranker's ``not_mentioned_below`` probability, the
   contract is taken not to address the hypothesis and the model is not asked;
 - a label other than NotMentioned needs at least one cited passage that exists among the
   evidence; a judgement citing nothing verifiable becomes NotMentioned;
 - the confidence is the model's, capped by the retrieval signal when it is weak.
+
+With the NLI classifier (``checks.judge = "nli"``, the default), every evidence piece has
+P(Entailment), P(Contradiction), P(NotMentioned), and :func:`nli_decision` decides:
+- Contradiction when some piece reaches ``contradiction_at``: one sentence that takes the
+  hypothesis back ("... provided that the Receiving Party may retain one copy") outweighs the
+  sentences that grant it, as ContractNLI's annotators label exceptions;
+- else Entailment when some piece reaches ``entailment_at``;
+- else NotMentioned. Both thresholds are calibrated on the development data
+  (``clausewise eval contractnli --calibrate``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -68,4 +80,40 @@ def decide(judgement: Judgement, passages: int, best_relevance: float | None) ->
         confidence = min(confidence, 0.5 + best_relevance / 2)
     return Decision(
         label=judgement.label, confidence=round(confidence, 3), evidence=cited, rationale=judgement.rationale
+    )
+
+
+def nli_decision(
+    probabilities: Sequence[Sequence[float]],
+    names: Sequence[str],
+    contradiction_at: float,
+    entailment_at: float,
+    max_evidence: int = 3,
+) -> Decision:
+    """The label from per-piece probabilities (rows in :data:`LABELS` order); ``names`` says
+    where each piece is (e.g. "4.2, p. 3") for the rationale. Evidence: 1-based piece numbers
+    of the strongest pieces for the label, at most ``max_evidence``."""
+    entailment = [row[0] for row in probabilities]
+    contradiction = [row[1] for row in probabilities]
+    for label, scores, threshold, verb in (
+        ("Contradiction", contradiction, contradiction_at, "contradicts"),
+        ("Entailment", entailment, entailment_at, "supports"),
+    ):
+        ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
+        kept = [i for i in ranked if scores[i] >= threshold][:max_evidence]
+        if kept:
+            best = kept[0]
+            others = f" (also {', '.join(names[i] for i in kept[1:])})" if len(kept) > 1 else ""
+            return Decision(
+                label=label,  # type: ignore[arg-type]
+                confidence=round(float(scores[best]), 3),
+                evidence=[i + 1 for i in kept],
+                rationale=f"{names[best]} {verb} the hypothesis (probability {scores[best]:.2f}){others}.",
+            )
+    strongest = max([*entailment, *contradiction], default=0.0)
+    return Decision(
+        label="NotMentioned",
+        confidence=round(1.0 - float(strongest), 3),
+        rationale="No passage of the contract supports or contradicts the hypothesis "
+        f"(strongest probability {strongest:.2f}).",
     )

@@ -46,8 +46,18 @@ class OnnxCrossEncoder:
 
     name = "onnx-minilm-cross-encoder"
 
-    def __init__(self, folder: Path | None = None, threads: int = 0, batch_size: int = 16) -> None:
+    def __init__(
+        self,
+        folder: Path | None = None,
+        threads: int = 0,
+        batch_size: int = 16,
+        what: str = "reranker",
+        missing_hint: str = "reinstall clausewise, run `clausewise train reranker`, or set reranker=none",
+    ) -> None:
+        """``what`` and ``missing_hint`` name the model in errors (the NLI classifier reuses this)."""
         self.folder = folder or shipped_reranker_dir()
+        self.what = what
+        self.missing_hint = missing_hint
         self.threads = threads
         self.batch_size = batch_size
         self._lock = threading.Lock()
@@ -63,15 +73,14 @@ class OnnxCrossEncoder:
             config_file = self.folder / "config.json"
             if not model.is_file() or not config_file.is_file():
                 raise ModelUnavailable(
-                    f"the reranker model is missing from {self.folder}",
-                    hint="reinstall clausewise, run `clausewise train reranker`, or set reranker=none",
+                    f"the {self.what} model is missing from {self.folder}", hint=self.missing_hint
                 )
             config = json.loads(config_file.read_text(encoding="utf-8"))
             digest = hashlib.sha256(model.read_bytes()).hexdigest()
             if config.get("sha256") and digest != config["sha256"]:
                 raise ModelIntegrityError(
-                    f"the reranker model {model} does not match its recorded checksum",
-                    hint="reinstall clausewise or retrain the reranker",
+                    f"the {self.what} model {model} does not match its recorded checksum",
+                    hint=f"reinstall clausewise or retrain the {self.what}",
                 )
             import onnxruntime
             from tokenizers import Tokenizer
@@ -92,15 +101,17 @@ class OnnxCrossEncoder:
             tokenizer.no_padding()
             self._tokenizer = tokenizer
 
-    def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
+    def logits(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        """Raw logits, one row per passage (one column for the reranker, one per label for a
+        classifier such as the NLI model)."""
         if not passages:
-            return np.zeros(0, dtype=np.float32)
+            return np.zeros((0, 1), dtype=np.float32)
         self._load()
         assert self._session is not None and self._tokenizer is not None
         encodings = self._tokenizer.encode_batch([(query, p) for p in passages])
         names = {i.name for i in self._session.get_inputs()}
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
-        logits = np.zeros(len(passages), dtype=np.float32)
+        rows: list[np.ndarray | None] = [None] * len(passages)
         for first in range(0, len(order), self.batch_size):
             chosen = order[first : first + self.batch_size]
             width = max(len(encodings[i].ids) for i in chosen)
@@ -114,8 +125,14 @@ class OnnxCrossEncoder:
                 types[row, :n] = encodings[i].type_ids
             feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             out = self._session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
-            logits[chosen] = np.asarray(out, dtype=np.float32).reshape(len(chosen), -1)[:, 0]
-        return _sigmoid(logits)
+            for row, i in enumerate(chosen):
+                rows[i] = np.asarray(out, dtype=np.float32).reshape(len(chosen), -1)[row]
+        return np.stack([r for r in rows if r is not None])
+
+    def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        if not passages:
+            return np.zeros(0, dtype=np.float32)
+        return _sigmoid(self.logits(query, passages)[:, 0])
 
 
 class SentenceTransformersCrossEncoder:
