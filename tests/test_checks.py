@@ -13,7 +13,7 @@ from agents.checker import CheckResult, HypothesisChecker, interleave
 from clausewise.domain import Hit
 from clausewise.errors import ConfigError
 from tests.fakes import ConstantReranker, PhraseClassifier, ScriptedChatModel
-from tools.checks.decision import Judgement, decide, nli_decision, nothing_relevant
+from tools.checks.decision import VERDICT_LABELS, Judgement, decide, nli_decision, nothing_relevant
 from tools.checks.pieces import evidence_pieces
 from tools.checks.render import CSV_COLUMNS, render
 from tools.checks.suites import Hypothesis, adhoc_suite, load_suite
@@ -74,19 +74,19 @@ def test_an_unknown_suite_names_the_choices(tmp_path: Path) -> None:
 
 
 def test_a_supported_label_is_kept_with_its_evidence() -> None:
-    decision = decide(Judgement(label="Contradiction", confidence=0.9, evidence=[2, 7]), 3, 0.8)
+    decision = decide(Judgement(verdict="contradicted", confidence=0.9, evidence=[2, 7]), 3, 0.8)
     assert decision.label == "Contradiction" and decision.evidence == [2]  # 7 does not exist
     assert decision.confidence == pytest.approx(0.9)  # 0.5 + 0.8 / 2 = 0.9 caps nothing
 
 
 def test_a_label_without_existing_evidence_becomes_not_mentioned() -> None:
-    decision = decide(Judgement(label="Entailment", confidence=0.8, evidence=[9]), 3, 0.9)
+    decision = decide(Judgement(verdict="supported", confidence=0.8, evidence=[9]), 3, 0.9)
     assert decision.label == "NotMentioned" and decision.evidence == []
     assert "cited no passage" in decision.overruled
 
 
 def test_weak_retrieval_caps_the_confidence() -> None:
-    decision = decide(Judgement(label="Entailment", confidence=0.95, evidence=[1]), 2, 0.2)
+    decision = decide(Judgement(verdict="supported", confidence=0.95, evidence=[1]), 2, 0.2)
     assert decision.confidence == pytest.approx(0.6)
 
 
@@ -182,6 +182,9 @@ def _checker(nda, embedder, judge, probability: float = 0.9) -> HypothesisChecke
     return HypothesisChecker(settings, index, retriever, judge)
 
 
+VERDICTS = {label: verdict for verdict, label in VERDICT_LABELS.items()}
+
+
 def _judge_citing(phrase: str, label: str = "Entailment"):
     """A scripted judge that cites the passage containing ``phrase``."""
 
@@ -190,7 +193,12 @@ def _judge_citing(phrase: str, label: str = "Entailment"):
         blocks = evidence.split("\n\n[")
         number = next(i for i, block in enumerate(blocks, start=1) if phrase in block)
         return json.dumps(
-            {"label": label, "confidence": 0.85, "evidence": [number], "rationale": f"It says {phrase}."}
+            {
+                "rationale": f"It says {phrase}.",
+                "verdict": VERDICTS[label],
+                "confidence": 0.85,
+                "evidence": [number],
+            }
         )
 
     return ScriptedChatModel(replies=[reply])
@@ -376,7 +384,7 @@ def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Pa
     )
     runtime = Runtime(settings, evaluation=True)
     judge = ScriptedChatModel(
-        replies=[json.dumps({"label": "Entailment", "confidence": 0.9, "evidence": [1], "rationale": "r"})],
+        replies=[json.dumps({"rationale": "r", "verdict": "supported", "confidence": 0.9, "evidence": [1]})],
         repeat_last=True,
     )
     runtime.chat_model = lambda role, progress=None: judge  # type: ignore[method-assign]
@@ -416,7 +424,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
     suite = adhoc_suite(
         ["The agreement is governed by English law.", "Either party may terminate on notice."]
     )
-    verdict = json.dumps({"label": "Entailment", "confidence": 0.8, "evidence": [1], "rationale": "r"})
+    verdict = json.dumps({"rationale": "r", "verdict": "supported", "confidence": 0.8, "evidence": [1]})
 
     first = ScriptedChatModel(replies=[verdict, verdict, _interrupt])
     runtime = Runtime(settings)

@@ -30,13 +30,31 @@ Label = Literal["Entailment", "Contradiction", "NotMentioned"]
 LABELS: tuple[Label, ...] = ("Entailment", "Contradiction", "NotMentioned")
 
 
-class Judgement(BaseModel):
-    """What the judge model answers (structured output)."""
+Verdict = Literal["supported", "not addressed", "contradicted"]
+VERDICT_LABELS: dict[str, Label] = {
+    "supported": "Entailment",
+    "not addressed": "NotMentioned",
+    "contradicted": "Contradiction",
+}
 
-    label: Label
+
+class Judgement(BaseModel):
+    """What the judge model answers (structured output).
+
+    The model answers in plain words (``verdict``), mapped to ContractNLI's labels: with the
+    labels' own names the 1.5B model answered "Contradiction" for every one of 51 held-out
+    hypotheses, with rationales saying the passage did not contradict them. The rationale
+    comes first so that the verdict follows the reasoning (constrained decoding writes fields
+    in schema order)."""
+
+    rationale: str = ""
+    verdict: Verdict
     confidence: float = Field(default=0.5, ge=0, le=1)
     evidence: list[int] = Field(default_factory=list, description="Numbers of the deciding passages.")
-    rationale: str = ""
+
+    @property
+    def label(self) -> Label:
+        return VERDICT_LABELS[self.verdict]
 
 
 class Decision(BaseModel):
