@@ -99,6 +99,7 @@ class HypothesisChecker:
         self.judge = judge
         self.classifier = classifier
         self._pieces: list[tuple[Span, str]] | None = None
+        self._places: dict[tuple[Span, str], str] = {}
         self.exemplars = exemplars
         self.exclude_source = exclude_source or index.manifest.file_name
         self.verifier = QuoteVerifier(index.document.text)
@@ -128,10 +129,9 @@ class HypothesisChecker:
         found = self.exemplars.search(hypothesis, count, exclude_source=self.exclude_source)
         return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
 
-    def _evidence_spans(self, hits: list[Hit], numbers: list[int]) -> list[EvidenceSpan]:
-        found = (
-            evidence_span(self.index, self.verifier, hits[n - 1].span, hits[n - 1].node_id) for n in numbers
-        )
+    def _evidence_spans(self, located: Sequence[tuple[Span, str]], numbers: list[int]) -> list[EvidenceSpan]:
+        """The verified evidence of the 1-based ``numbers`` among (span, node id) pairs."""
+        found = (evidence_span(self.index, self.verifier, *located[n - 1]) for n in numbers)
         return [e for e in found if e is not None]
 
     def check(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
@@ -152,33 +152,18 @@ class HypothesisChecker:
             pieces = []
             for hit in hits:
                 for piece in evidence_pieces(text, hit.span):
-                    if not covered(piece, [p for p, _ in pieces]):
+                    if not covered(piece, (p for p, _ in pieces)):
                         pieces.append((piece, hit.node_id))
         probabilities = self.classifier.probabilities(hypothesis.text, [text[a:b] for (a, b), _ in pieces])
         names = [self._place(node_id, span) for span, node_id in pieces]
         decision = nli_decision(probabilities.tolist(), names, checks.contradiction_at, checks.entailment_at)
-        evidence = [
-            e
-            for n in decision.evidence
-            if (e := evidence_span(self.index, self.verifier, pieces[n - 1][0], pieces[n - 1][1])) is not None
-        ]
-        rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
-        return CheckResult(
-            key=hypothesis.key,
-            topic=hypothesis.topic,
-            hypothesis=hypothesis.text,
-            label=decision.label,
-            confidence=decision.confidence,
-            evidence=evidence,
-            rationale=decision.rationale,
-            asked_model=False,
-            best_relevance=max(rerank) if rerank else None,
-            best_probabilities={
-                "Entailment": round(float(probabilities[:, 0].max()), 4) if len(pieces) else 0.0,
-                "Contradiction": round(float(probabilities[:, 1].max()), 4) if len(pieces) else 0.0,
-            },
-            seconds=round(time.perf_counter() - started, 2),
-        )
+        result = self._result(hypothesis, decision, pieces, False, time.perf_counter() - started)
+        result.best_relevance = best_rerank(hits)
+        result.best_probabilities = {
+            label: round(float(probabilities[:, column].max()), 4) if len(pieces) else 0.0
+            for column, label in enumerate(("Entailment", "Contradiction"))
+        }
+        return result
 
     def _all_pieces(self) -> list[tuple[Span, str]] | None:
         """Every sentence of the contract with its clause, when there are at most
@@ -198,19 +183,21 @@ class HypothesisChecker:
         return self._pieces or None
 
     def _place(self, node_id: str, span: Span) -> str:
-        """Where a piece is, for a rationale: "Section 4.2 (p. 3)"."""
-        node = self.index.tree.node(node_id)
-        label = " ".join(p for p in (node.label, node.title) if p) or node_id
-        pages = self.index.document.pages_for(span)
-        return f"{label} (p. {pages[0]})" if pages else label
+        """Where a piece is, for a rationale: "Section 4.2 (p. 3)"; remembered, since every
+        hypothesis names the same sentences of the contract."""
+        if (span, node_id) not in self._places:
+            node = self.index.tree.node(node_id)
+            label = " ".join(p for p in (node.label, node.title) if p) or node_id
+            pages = self.index.document.pages_for(span)
+            self._places[(span, node_id)] = f"{label} (p. {pages[0]})" if pages else label
+        return self._places[(span, node_id)]
 
     def check_with_model(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
         """Ask the judge LLM over the evidence passages (with exemplars), unless nothing is relevant."""
         assert self.judge is not None
         started = time.perf_counter()
         hits = self.evidence(hypothesis.text, graph)
-        rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
-        best = max(rerank) if rerank else None
+        best = best_rerank(hits)
         if not hits or nothing_relevant(best, self.settings.checks.not_mentioned_below):
             decision, asked = without_model(best or 0.0), False
         else:
@@ -221,25 +208,38 @@ class HypothesisChecker:
             )
             judgement = invoke_structured(self.judge, messages, Judgement)
             decision, asked = decide(judgement, len(hits), best), True
-        result = self._result(hypothesis, decision, hits, asked, time.perf_counter() - started)
+        located = [(h.span, h.node_id) for h in hits]
+        result = self._result(hypothesis, decision, located, asked, time.perf_counter() - started)
         result.best_relevance = best
         return result
 
     def _result(
-        self, hypothesis: Hypothesis, decision: Decision, hits: list[Hit], asked: bool, seconds: float
+        self,
+        hypothesis: Hypothesis,
+        decision: Decision,
+        located: Sequence[tuple[Span, str]],
+        asked: bool,
+        seconds: float,
     ) -> CheckResult:
+        """The result of a decision whose evidence numbers point into ``located`` (span, node id)."""
         return CheckResult(
             key=hypothesis.key,
             topic=hypothesis.topic,
             hypothesis=hypothesis.text,
             label=decision.label,
             confidence=decision.confidence,
-            evidence=self._evidence_spans(hits, decision.evidence),
+            evidence=self._evidence_spans(located, decision.evidence),
             rationale=decision.rationale,
             overruled=decision.overruled,
             asked_model=asked,
             seconds=round(seconds, 2),
         )
+
+
+def best_rerank(hits: Sequence[Hit]) -> float | None:
+    """The best reranker probability among ``hits`` (None when none was reranked)."""
+    rerank = [h.signals["rerank"] for h in hits if "rerank" in h.signals]
+    return max(rerank) if rerank else None
 
 
 def interleave(rankings: Sequence[list[Hit]], limit: int) -> list[Hit]:

@@ -23,6 +23,20 @@ _DATA = typer.Option(
 )
 
 
+def _training_environment() -> None:
+    """Offline Hugging Face libraries, and passive OpenMP waiting, set before torch loads:
+    spinning threads on a busy 2-core machine made a training step 6x slower than one thread;
+    passive waiting keeps 2 threads at least as fast as 1."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def _log(message: str) -> None:
+    """Training progress on the terminal, printed as is (no Rich markup or highlighting)."""
+    console.print(message, markup=False, highlight=False)
+
+
 def _print_report(report: dict[str, Any]) -> None:
     """The figures that go into the model card, as tables."""
     acord = report["acord"]
@@ -82,11 +96,7 @@ def train_reranker(
     ),
 ) -> None:
     """Build pairs, train the cross-encoder, export int8 ONNX, evaluate and write the model card."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # Set before torch loads OpenMP: spinning threads on a busy 2-core machine made a training
-    # step 6x slower than one thread; passive waiting keeps 2 threads at least as fast as 1.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    _training_environment()
     from clausewise.train.reranker import ASSETS_DIR, TrainConfig, run
 
     settings = state_of(ctx).runtime().settings
@@ -105,7 +115,7 @@ def train_reranker(
         heldout_limit=heldout_limit,
         reuse_trained=reuse_trained,
     )
-    report = run(config, log=lambda message: console.print(message, markup=False, highlight=False))
+    report = run(config, log=_log)
     _print_report(report)
 
 
@@ -135,9 +145,7 @@ def train_nli(
     ),
 ) -> None:
     """Train the three-way hypothesis classifier on ContractNLI (outside the held-out fold)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see train reranker
+    _training_environment()
     from clausewise.train.nli import NLI_ASSETS_DIR, NliTrainConfig, run
 
     settings = state_of(ctx).runtime().settings
@@ -155,7 +163,7 @@ def train_nli(
         threads=threads,
         reuse_trained=reuse_trained,
     )
-    report = run(config, log=lambda message: console.print(message, markup=False, highlight=False))
+    report = run(config, log=_log)
     held = report["heldout"]
     console.print(f"held-out pieces: accuracy {held['accuracy']}, recall {held['recall']}")
     console.print(f"confusion (rows gold): {held['confusion']}")

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clausewise.evals.data import ContractNliDocument, contractnli, ingest_text
+from clausewise.evals.data import ContractNliDocument, contractnli, in_fold, ingest_text
 from clausewise.progress import NoProgress, Progress
-from tools.checks.decision import LABELS
+from tools.checks.decision import LABELS, nli_label
 from tools.checks.suites import Hypothesis
 from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
 from tools.retrieval.spans import span_hit_rates
@@ -108,17 +108,12 @@ def relabel(rows: Sequence[dict[str, Any]], threshold: float) -> list[str]:
 
 
 def nli_relabel(rows: Sequence[dict[str, Any]], contradiction_at: float, entailment_at: float) -> list[str]:
-    """Labels had the NLI thresholds been these (the rule of :func:`nli_decision` on each row's
-    strongest sentence per label)."""
-    labels = []
+    """Labels had the NLI thresholds been these: :func:`nli_label` on each row's strongest
+    sentence per label, exactly what the checker decides from."""
+    labels: list[str] = []
     for row in rows:
         best = row["best_probabilities"] or {"Entailment": 0.0, "Contradiction": 0.0}
-        if best["Contradiction"] >= contradiction_at:
-            labels.append("Contradiction")
-        elif best["Entailment"] >= entailment_at:
-            labels.append("Entailment")
-        else:
-            labels.append("NotMentioned")
+        labels.append(nli_label(best["Entailment"], best["Contradiction"], contradiction_at, entailment_at))
     return labels
 
 
@@ -141,14 +136,6 @@ def nli_sweep(rows: Sequence[dict[str, Any]], grid: Sequence[float] = NLI_SWEEP)
     return results
 
 
-def select_documents(documents: Sequence[ContractNliDocument], fold: str, limit: int | None):
-    """The documents of ``fold`` ("all" or "heldout"), at most ``limit``."""
-    from clausewise.train.reranker_data import is_heldout
-
-    chosen = [d for d in documents if fold == "all" or is_heldout(d.file_name)]
-    return chosen[:limit] if limit else chosen
-
-
 def run(
     runtime: Runtime,
     root: Path,
@@ -167,7 +154,7 @@ def run(
     if checks.judge == "llm" and checks.exemplars and not runtime.exemplars.examples():
         runtime.exemplars.add(contractnli_exemplars(root))  # the dev labels, as `exemplars seed` adds
     data = contractnli(root, file_name)
-    documents = select_documents(data.documents, fold, limit)
+    documents = in_fold(data.documents, lambda d: d.file_name, fold, limit=limit)
     total = sum(len(d.annotations) for d in documents)
     rows: list[dict[str, Any]] = []
     progress.stage(f"ContractNLI {file_name}", total=total)

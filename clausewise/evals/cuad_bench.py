@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clausewise.domain import Span
-from clausewise.evals.data import ingest_text, require
+from clausewise.evals.data import in_fold, ingest_text, require
 from clausewise.progress import NoProgress, Progress
 from tools.retrieval.spans import span_hit_rates
 from tools.review.provisions import load_provisions
@@ -135,14 +135,12 @@ def run(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     from agents.reviewer import build_reviewer
-    from clausewise.train.reranker_data import is_heldout
     from tools.retrieval.graph import open_graph
 
     progress = progress or NoProgress()
     provisions = load_provisions("cuad").provisions
-    contracts = [c for c in cuad_contracts(root, file_name) if fold == "all" or is_heldout(c.title)]
-    contracts = contracts[skip:]  # e.g. past the contracts the thresholds were calibrated on
-    contracts = contracts[:limit] if limit else contracts
+    # skip: e.g. past the contracts the thresholds were calibrated on
+    contracts = in_fold(cuad_contracts(root, file_name), lambda c: c.title, fold, skip, limit)
     rows: list[dict[str, Any]] = []
     seconds: list[float] = []
     progress.stage(f"CUAD {file_name}", total=len(contracts))

@@ -14,9 +14,10 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from clausewise.domain import Span
 from clausewise.errors import BenchDataMissing
@@ -24,7 +25,20 @@ from clausewise.errors import BenchDataMissing
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
 
+T = TypeVar("T")
 LEGALBENCH_DATASETS = ("contractnli", "cuad", "maud", "privacy_qa")
+
+
+def in_fold(
+    items: Sequence[T], name: Callable[[T], str], fold: str, skip: int = 0, limit: int | None = None
+) -> list[T]:
+    """The items of ``fold`` ("all", or "heldout": documents no shipped model was trained on, by
+    :func:`clausewise.train.reranker_data.is_heldout` of ``name(item)``), past the first ``skip``,
+    at most ``limit``."""
+    from clausewise.train.reranker_data import is_heldout
+
+    chosen = [item for item in items if fold == "all" or is_heldout(name(item))][skip:]
+    return chosen[:limit] if limit else chosen
 
 
 def require(path: Path) -> Path:

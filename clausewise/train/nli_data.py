@@ -25,6 +25,7 @@ from clausewise.evals import data as bench
 from clausewise.train.reranker_data import PassageIndex, is_heldout
 from tools.checks.decision import LABELS
 from tools.checks.pieces import evidence_pieces
+from tools.retrieval.spans import overlap
 
 EVIDENCE_LABELS = ("Entailment", "Contradiction")
 
@@ -61,16 +62,12 @@ class NliPairSet:
         }
 
 
-def _overlap(a: Span, b: Span) -> int:
-    return max(0, min(a[1], b[1]) - max(a[0], b[0]))
-
-
 def piece_label(piece: Span, evidence: list[Span], label: str, min_cover: float) -> str | None:
     """The piece's label: ``label`` when it covers (or is covered by) gold evidence, NotMentioned
     when it touches none, ``None`` (left out) in between."""
     best = 0.0
     for gold in evidence:
-        shared = _overlap(piece, gold)
+        shared = overlap(piece, gold)
         if shared:
             shorter = min(piece[1] - piece[0], gold[1] - gold[0]) or 1
             best = max(best, shared / shorter)

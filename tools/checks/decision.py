@@ -101,6 +101,18 @@ def decide(judgement: Judgement, passages: int, best_relevance: float | None) ->
     )
 
 
+def nli_label(
+    best_entailment: float, best_contradiction: float, contradiction_at: float, entailment_at: float
+) -> Label:
+    """The label from the strongest sentence per label: the whole rule of :func:`nli_decision`,
+    which is also how ``eval contractnli --calibrate`` relabels rows for other thresholds."""
+    if best_contradiction >= contradiction_at:
+        return "Contradiction"
+    if best_entailment >= entailment_at:
+        return "Entailment"
+    return "NotMentioned"
+
+
 def nli_decision(
     probabilities: Sequence[Sequence[float]],
     names: Sequence[str],
@@ -108,30 +120,37 @@ def nli_decision(
     entailment_at: float,
     max_evidence: int = 3,
 ) -> Decision:
-    """The label from per-piece probabilities (rows in :data:`LABELS` order); ``names`` says
-    where each piece is (e.g. "4.2, p. 3") for the rationale. Evidence: 1-based piece numbers
-    of the strongest pieces for the label, at most ``max_evidence``."""
+    """The label from per-piece probabilities (rows in :data:`LABELS` order, decided by
+    :func:`nli_label`); ``names`` says where each piece is (e.g. "4.2, p. 3") for the rationale.
+    Evidence: 1-based piece numbers of the strongest pieces for the label, at most
+    ``max_evidence``."""
     entailment = [row[0] for row in probabilities]
     contradiction = [row[1] for row in probabilities]
-    for label, scores, threshold, verb in (
-        ("Contradiction", contradiction, contradiction_at, "contradicts"),
-        ("Entailment", entailment, entailment_at, "supports"),
-    ):
-        ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
-        kept = [i for i in ranked if scores[i] >= threshold][:max_evidence]
-        if kept:
-            best = kept[0]
-            others = f" (also {', '.join(names[i] for i in kept[1:])})" if len(kept) > 1 else ""
-            return Decision(
-                label=label,  # type: ignore[arg-type]
-                confidence=round(float(scores[best]), 3),
-                evidence=[i + 1 for i in kept],
-                rationale=f"{names[best]} {verb} the hypothesis (probability {scores[best]:.2f}){others}.",
-            )
-    strongest = max([*entailment, *contradiction], default=0.0)
+    label = (
+        nli_label(max(entailment), max(contradiction), contradiction_at, entailment_at)
+        if probabilities
+        else "NotMentioned"
+    )
+    if label == "NotMentioned":
+        strongest = max([*entailment, *contradiction], default=0.0)
+        return Decision(
+            label="NotMentioned",
+            confidence=round(1.0 - float(strongest), 3),
+            rationale="No passage of the contract supports or contradicts the hypothesis "
+            f"(strongest probability {strongest:.2f}).",
+        )
+    scores, threshold, verb = (
+        (contradiction, contradiction_at, "contradicts")
+        if label == "Contradiction"
+        else (entailment, entailment_at, "supports")
+    )
+    ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
+    kept = [i for i in ranked if scores[i] >= threshold][:max_evidence]
+    best = kept[0]
+    others = f" (also {', '.join(names[i] for i in kept[1:])})" if len(kept) > 1 else ""
     return Decision(
-        label="NotMentioned",
-        confidence=round(1.0 - float(strongest), 3),
-        rationale="No passage of the contract supports or contradicts the hypothesis "
-        f"(strongest probability {strongest:.2f}).",
+        label=label,
+        confidence=round(float(scores[best]), 3),
+        evidence=[i + 1 for i in kept],
+        rationale=f"{names[best]} {verb} the hypothesis (probability {scores[best]:.2f}){others}.",
     )

@@ -64,6 +64,7 @@ class OnnxCrossEncoder:
         self._session = None
         self._tokenizer = None
         self.max_length = 256
+        self.config: dict = {}  # the model's config.json, once loaded
 
     def _load(self) -> None:
         with self._lock:
@@ -76,6 +77,7 @@ class OnnxCrossEncoder:
                     f"the {self.what} model is missing from {self.folder}", hint=self.missing_hint
                 )
             config = json.loads(config_file.read_text(encoding="utf-8"))
+            self.config = config
             digest = hashlib.sha256(model.read_bytes()).hexdigest()
             if config.get("sha256") and digest != config["sha256"]:
                 raise ModelIntegrityError(
@@ -111,7 +113,7 @@ class OnnxCrossEncoder:
         encodings = self._tokenizer.encode_batch([(query, p) for p in passages])
         names = {i.name for i in self._session.get_inputs()}
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
-        rows: list[np.ndarray | None] = [None] * len(passages)
+        rows: np.ndarray | None = None
         for first in range(0, len(order), self.batch_size):
             chosen = order[first : first + self.batch_size]
             width = max(len(encodings[i].ids) for i in chosen)
@@ -125,9 +127,12 @@ class OnnxCrossEncoder:
                 types[row, :n] = encodings[i].type_ids
             feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             out = self._session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
-            for row, i in enumerate(chosen):
-                rows[i] = np.asarray(out, dtype=np.float32).reshape(len(chosen), -1)[row]
-        return np.stack([r for r in rows if r is not None])
+            block = np.asarray(out, dtype=np.float32).reshape(len(chosen), -1)
+            if rows is None:
+                rows = np.zeros((len(passages), block.shape[1]), dtype=np.float32)
+            rows[chosen] = block
+        assert rows is not None
+        return rows
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
         if not passages:
