@@ -1,12 +1,15 @@
 """Provision review (due diligence): for each provision of a list, present or absent, the clause
 spans that hold it, and its value where it has one (a date, the governing law, a duration).
 
-Presence is decided by retrieval alone, so 41 provisions fit in a couple of minutes on a CPU:
-the provision's query pack (keywords for BM25, a question for dense search and the reranker)
-retrieves candidate clauses, and the provision is present when the best reranker probability
-reaches its threshold (calibrated on the development data). Absence is a valid outcome, stated as
-such. Only present provisions that have a value are shown to the model, whose quote must be found
-in the contract before the value is reported.
+Presence needs no language model, so 41 provisions fit in a minute or two on a CPU. For CUAD's
+categories the shipped presence classifier (:mod:`tools.review.presence`) scores every clause of
+the contract from the vectors already in its index, and the provision is present when one clause
+reaches the category's calibrated threshold; those clauses are its spans. Any other provision
+(or ``review.presence = "reranker"``, or an index embedded by another model) is decided by
+retrieval: its query pack (keywords for BM25, a question for dense search and the reranker)
+retrieves candidate clauses, and it is present when the best reranker probability reaches its
+threshold. Absence is a valid outcome, stated as such. Only present provisions that have a value
+are shown to the model, whose quote must be found in the contract before the value is reported.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+import numpy as np
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
@@ -28,6 +32,7 @@ from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import GraphSearch
+from tools.review.presence import ClauseScores, PresenceHead, clause_chunks
 from tools.review.provisions import Provision
 
 if TYPE_CHECKING:
@@ -47,7 +52,8 @@ class ProvisionResult(BaseModel):
     key: str
     name: str
     present: bool
-    confidence: float = Field(description="Best reranker probability of the provision's clauses.")
+    confidence: float = Field(description="Best probability of the provision's clauses (see decided_by).")
+    decided_by: str = Field(default="reranker", description="classifier or reranker")
     spans: list[EvidenceSpan] = Field(default_factory=list)
     answer: str | None = Field(default=None, description="The extracted value, when verified.")
     answer_evidence: EvidenceSpan | None = Field(default=None, description="Where the value is stated.")
@@ -61,6 +67,7 @@ class ProvisionReviewer:
         index: ContractIndex,
         retriever: ContractRetriever,
         extractor: Runnable | None,
+        presence: tuple[PresenceHead, ClauseScores] | None = None,
     ) -> None:
         if retriever.reranker is None:
             raise ConfigError(
@@ -71,6 +78,7 @@ class ProvisionReviewer:
         self.index = index
         self.retriever = retriever
         self.extractor = extractor
+        self.presence = presence
         self.verifier = QuoteVerifier(index.document.text)
 
     def threshold(self, provision: Provision) -> float:
@@ -81,24 +89,36 @@ class ProvisionReviewer:
     def review(self, provision: Provision, graph: GraphSearch | None = None) -> ProvisionResult:
         started = time.perf_counter()
         review = self.settings.review
-        hits = self.retriever.search(provision.query(), review.spans, graph=graph, expand=False)
-        probabilities = [h.signals.get("rerank", 0.0) for h in hits]
-        best = max(probabilities, default=0.0)
-        present = bool(hits) and best >= self.threshold(provision)
-        kept = (
-            [h for h, p in zip(hits, probabilities, strict=True) if p >= self.threshold(provision)]
+        column = self.presence[0].category_index(provision.name) if self.presence else None
+        hits: list[Hit] | None = None
+        if self.presence is not None and column is not None:
+            head, scores = self.presence
+            threshold = float(head.thresholds[column])  # calibrated with the head
+            best, decided_by = scores.best(column), "classifier"
+            kept = [(c.span, c.node_id) for c, _ in scores.above(column, threshold, review.spans)]
+        else:
+            hits = self.retriever.search(provision.query(), review.spans, graph=graph, expand=False)
+            threshold, decided_by = self.threshold(provision), "reranker"
+            probabilities = [h.signals.get("rerank", 0.0) for h in hits]
+            best = max(probabilities, default=0.0)
+            kept = [(h.span, h.node_id) for h, p in zip(hits, probabilities, strict=True) if p >= threshold]
+        present = bool(kept) and best >= threshold
+        spans = (
+            [e for e in (evidence_span(self.index, self.verifier, s, n) for s, n in kept) if e]
             if present
             else []
         )
-        spans = [e for e in (evidence_span(self.index, self.verifier, h.span, h.node_id) for h in kept) if e]
         answer, where = None, None
         if present and provision.answer != "none" and review.extract_answers and self.extractor is not None:
+            if hits is None:
+                hits = self.retriever.search(provision.query(), review.spans, graph=graph, expand=False)
             answer, where = self._extract(provision, hits)
         return ProvisionResult(
             key=provision.key,
             name=provision.name,
             present=present,
             confidence=round(best, 4),
+            decided_by=decided_by,
             spans=spans,
             answer=answer,
             answer_evidence=where,
@@ -130,8 +150,32 @@ class ProvisionReviewer:
         return " ".join(extraction.value.split()), where
 
 
+def clause_scores(head: PresenceHead, index: ContractIndex) -> ClauseScores | None:
+    """The head's probabilities for every clause of ``index``, from the vectors stored at ingest;
+    None when the index was embedded by another model than the head was trained on."""
+    if index.manifest.embedding_model != head.embedding_model:
+        return None
+    chunks = clause_chunks(index.chunks.values())
+    ids, vectors = index.vectors.embeddings()
+    row_of = {chunk_id: row for row, chunk_id in enumerate(ids)}
+    chunks = [c for c in chunks if c.id in row_of]
+    matrix = (
+        vectors[[row_of[c.id] for c in chunks]]
+        if chunks
+        else np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0))
+    )
+    return ClauseScores(chunks, head.probabilities(matrix))
+
+
 def build_reviewer(runtime: Runtime, index: ContractIndex) -> ProvisionReviewer:
-    """A reviewer wired to the runtime's retriever, reranker and the judge model (extraction)."""
-    retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, runtime.reranker())
-    extractor = runtime.chat_model("judge") if runtime.settings.review.extract_answers else None
-    return ProvisionReviewer(runtime.settings, index, retriever, extractor)
+    """A reviewer wired to the runtime's retriever, reranker, presence classifier and the judge
+    model (extraction)."""
+    settings = runtime.settings
+    retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, runtime.reranker())
+    extractor = runtime.chat_model("judge") if settings.review.extract_answers else None
+    presence = None
+    if settings.review.presence == "classifier":
+        head = runtime.presence_classifier().head
+        scores = clause_scores(head, index)
+        presence = (head, scores) if scores is not None else None
+    return ProvisionReviewer(settings, index, retriever, extractor, presence)

@@ -318,12 +318,17 @@ class ChecksSettings(Section):
 
 
 class ReviewSettings(Section):
+    presence: Literal["classifier", "reranker"] = Field(
+        default="classifier",
+        description="How CUAD's categories are decided present: the shipped presence classifier over "
+        "every clause (other provisions always use the reranker), or the reranker for all.",
+    )
     present_threshold: float = Field(
         default=0.5,
         ge=0,
         le=1,
-        description="Reranker probability at which a provision counts as present (a provision's own "
-        "threshold wins).",
+        description="Reranker probability at which a provision counts as present when the reranker "
+        "decides (a provision's own threshold wins).",
     )
     spans: int = Field(default=3, ge=1, le=10, description="Clause spans kept per present provision.")
     extract_answers: bool = Field(

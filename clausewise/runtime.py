@@ -26,6 +26,7 @@ from tools.retrieval.rerank import Reranker
 
 if TYPE_CHECKING:
     from tools.checks.nli import NliClassifier
+    from tools.review.presence import PresenceClassifier
 
 
 class Runtime:
@@ -43,6 +44,7 @@ class Runtime:
         self._reranker: Reranker | None = None
         self._reranker_ready = False
         self._nli: NliClassifier | None = None
+        self._presence: PresenceClassifier | None = None
 
     @cached_property
     def store(self) -> ContractStore:
@@ -126,6 +128,15 @@ class Runtime:
 
                 self._nli = NliClassifier()
             return self._nli
+
+    def presence_classifier(self) -> PresenceClassifier:
+        """The shipped provision-presence classifier of the review, created once (loads lazily)."""
+        with self._lock:
+            if self._presence is None:
+                from tools.review.presence import PresenceClassifier
+
+                self._presence = PresenceClassifier()
+            return self._presence
 
     @cached_property
     def exemplars(self) -> ExemplarLibrary:

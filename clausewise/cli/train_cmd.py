@@ -169,5 +169,36 @@ def train_nli(
     console.print(f"confusion (rows gold): {held['confusion']}")
 
 
+@train_app.command("provisions")
+def train_provisions(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Where head.npz, config.json and MODEL_CARD.md go (default: clausewise/assets/provisions).",
+    ),
+    regularisation: float = typer.Option(1.0, "--c", help="Inverse regularisation strength of each head."),
+    folds: int = typer.Option(
+        4, "--folds", help="Contract groups for the out-of-fold threshold calibration."
+    ),
+) -> None:
+    """Fit the provision presence classifier on CUAD (outside the held-out fold) and calibrate it."""
+    from clausewise.train.provisions import PROVISIONS_ASSETS_DIR, ProvisionTrainConfig, run
+
+    runtime = state_of(ctx).runtime()
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    config = ProvisionTrainConfig(
+        data=root, out=out or PROVISIONS_ASSETS_DIR, regularisation=regularisation, folds=folds
+    )
+    report = run(config, runtime.embedder, log=_log)
+    table = Table(title="Provision presence, macro F1")
+    for column in ("split", "contracts", "macro F1"):
+        table.add_column(column)
+    for split in ("out_of_fold", "heldout", "heldout_at_0.5"):
+        table.add_row(split, str(report[split]["contracts"]), f"{report[split]['macro_f1']:.4f}")
+    console.print(table)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(train_app, name="train")

@@ -7,10 +7,11 @@ is present when the contract has at least one gold answer) and their macro avera
 answer); answer accuracy for the categories with a value (the extracted value matches a gold
 answer after normalisation); seconds per contract for the whole list.
 
-``fold = "heldout"`` keeps only the contracts the shipped reranker never saw in training.
-``calibrate`` skips value extraction and sweeps the presence threshold: one global figure per
-candidate, and the best threshold of each category (what the ``threshold`` field of a provision
-list takes).
+``fold = "heldout"`` keeps only the contracts the shipped reranker and presence classifier never
+saw in training. ``calibrate`` sweeps the presence threshold over the rows' best probabilities
+(the classifier's or the reranker's, as ``review.presence`` says): one global figure per
+candidate, and the best threshold of each category (with ``review.presence = "reranker"``, what
+the ``threshold`` field of a provision list takes).
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ def run(
                                 "gold_present": bool(gold),
                                 "present": result.present,
                                 "best": result.confidence,
+                                "decided_by": result.decided_by,
                                 "gold_spans": [s for _, s in gold],
                                 "spans": [e.span for e in result.spans],
                                 "has_value": provision.answer != "none",
@@ -187,6 +189,8 @@ def run(
         "goals": GOALS,
         "contracts": len(contracts),
         "calibration_run": calibrate,
+        "presence_by": runtime.settings.review.presence,
+        "extract_answers": runtime.settings.review.extract_answers,
         "presence": summarise(rows),
         **span_overlap(rows),
         "answer_accuracy": round(sum(r["answer_correct"] for r in valued) / len(valued), 4)

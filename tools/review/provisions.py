@@ -2,7 +2,8 @@
 
 Each provision is a query pack: a semantic ``question`` for dense retrieval and the reranker,
 ``keywords`` for BM25, what to extract when present (``answer``), and optionally its own
-presence ``threshold``::
+reranker ``threshold`` (used when the reranker decides presence; a provision named after a CUAD
+category is decided by the presence classifier and its calibrated threshold by default)::
 
     name: our-review
     provisions:

@@ -1,0 +1,281 @@
+"""``clausewise train provisions``: the presence classifier the provision review ships.
+
+Data: CUAD's development contracts outside the held-out fold. Each contract is cut into clauses
+exactly as ingestion cuts it (default structure and chunking settings, one chunk per clause chosen
+by :func:`tools.review.presence.clause_chunks`), each clause is embedded by the default embedder,
+and a clause is a positive of a category when it overlaps one of that category's answers.
+
+Model: one class-balanced logistic regression per category over the clause vectors (scikit-learn,
+``train`` extra). Thresholds: per category, the one that maximises document-level presence F1
+on out-of-fold predictions (contracts split in ``folds`` groups), so no threshold is chosen on
+contracts the weights were fitted on, and none on the held-out fold, which is only scored.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from clausewise.config import ChunkingSettings, StructureSettings
+from clausewise.domain import Chunk
+from clausewise.evals.cuad_bench import CuadContract, cuad_contracts, presence_scores
+from clausewise.train.reranker_data import document_key, is_heldout
+from tools.review.presence import PresenceHead, clause_chunks
+
+if TYPE_CHECKING:
+    from clausewise.backends.embeddings import Embedder
+
+PROVISIONS_ASSETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "provisions"
+THRESHOLD_GRID = tuple(
+    sorted({round(float(t), 4) for t in np.geomspace(0.002, 0.5, 25)} | {0.55, 0.6, 0.7, 0.8, 0.9, 0.95})
+)
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ProvisionTrainConfig:
+    """Everything that decides the shipped head; recorded in its model card."""
+
+    data: Path
+    out: Path = PROVISIONS_ASSETS_DIR
+    regularisation: float = 1.0  # scikit-learn's C (inverse strength)
+    folds: int = 4
+    max_iterations: int = 300
+
+
+@dataclass
+class EmbeddedContract:
+    """One contract's clause vectors, clause labels [clauses, categories] and gold presence."""
+
+    title: str
+    heldout: bool
+    vectors: np.ndarray
+    labels: np.ndarray
+    present: np.ndarray
+
+
+def contract_clauses(text: str, name: str) -> list[Chunk]:
+    """The clauses of a contract text as ingestion (default settings) would index them."""
+    from tools.chunking import build_chunks
+    from tools.parsing.text import document_from_text
+    from tools.structure.tree_builder import build_tree
+
+    document = document_from_text(text, name)
+    tree = build_tree(document, StructureSettings())
+    chunks = build_chunks(document, tree, document_key(name) or "document", ChunkingSettings())
+    return clause_chunks(chunks)
+
+
+def clause_labels(clauses: Sequence[Chunk], contract: CuadContract, categories: Sequence[str]) -> np.ndarray:
+    """1 where a clause's span overlaps an answer of the category."""
+    labels = np.zeros((len(clauses), len(categories)), dtype=np.uint8)
+    for column, category in enumerate(categories):
+        for _, (start, end) in contract.answers.get(category, []):
+            for row, clause in enumerate(clauses):
+                if clause.span[0] < end and start < clause.span[1]:
+                    labels[row, column] = 1
+    return labels
+
+
+def embed_contracts(
+    contracts: Sequence[CuadContract], categories: Sequence[str], embedder: Embedder, log: Log
+) -> list[EmbeddedContract]:
+    embedded = []
+    started = time.perf_counter()
+    for number, contract in enumerate(contracts, start=1):
+        clauses = contract_clauses(contract.text, contract.title)
+        embedded.append(
+            EmbeddedContract(
+                title=contract.title,
+                heldout=is_heldout(contract.title),
+                vectors=embedder.embed([c.text for c in clauses]).astype(np.float32),
+                labels=clause_labels(clauses, contract, categories),
+                present=np.array([bool(contract.answers.get(c)) for c in categories]),
+            )
+        )
+        if number % 25 == 0 or number == len(contracts):
+            log(f"embedded {number}/{len(contracts)} contracts ({time.perf_counter() - started:.0f} s)")
+    return embedded
+
+
+def fit_head(
+    contracts: Sequence[EmbeddedContract], categories: Sequence[str], config: ProvisionTrainConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weights [categories, dimension] and biases of one balanced logistic regression per category."""
+    from sklearn.linear_model import LogisticRegression
+
+    vectors = np.vstack([c.vectors for c in contracts])
+    labels = np.vstack([c.labels for c in contracts])
+    weights = np.zeros((len(categories), vectors.shape[1]), dtype=np.float32)
+    bias = np.zeros(len(categories), dtype=np.float32)
+    for column in range(len(categories)):
+        target = labels[:, column]
+        if target.min() == target.max():  # a category never (or always) marked: a constant head
+            bias[column] = 20.0 if target[0] else -20.0
+            continue
+        model = LogisticRegression(
+            C=config.regularisation, class_weight="balanced", max_iter=config.max_iterations
+        )
+        model.fit(vectors, target)
+        weights[column], bias[column] = model.coef_[0], model.intercept_[0]
+    return weights, bias
+
+
+def document_probabilities(head: PresenceHead, contracts: Sequence[EmbeddedContract]) -> np.ndarray:
+    """[contracts, categories]: the best clause probability of each category in each contract."""
+    return np.array(
+        [
+            head.probabilities(c.vectors).max(axis=0) if len(c.vectors) else np.zeros(len(head.categories))
+            for c in contracts
+        ]
+    )
+
+
+def category_f1(gold: np.ndarray, best: np.ndarray, threshold: float) -> float:
+    return presence_scores(list(zip(gold.tolist(), (best >= threshold).tolist(), strict=True)))["f1"]
+
+
+def calibrate_thresholds(gold: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """Per category, the grid threshold with the best presence F1 (ties: the one nearest 0.5)."""
+    return np.array(
+        [
+            max(THRESHOLD_GRID, key=lambda t, k=k: (category_f1(gold[:, k], best[:, k], t), -abs(t - 0.5)))
+            for k in range(gold.shape[1])
+        ],
+        dtype=np.float32,
+    )
+
+
+def presence_report(
+    gold: np.ndarray, best: np.ndarray, thresholds: np.ndarray, categories: Sequence[str]
+) -> dict[str, Any]:
+    per_category = {
+        c: presence_scores(
+            list(zip(gold[:, k].tolist(), (best[:, k] >= thresholds[k]).tolist(), strict=True))
+        )
+        for k, c in enumerate(categories)
+    }
+    return {
+        "contracts": int(gold.shape[0]),
+        "macro_f1": round(statistics.fmean(s["f1"] for s in per_category.values()), 4),
+        "per_category": per_category,
+    }
+
+
+def out_of_fold(
+    contracts: Sequence[EmbeddedContract],
+    categories: Sequence[str],
+    config: ProvisionTrainConfig,
+    model_id: str,
+) -> np.ndarray:
+    """Document probabilities of each training contract from a head fitted without it."""
+    best = np.zeros((len(contracts), len(categories)))
+    for fold in range(config.folds):
+        fitted = [c for i, c in enumerate(contracts) if i % config.folds != fold]
+        scored = [i for i in range(len(contracts)) if i % config.folds == fold]
+        weights, bias = fit_head(fitted, categories, config)
+        head = PresenceHead(tuple(categories), weights, bias, np.full(len(categories), 0.5), model_id)
+        best[scored] = document_probabilities(head, [contracts[i] for i in scored])
+    return best
+
+
+def _publish(head: PresenceHead, out: Path, extra: dict[str, Any]) -> None:
+    """Write into a sibling folder, then move the files in: a crash leaves the old head whole."""
+    staging = out.with_name(out.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    head.save(staging, extra)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("head.npz", "config.json"):
+        (staging / name).replace(out / name)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def run(config: ProvisionTrainConfig, embedder: Embedder, log: Log) -> dict[str, Any]:
+    contracts = cuad_contracts(config.data)
+    categories = sorted({category for contract in contracts for category in contract.answers})
+    log(f"{len(contracts)} CUAD contracts, {len(categories)} categories; embedding their clauses")
+    embedded = embed_contracts(contracts, categories, embedder, log)
+    training = [c for c in embedded if not c.heldout]
+    heldout = [c for c in embedded if c.heldout]
+    log(f"fitting on {len(training)} contracts ({sum(len(c.vectors) for c in training)} clauses)")
+    oof = out_of_fold(training, categories, config, embedder.model_id)
+    train_gold = np.array([c.present for c in training])
+    thresholds = calibrate_thresholds(train_gold, oof)
+    weights, bias = fit_head(training, categories, config)
+    head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id)
+    heldout_gold = np.array([c.present for c in heldout])
+    heldout_best = document_probabilities(head, heldout)
+    report = {
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items()},
+        "training_contracts": len(training),
+        "training_clauses": int(sum(len(c.vectors) for c in training)),
+        "positives": dict(
+            zip(categories, np.vstack([c.labels for c in training]).sum(0).tolist(), strict=True)
+        ),
+        "out_of_fold": presence_report(train_gold, oof, thresholds, categories),
+        "heldout": presence_report(heldout_gold, heldout_best, thresholds, categories),
+        "heldout_at_0.5": presence_report(
+            heldout_gold, heldout_best, np.full(len(categories), 0.5), categories
+        ),
+    }
+    extra = {
+        "training": "CUAD v1 development contracts outside the held-out fold (CC BY 4.0)",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    _publish(head, config.out, extra)
+    (config.out / "MODEL_CARD.md").write_text(model_card(config, report), encoding="utf-8")
+    (config.out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    log(
+        f"presence macro F1: out-of-fold {report['out_of_fold']['macro_f1']}, "
+        f"held-out {report['heldout']['macro_f1']} ({len(heldout)} contracts)"
+    )
+    return report
+
+
+def model_card(config: ProvisionTrainConfig, report: dict[str, Any]) -> str:
+    held, oof = report["heldout"], report["out_of_fold"]
+    rows = "\n".join(
+        f"| {category} | {report['positives'][category]} | {held['per_category'][category]['support']} | "
+        f"{held['per_category'][category]['f1']:.2f} |"
+        for category in held["per_category"]
+    )
+    return f"""# Clausewise provision presence classifier
+
+One class-balanced logistic regression per CUAD category over the vectors of the default embedder
+(all-MiniLM-L6-v2, int8 ONNX), applied to every clause of a contract; a provision is present when
+one clause reaches its category's threshold. `head.npz` holds the weights and biases, `config.json`
+the categories, thresholds, embedder id and the checksum of `head.npz`.
+
+- Data: CUAD v1 (The Atticus Project, CC BY 4.0), development contracts outside the held-out fold:
+  {report["training_contracts"]} contracts, {report["training_clauses"]} clauses (one chunk per clause,
+  headings included, as ingestion indexes them). A clause is a positive of a category when it
+  overlaps one of its answers.
+- Regularisation C = {config.regularisation}; thresholds per category maximise document-level presence F1
+  on {config.folds}-fold out-of-fold predictions of the training contracts.
+- Reproduce: `clausewise train provisions` (needs the `train` extra and the benchmark data).
+
+## Figures (document-level presence, macro F1 over {len(held["per_category"])} categories)
+
+| split | contracts | macro F1 |
+|---|---|---|
+| training contracts, out of fold | {oof["contracts"]} | {oof["macro_f1"]:.4f} |
+| held-out fold (never fitted or calibrated on) | {held["contracts"]} | {held["macro_f1"]:.4f} |
+| held-out fold at threshold 0.5 for all | {held["contracts"]} | {report["heldout_at_0.5"]["macro_f1"]:.4f} |
+
+| category | training clauses | held-out contracts with it | held-out F1 |
+|---|---|---|---|
+{rows}
+
+Limits: categories with few training clauses (Joint IP Ownership, Price Restrictions, Third Party
+Beneficiary...) are decided poorly; a category absent from every held-out contract scores F1 1.0
+when never predicted. The head reads a clause's vector only, so a provision spread across clauses
+is found by its strongest clause.
+"""

@@ -1,0 +1,155 @@
+"""The shipped provision-presence classifier: one logistic head per CUAD category over the chunk
+vectors the Archivist already stored.
+
+Why a head on stored vectors: deciding 41 provisions with the reranker costs 41 retrievals and
+scores only what each query pack retrieved (CUAD presence macro F1 0.44 on held-out contracts).
+A linear head per category reads every clause of the contract at once, costs one matrix product
+(the embeddings are in the index already), and was trained on what CUAD's annotators marked
+(``clausewise train provisions``; model card in ``clausewise/assets/provisions``). A provision is
+present when one clause's probability reaches the category's threshold, which was calibrated on
+out-of-fold predictions of the training contracts.
+
+The head only means something for the embedder it was trained with, so it records that model's
+id and the review falls back to the reranker for an index embedded by another model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from clausewise.domain import Chunk
+from clausewise.errors import ModelIntegrityError, ModelUnavailable
+
+HEAD_FILE = "head.npz"
+CONFIG_FILE = "config.json"
+REPRESENTATIVE_KINDS = ("ancestor", "node", "passage")  # preferred first
+
+
+def shipped_presence_dir() -> Path:
+    return Path(str(resources.files("clausewise") / "assets" / "provisions"))
+
+
+def clause_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """One chunk per clause, the one the head reads: the ancestor-aware chunk (the clause with
+    its headings) when there is one, else the clause's own chunk, else a flat passage. Training
+    and review both select with this function, so the head sees at run time what it learnt on."""
+    best: dict[str, Chunk] = {}
+    for chunk in chunks:
+        if chunk.kind not in REPRESENTATIVE_KINDS:
+            continue
+        held = best.get(chunk.node_id)
+        if held is None or REPRESENTATIVE_KINDS.index(chunk.kind) < REPRESENTATIVE_KINDS.index(held.kind):
+            best[chunk.node_id] = chunk
+    return sorted(best.values(), key=lambda c: (c.span[0], c.span[1], c.id))
+
+
+@dataclass(frozen=True)
+class PresenceHead:
+    """Weights [categories, dimension], biases and per-category thresholds."""
+
+    categories: tuple[str, ...]
+    weights: np.ndarray
+    bias: np.ndarray
+    thresholds: np.ndarray
+    embedding_model: str
+
+    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
+        """P(clause belongs to category), one row per vector, one column per category."""
+        if vectors.shape[0] == 0:
+            return np.zeros((0, len(self.categories)), dtype=np.float32)
+        logits = vectors.astype(np.float32) @ self.weights.T + self.bias
+        return (1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50)))).astype(np.float32)
+
+    def category_index(self, name: str) -> int | None:
+        """Column of a category, matched case-insensitively on its CUAD name."""
+        wanted = name.strip().casefold()
+        for number, category in enumerate(self.categories):
+            if category.casefold() == wanted:
+                return number
+        return None
+
+    def save(self, folder: Path, extra: dict | None = None) -> None:
+        """Write the head and its config (with the head's checksum) into ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        head = folder / HEAD_FILE
+        with head.open("wb") as handle:
+            np.savez(handle, weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32))
+        config = {
+            "categories": list(self.categories),
+            "thresholds": [round(float(t), 4) for t in self.thresholds],
+            "embedding_model": self.embedding_model,
+            "sha256": hashlib.sha256(head.read_bytes()).hexdigest(),
+            **(extra or {}),
+        }
+        (folder / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+
+def read_head(folder: Path) -> PresenceHead:
+    """Load and verify a head written by :meth:`PresenceHead.save`."""
+    head_file, config_file = folder / HEAD_FILE, folder / CONFIG_FILE
+    if not head_file.is_file() or not config_file.is_file():
+        raise ModelUnavailable(
+            f"the provision presence classifier is missing from {folder}",
+            hint="reinstall clausewise, run `clausewise train provisions`, or set review.presence=reranker",
+        )
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    if hashlib.sha256(head_file.read_bytes()).hexdigest() != config.get("sha256"):
+        raise ModelIntegrityError(
+            f"the provision presence classifier {head_file} does not match its recorded checksum",
+            hint="reinstall clausewise or run `clausewise train provisions`",
+        )
+    with np.load(head_file, allow_pickle=False) as arrays:
+        weights, bias = arrays["weights"], arrays["bias"]
+    categories = tuple(config["categories"])
+    thresholds = np.asarray(config["thresholds"], dtype=np.float32)
+    if (
+        weights.shape[0] != len(categories)
+        or bias.shape != (len(categories),)
+        or len(thresholds) != len(categories)
+    ):
+        raise ModelIntegrityError(
+            f"the provision presence classifier in {folder} has inconsistent shapes",
+            hint="run `clausewise train provisions` again",
+        )
+    return PresenceHead(categories, weights, bias, thresholds, config["embedding_model"])
+
+
+class PresenceClassifier:
+    """The head of a folder (the shipped one by default), loaded lazily and once."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or shipped_presence_dir()
+        self._head: PresenceHead | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def head(self) -> PresenceHead:
+        with self._lock:
+            if self._head is None:
+                self._head = read_head(self.folder)
+            return self._head
+
+
+@dataclass(frozen=True)
+class ClauseScores:
+    """The head's probabilities for every clause of one contract."""
+
+    chunks: Sequence[Chunk]
+    probabilities: np.ndarray  # [clauses, categories]
+
+    def best(self, column: int) -> float:
+        return float(self.probabilities[:, column].max()) if len(self.chunks) else 0.0
+
+    def above(self, column: int, threshold: float, limit: int) -> list[tuple[Chunk, float]]:
+        """The clauses at or above ``threshold`` for a category, most probable first."""
+        scores = self.probabilities[:, column] if len(self.chunks) else np.zeros(0)
+        order = np.argsort(-scores, kind="stable")
+        return [(self.chunks[i], float(scores[i])) for i in order[:limit] if scores[i] >= threshold]
