@@ -179,7 +179,8 @@ def run(
             finally:
                 index.close()
             progress.advance()
-    valued = [r for r in rows if r["has_value"] and r["gold_present"]]
+    extracted = runtime.settings.review.extract_answers  # no values asked for: no accuracy to report
+    valued = [r for r in rows if r["has_value"] and r["gold_present"]] if extracted else []
     results: dict[str, Any] = {
         "benchmark": "cuad",
         "data": str(root),
@@ -197,7 +198,7 @@ def run(
         if valued
         else None,
         "answers_scored": len(valued),
-        "seconds_per_contract": round(statistics.fmean(seconds), 1) if seconds else None,
+        "seconds_per_contract": round(statistics.fmean(seconds), 2) if seconds else None,
         "rows": rows,
     }
     if calibrate:
