@@ -38,6 +38,7 @@ from tools.checks.decision import (
     decide,
     nli_decision,
     nothing_relevant,
+    precedence_for,
     without_model,
 )
 from tools.checks.nli import NliClassifier
@@ -156,7 +157,13 @@ class HypothesisChecker:
                         pieces.append((piece, hit.node_id))
         probabilities = self.classifier.probabilities(hypothesis.text, [text[a:b] for (a, b), _ in pieces])
         names = [self._place(node_id, span) for span, node_id in pieces]
-        decision = nli_decision(probabilities.tolist(), names, checks.contradiction_at, checks.entailment_at)
+        decision = nli_decision(
+            probabilities.tolist(),
+            names,
+            checks.contradiction_at,
+            checks.entailment_at,
+            precedence=precedence_for(hypothesis.text, checks.nli_precedence),
+        )
         result = self._result(hypothesis, decision, pieces, False, time.perf_counter() - started)
         result.best_relevance = best_rerank(hits)
         result.best_probabilities = {

@@ -96,13 +96,33 @@ def test_not_mentioned_needs_a_reranker_signal_below_the_threshold() -> None:
     assert not nothing_relevant(None, 0.05)
 
 
-def test_one_contradicting_sentence_outweighs_supporting_ones() -> None:
+def test_a_granting_sentence_outweighs_a_contradicting_one_unless_contradiction_comes_first() -> None:
     rows = [[0.95, 0.02, 0.03], [0.10, 0.70, 0.20], [0.80, 0.10, 0.10]]
-    decision = nli_decision(rows, ["1.1 (p. 1)", "1.2 (p. 1)", "2 (p. 2)"], 0.5, 0.5)
+    names = ["1.1 (p. 1)", "1.2 (p. 1)", "2 (p. 2)"]
+    granted = nli_decision(rows, names, 0.5, 0.5)
+    assert granted.label == "Entailment" and granted.evidence == [1, 3]
+    decision = nli_decision(rows, names, 0.5, 0.5, precedence="contradiction")
     assert decision.label == "Contradiction" and decision.evidence == [2]
     assert decision.confidence == pytest.approx(0.7) and decision.rationale.startswith(
         "1.2 (p. 1) contradicts"
     )
+
+
+def test_precedence_follows_the_hypothesis_wording() -> None:
+    from tools.checks.decision import precedence_for
+
+    assert precedence_for("Receiving Party may share some information with its advisers.") == "entailment"
+    assert precedence_for("Some obligations may survive termination.") == "entailment"
+    assert precedence_for("All Confidential Information shall be marked.") == "contradiction"
+    assert precedence_for("Confidential Information shall only include technical data.") == "contradiction"
+    assert precedence_for("Neither party may hire any employee of the other party.") == "contradiction"
+    assert precedence_for("Neither party may hire ...", "entailment") == "entailment"
+
+
+def test_a_contradicting_sentence_decides_when_nothing_grants_the_hypothesis() -> None:
+    rows = [[0.30, 0.02, 0.68], [0.10, 0.70, 0.20]]
+    decision = nli_decision(rows, ["1.1 (p. 1)", "1.2 (p. 1)"], 0.5, 0.5)
+    assert decision.label == "Contradiction" and decision.evidence == [2]
 
 
 def test_entailment_keeps_its_strongest_sentences_in_order() -> None:
@@ -354,19 +374,32 @@ def test_the_nli_sweep_relabels_as_the_decision_rule_would() -> None:
     from clausewise.evals.contractnli_bench import nli_relabel, nli_sweep
 
     rows = [
-        {"gold": "Contradiction", "best_probabilities": {"Entailment": 0.9, "Contradiction": 0.6}},
+        {"gold": "Contradiction", "best_probabilities": {"Entailment": 0.4, "Contradiction": 0.6}},
         {"gold": "Entailment", "best_probabilities": {"Entailment": 0.7, "Contradiction": 0.1}},
         {"gold": "NotMentioned", "best_probabilities": {"Entailment": 0.35, "Contradiction": 0.2}},
     ]
-    assert nli_relabel(rows, 0.5, 0.3) == ["Contradiction", "Entailment", "Entailment"]
-    assert nli_relabel(rows, 0.7, 0.4) == ["Entailment", "Entailment", "NotMentioned"]
-    for row in rows:  # the sweep agrees with nli_decision on the same probabilities
-        best = row["best_probabilities"]
-        probabilities = [[best["Entailment"], 0.0, 0.0], [0.0, best["Contradiction"], 0.0]]
-        assert nli_decision(probabilities, ["a", "b"], 0.5, 0.3).label == nli_relabel([row], 0.5, 0.3)[0]
-    grid = {(r["contradiction_at"], r["entailment_at"]): r for r in nli_sweep(rows, (0.3, 0.5))}
-    assert grid[(0.5, 0.5)]["accuracy"] == 1.0 and grid[(0.5, 0.5)]["contradiction_f1"] == 1.0
-    assert grid[(0.3, 0.3)]["accuracy"] == pytest.approx(2 / 3, abs=1e-4)  # the third becomes Entailment
+    for row, wording in zip(rows, ("contradiction", "entailment", "entailment"), strict=True):
+        row["wording_precedence"] = wording
+    assert nli_relabel(rows, 0.5, 0.3, "entailment") == ["Entailment", "Entailment", "Entailment"]
+    assert nli_relabel(rows, 0.5, 0.3, "contradiction") == ["Contradiction", "Entailment", "Entailment"]
+    assert nli_relabel(rows, 0.5, 0.3) == ["Contradiction", "Entailment", "Entailment"]  # by wording
+    assert nli_relabel(rows, 0.7, 0.5) == ["NotMentioned", "Entailment", "NotMentioned"]
+    for precedence in ("entailment", "contradiction"):  # the sweep agrees with nli_decision
+        for row in rows:
+            best = row["best_probabilities"]
+            probabilities = [[best["Entailment"], 0.0, 0.0], [0.0, best["Contradiction"], 0.0]]
+            decided = nli_decision(probabilities, ["a", "b"], 0.5, 0.3, precedence=precedence).label
+            assert decided == nli_relabel([row], 0.5, 0.3, precedence)[0]
+    grid = {
+        (r["precedence"], r["contradiction_at"], r["entailment_at"]): r for r in nli_sweep(rows, (0.3, 0.5))
+    }
+    assert len(grid) == 12
+    best = grid[("wording", 0.5, 0.5)]
+    assert best["accuracy"] == 1.0 and best["contradiction_f1"] == 1.0
+    # the first two become Entailment and the third stays so: only the second is right
+    assert grid[("entailment", 0.3, 0.3)]["accuracy"] == pytest.approx(1 / 3, abs=1e-4)
+    assert grid[("contradiction", 0.3, 0.3)]["accuracy"] == pytest.approx(2 / 3, abs=1e-4)
+    assert grid[("wording", 0.3, 0.3)]["accuracy"] == pytest.approx(2 / 3, abs=1e-4)
 
 
 @pytest.mark.bench_data

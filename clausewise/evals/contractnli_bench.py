@@ -7,11 +7,12 @@ against the gold spans (a returned span counts when it overlaps a gold span), an
 hypothesis.
 
 Calibration. With the NLI judge every row records the highest P(Entailment) and
-P(Contradiction) of any evidence sentence, which is all :func:`tools.checks.decision.nli_decision`
-looks at, so the sweep over (``checks.contradiction_at``, ``checks.entailment_at``) relabels the
-rows exactly as a run with those settings would. With the LLM judge, ``calibrate`` asks the judge
-for every hypothesis (no early NotMentioned) and records the best reranker probability; the sweep
-relabels NotMentioned every check whose best probability falls under each candidate
+P(Contradiction) of any evidence sentence and the precedence its hypothesis' wording gives, which
+is all :func:`tools.checks.decision.nli_decision` looks at, so the sweep over
+(``checks.nli_precedence``, ``checks.contradiction_at``, ``checks.entailment_at``) relabels the
+rows exactly as a run with those settings would. With the LLM judge, ``calibrate`` asks the
+judge for every hypothesis (no early NotMentioned) and records the best reranker probability; the
+sweep relabels NotMentioned every check whose best probability falls under each candidate
 ``checks.not_mentioned_below``.
 
 ``fold="heldout"`` keeps the documents that neither the reranker nor the NLI classifier was
@@ -25,11 +26,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from clausewise.evals.data import ContractNliDocument, contractnli, in_fold, ingest_text
 from clausewise.progress import NoProgress, Progress
-from tools.checks.decision import LABELS, nli_label
+from tools.checks.decision import LABELS, PrecedenceSetting, nli_label, precedence_for
 from tools.checks.suites import Hypothesis
 from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
 from tools.retrieval.spans import span_hit_rates
@@ -107,32 +108,43 @@ def relabel(rows: Sequence[dict[str, Any]], threshold: float) -> list[str]:
     ]
 
 
-def nli_relabel(rows: Sequence[dict[str, Any]], contradiction_at: float, entailment_at: float) -> list[str]:
-    """Labels had the NLI thresholds been these: :func:`nli_label` on each row's strongest
+def nli_relabel(
+    rows: Sequence[dict[str, Any]],
+    contradiction_at: float,
+    entailment_at: float,
+    precedence: PrecedenceSetting = "wording",
+) -> list[str]:
+    """Labels had the NLI settings been these: :func:`nli_label` on each row's strongest
     sentence per label, exactly what the checker decides from."""
     labels: list[str] = []
     for row in rows:
         best = row["best_probabilities"] or {"Entailment": 0.0, "Contradiction": 0.0}
-        labels.append(nli_label(best["Entailment"], best["Contradiction"], contradiction_at, entailment_at))
+        order = row["wording_precedence"] if precedence == "wording" else precedence
+        labels.append(
+            nli_label(best["Entailment"], best["Contradiction"], contradiction_at, entailment_at, order)
+        )
     return labels
 
 
 def nli_sweep(rows: Sequence[dict[str, Any]], grid: Sequence[float] = NLI_SWEEP) -> list[dict[str, Any]]:
-    """Accuracy, macro F1 and contradiction F1 for every (contradiction_at, entailment_at) pair."""
+    """Accuracy, macro F1 and contradiction F1 for every (precedence, contradiction_at,
+    entailment_at)."""
     gold = [r["gold"] for r in rows]
     results = []
-    for contradiction_at in grid:
-        for entailment_at in grid:
-            metrics = label_metrics(gold, nli_relabel(rows, contradiction_at, entailment_at))
-            results.append(
-                {
-                    "contradiction_at": contradiction_at,
-                    "entailment_at": entailment_at,
-                    "accuracy": metrics["accuracy"],
-                    "macro_f1": metrics["macro_f1"],
-                    "contradiction_f1": metrics["per_class"]["Contradiction"]["f1"],
-                }
-            )
+    for precedence in get_args(PrecedenceSetting):
+        for contradiction_at in grid:
+            for entailment_at in grid:
+                metrics = label_metrics(gold, nli_relabel(rows, contradiction_at, entailment_at, precedence))
+                results.append(
+                    {
+                        "precedence": precedence,
+                        "contradiction_at": contradiction_at,
+                        "entailment_at": entailment_at,
+                        "accuracy": metrics["accuracy"],
+                        "macro_f1": metrics["macro_f1"],
+                        "contradiction_f1": metrics["per_class"]["Contradiction"]["f1"],
+                    }
+                )
     return results
 
 
@@ -181,6 +193,7 @@ def run(
                                 "confidence": result.confidence,
                                 "best_relevance": result.best_relevance,
                                 "best_probabilities": result.best_probabilities,
+                                "wording_precedence": precedence_for(data.hypotheses[key]),
                                 "asked_model": result.asked_model,
                                 "gold_spans": [document.spans[i] for i in span_ids],
                                 "evidence_spans": [e.span for e in result.evidence],
@@ -202,7 +215,11 @@ def run(
         "hypotheses": len(rows),
         "calibration_run": calibrate,
         "judge": checks.judge,
-        "thresholds": {"contradiction_at": checks.contradiction_at, "entailment_at": checks.entailment_at}
+        "thresholds": {
+            "contradiction_at": checks.contradiction_at,
+            "entailment_at": checks.entailment_at,
+            "precedence": checks.nli_precedence,
+        }
         if checks.judge == "nli"
         else {"not_mentioned_below": checks.not_mentioned_below},
         "judge_model": "clausewise/assets/nli (int8 ONNX)"

@@ -10,17 +10,25 @@ With the LLM judge (``checks.judge = "llm"``):
 - the confidence is the model's, capped by the retrieval signal when it is weak.
 
 With the NLI classifier (``checks.judge = "nli"``, the default), every evidence piece has
-P(Entailment), P(Contradiction), P(NotMentioned), and :func:`nli_decision` decides:
-- Contradiction when some piece reaches ``contradiction_at``: one sentence that takes the
-  hypothesis back ("... provided that the Receiving Party may retain one copy") outweighs the
-  sentences that grant it, as ContractNLI's annotators label exceptions;
-- else Entailment when some piece reaches ``entailment_at``;
-- else NotMentioned. Both thresholds are calibrated on the development data
-  (``clausewise eval contractnli --calibrate``).
+P(Entailment), P(Contradiction), P(NotMentioned), and :func:`nli_decision` decides. When one
+sentence entails the hypothesis and another contradicts it, which wins depends on what the
+hypothesis claims (:func:`precedence_for`, ``checks.nli_precedence = "wording"``):
+- a hypothesis that something may or does happen in some case ("the Receiving Party may share
+  some Confidential Information with its advisers") is entailed by one sentence that grants it,
+  even where a general rule elsewhere seems to deny it: the grant is the exception that
+  qualifies the rule. Entailment is checked first;
+- a hypothesis that states an absolute rule ("all", "only", "any", "no", "never" ...) is taken
+  back by one exception ("... provided that the Receiving Party may retain one copy").
+  Contradiction is checked first.
+Then: the first label whose strongest sentence reaches its threshold (``entailment_at``,
+``contradiction_at``), else NotMentioned. ``checks.nli_precedence`` may also fix the order for
+every hypothesis. Thresholds and precedence are calibrated on the development data
+(``clausewise eval contractnli --calibrate``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -101,15 +109,35 @@ def decide(judgement: Judgement, passages: int, best_relevance: float | None) ->
     )
 
 
+Precedence = Literal["entailment", "contradiction"]
+PrecedenceSetting = Literal["wording", "entailment", "contradiction"]
+_ABSOLUTE = re.compile(r"\b(all|only|any|every|no|none|neither|never|solely|exclusively)\b", re.IGNORECASE)
+
+
+def precedence_for(hypothesis: str, setting: PrecedenceSetting = "wording") -> Precedence:
+    """Which label wins a tie of confident sentences: Contradiction for a hypothesis worded as an
+    absolute rule (an exception takes it back), Entailment for one worded as a grant or a
+    possibility (one grant establishes it); ``setting`` other than "wording" fixes it."""
+    if setting != "wording":
+        return setting
+    return "contradiction" if _ABSOLUTE.search(hypothesis) else "entailment"
+
+
 def nli_label(
-    best_entailment: float, best_contradiction: float, contradiction_at: float, entailment_at: float
+    best_entailment: float,
+    best_contradiction: float,
+    contradiction_at: float,
+    entailment_at: float,
+    precedence: Precedence = "entailment",
 ) -> Label:
     """The label from the strongest sentence per label: the whole rule of :func:`nli_decision`,
     which is also how ``eval contractnli --calibrate`` relabels rows for other thresholds."""
-    if best_contradiction >= contradiction_at:
-        return "Contradiction"
-    if best_entailment >= entailment_at:
+    entailed = best_entailment >= entailment_at
+    contradicted = best_contradiction >= contradiction_at
+    if entailed and (precedence == "entailment" or not contradicted):
         return "Entailment"
+    if contradicted:
+        return "Contradiction"
     return "NotMentioned"
 
 
@@ -119,6 +147,7 @@ def nli_decision(
     contradiction_at: float,
     entailment_at: float,
     max_evidence: int = 3,
+    precedence: Precedence = "entailment",
 ) -> Decision:
     """The label from per-piece probabilities (rows in :data:`LABELS` order, decided by
     :func:`nli_label`); ``names`` says where each piece is (e.g. "4.2, p. 3") for the rationale.
@@ -127,7 +156,7 @@ def nli_decision(
     entailment = [row[0] for row in probabilities]
     contradiction = [row[1] for row in probabilities]
     label = (
-        nli_label(max(entailment), max(contradiction), contradiction_at, entailment_at)
+        nli_label(max(entailment), max(contradiction), contradiction_at, entailment_at, precedence)
         if probabilities
         else "NotMentioned"
     )
