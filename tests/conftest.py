@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,21 @@ def copy_example(tmp_path: Path) -> Iterator:
         return target
 
     yield _copy
+
+
+@contextmanager
+def ingested_sample(folder: Path, embedder, overrides: dict | None = None, name: str = "mutual-nda.txt"):
+    """Settings on ``folder`` (plus ``overrides``) and the open index of an example contract,
+    ingested with the real embedder: what module fixtures of agent tests start from."""
+    from agents.archivist import Archivist
+    from clausewise.config import load_settings
+    from indexes.store import ContractStore
+
+    settings = load_settings(overrides={"paths": {"data_dir": str(folder)}, **(overrides or {})})
+    store = ContractStore(settings)
+    Archivist(settings, store, embedder).ingest(EXAMPLES / name)
+    index = store.open(Path(name).stem)
+    try:
+        yield settings, index
+    finally:
+        index.close()

@@ -12,6 +12,7 @@ import pytest
 from agents.checker import CheckResult, HypothesisChecker, interleave
 from clausewise.domain import Hit
 from clausewise.errors import ConfigError
+from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker, PhraseClassifier, ScriptedChatModel
 from tools.checks.decision import VERDICT_LABELS, Judgement, decide, nli_decision, nothing_relevant
 from tools.checks.pieces import evidence_pieces
@@ -179,21 +180,9 @@ def test_interleave_alternates_and_skips_covered_spans() -> None:
 
 @pytest.fixture(scope="module")
 def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
-    from agents.archivist import Archivist
-    from clausewise.config import load_settings
-    from indexes.store import ContractStore
-
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path_factory.mktemp("checks"))},
-            "checks": {"exemplars": 0, "judge": "llm"},
-        }
-    )
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
-    index = store.open("mutual-nda")
-    yield settings, index
-    index.close()
+    overrides = {"checks": {"exemplars": 0, "judge": "llm"}}
+    with ingested_sample(tmp_path_factory.mktemp("checks"), embedder, overrides) as ingested:
+        yield ingested
 
 
 def _checker(nda, embedder, judge, probability: float = 0.9) -> HypothesisChecker:

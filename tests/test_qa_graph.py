@@ -10,6 +10,7 @@ import pytest
 from agents.researcher import Researcher
 from clausewise.backends.accounting import UsageLedger
 from graphs.qa_graph import NOT_ADDRESSED, QADependencies, build_qa_graph
+from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
 
@@ -47,22 +48,12 @@ def draft(
 
 @pytest.fixture(scope="module")
 def contract(tmp_path_factory: pytest.TempPathFactory, embedder):
-    from agents.archivist import Archivist
-    from clausewise.config import load_settings
-    from indexes.store import ContractStore
-
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path_factory.mktemp("qa"))},
-            "retrieval": {"reranker": "none", "rewrite_queries": False},
-            "interrogation": {"decompose": False},
-        }
-    )
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
-    index = store.open("mutual-nda")
-    yield settings, index
-    index.close()
+    overrides = {
+        "retrieval": {"reranker": "none", "rewrite_queries": False},
+        "interrogation": {"decompose": False},
+    }
+    with ingested_sample(tmp_path_factory.mktemp("qa"), embedder, overrides) as ingested:
+        yield ingested
 
 
 def run(

@@ -11,6 +11,7 @@ import pytest
 
 from agents.reviewer import ProvisionReviewer
 from clausewise.errors import ConfigError
+from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker, ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.review.provisions import load_provisions
@@ -48,16 +49,8 @@ def test_a_malformed_provision_list_gets_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
-    from agents.archivist import Archivist
-    from clausewise.config import load_settings
-    from indexes.store import ContractStore
-
-    settings = load_settings(overrides={"paths": {"data_dir": str(tmp_path_factory.mktemp("review"))}})
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
-    index = store.open("mutual-nda")
-    yield settings, index
-    index.close()
+    with ingested_sample(tmp_path_factory.mktemp("review"), embedder) as ingested:
+        yield ingested
 
 
 def _reviewer(nda, embedder, probability: float, extractor=None) -> ProvisionReviewer:

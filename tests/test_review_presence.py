@@ -12,15 +12,18 @@ import pytest
 from agents.reviewer import ProvisionReviewer, clause_scores
 from clausewise.domain import Chunk
 from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.review.presence import (
     ClauseScores,
     PresenceClassifier,
     PresenceHead,
+    Wording,
     clause_chunks,
     read_head,
     shipped_presence_dir,
+    word_grams,
 )
 from tools.review.provisions import Provision, load_provisions
 
@@ -72,6 +75,39 @@ def test_the_head_scores_vectors_and_round_trips_through_its_files(tmp_path: Pat
     assert json.loads((tmp_path / "config.json").read_text())["note"] == "test"
 
 
+def test_word_features_are_normalised_tf_idf_of_known_words_and_pairs() -> None:
+    assert word_grams("Most Favored-Nation terms") == {
+        "most",
+        "favored-nation",
+        "terms",
+        "most favored-nation",
+        "favored-nation terms",
+    }
+    wording = Wording(("escrow", "source code", "zebra"), np.array([2.0, 1.0, 3.0], np.float32), weight=0.5)
+    matrix = wording.features(["The source code shall be placed in escrow.", "Nothing here.", ""]).toarray()
+    assert matrix.shape == (3, 3)
+    assert matrix[0, 2] == 0 and matrix[0, 0] == pytest.approx(2 * matrix[0, 1])
+    assert np.linalg.norm(matrix[0]) == pytest.approx(0.5)
+    assert not matrix[1:].any()
+
+
+def test_a_head_that_reads_words_round_trips_and_needs_the_texts(tmp_path: Path) -> None:
+    wording = Wording(("escrow", "source code"), np.array([1.0, 1.0], np.float32))
+    weights = np.zeros((1, 4 + 2), np.float32)
+    weights[0, 4] = 12.0  # "escrow" alone decides
+    head = PresenceHead(("Source Code Escrow",), weights, np.array([-6.0]), np.array([0.5]), "m", wording)
+    vectors = np.zeros((2, 4), np.float32)
+    texts = ["Deposit in escrow.", "Payment terms."]
+    probabilities = head.probabilities(vectors, texts)
+    assert probabilities[0, 0] > 0.9 > 0.1 > probabilities[1, 0]
+    head.save(tmp_path)
+    loaded = read_head(tmp_path)
+    assert loaded.wording is not None and loaded.wording.vocabulary == wording.vocabulary
+    assert np.allclose(loaded.probabilities(vectors, texts), probabilities)
+    with pytest.raises(ValueError, match="text"):
+        loaded.probabilities(vectors)
+
+
 def test_a_tampered_or_missing_head_gets_a_typed_error(tmp_path: Path) -> None:
     _head(("Governing Law",), [0.5]).save(tmp_path)
     with (tmp_path / "head.npz").open("ab") as handle:
@@ -92,21 +128,9 @@ def test_clause_scores_keep_the_most_probable_clauses_above_the_threshold() -> N
 
 @pytest.fixture(scope="module")
 def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
-    from agents.archivist import Archivist
-    from clausewise.config import load_settings
-    from indexes.store import ContractStore
-
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path_factory.mktemp("presence"))},
-            "review": {"extract_answers": False},
-        }
-    )
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
-    index = store.open("mutual-nda")
-    yield settings, index
-    index.close()
+    overrides = {"review": {"extract_answers": False}}
+    with ingested_sample(tmp_path_factory.mktemp("presence"), embedder, overrides) as ingested:
+        yield ingested
 
 
 def _provision(key: str) -> Provision:
@@ -189,6 +213,16 @@ def test_thresholds_are_calibrated_per_category_on_document_presence() -> None:
     thresholds = calibrate_thresholds(gold, best)
     assert 0.10 < thresholds[0] <= 0.25  # separates 0.25/0.30 from 0.10/0.05
     assert 0.8 < thresholds[1] <= 0.9  # 0.95 and 0.9 are gold-present, 0.8 is not
+
+
+def test_the_vocabulary_keeps_grams_of_enough_clauses() -> None:
+    from clausewise.train.provisions import EmbeddedContract, ProvisionTrainConfig, fit_wording
+
+    texts = ["escrow agent", "escrow deposit", "royalty", "escrow"]
+    contract = EmbeddedContract("t", False, np.zeros((4, 2)), np.zeros((4, 1)), np.array([True]), texts)
+    wording = fit_wording([contract], ProvisionTrainConfig(data=Path(), min_df=2, ngram_weight=0.7))
+    assert wording.vocabulary == ("escrow",) and wording.weight == 0.7
+    assert wording.idf[0] == pytest.approx(np.log(5 / 4) + 1)
 
 
 def test_the_head_is_fitted_on_clause_labels() -> None:

@@ -182,6 +182,17 @@ def train_provisions(
     folds: int = typer.Option(
         4, "--folds", help="Contract groups for the out-of-fold threshold calibration."
     ),
+    min_df: int = typer.Option(
+        5, "--min-df", help="Training clauses a word or word pair needs to be a feature."
+    ),
+    ngram_weight: float = typer.Option(
+        1.0, "--ngram-weight", help="Length of the word features beside the clause vector (0: vectors only)."
+    ),
+    work_dir: Path | None = typer.Option(
+        None,
+        "--work-dir",
+        help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
+    ),
 ) -> None:
     """Fit the provision presence classifier on CUAD (outside the held-out fold) and calibrate it."""
     from clausewise.train.provisions import PROVISIONS_ASSETS_DIR, ProvisionTrainConfig, run
@@ -189,7 +200,13 @@ def train_provisions(
     runtime = state_of(ctx).runtime()
     root = require(Path(data or runtime.settings.paths.bench_data))
     config = ProvisionTrainConfig(
-        data=root, out=out or PROVISIONS_ASSETS_DIR, regularisation=regularisation, folds=folds
+        data=root,
+        out=out or PROVISIONS_ASSETS_DIR,
+        regularisation=regularisation,
+        folds=folds,
+        min_df=min_df,
+        ngram_weight=ngram_weight,
+        work_dir=work_dir or runtime.settings.paths.data_dir / "train" / "provisions",
     )
     report = run(config, runtime.embedder, log=_log)
     table = Table(title="Provision presence, macro F1")

@@ -5,20 +5,24 @@ exactly as ingestion cuts it (default structure and chunking settings, one chunk
 by :func:`tools.review.presence.clause_chunks`), each clause is embedded by the default embedder,
 and a clause is a positive of a category when it overlaps one of that category's answers.
 
-Model: one class-balanced logistic regression per category over the clause vectors (scikit-learn,
-``train`` extra). Thresholds: per category, the one that maximises document-level presence F1
-on out-of-fold predictions (contracts split in ``folds`` groups), so no threshold is chosen on
-contracts the weights were fitted on, and none on the held-out fold, which is only scored.
+Model: one class-balanced logistic regression per category over the clause vector and binary
+tf-idf words and word pairs of the clause text (vocabulary: the grams in at least ``min_df``
+training clauses) (scikit-learn, ``train`` extra). Thresholds: per category, the one that
+maximises document-level presence F1 on out-of-fold predictions (contracts split in ``folds``
+groups), so no threshold is chosen on contracts the weights were fitted on, and none on the
+held-out fold, which is only scored.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +32,7 @@ from clausewise.config import ChunkingSettings, StructureSettings
 from clausewise.domain import Chunk
 from clausewise.evals.cuad_bench import CuadContract, cuad_contracts, presence_scores
 from clausewise.train.reranker_data import document_key, is_heldout
-from tools.review.presence import PresenceHead, clause_chunks
+from tools.review.presence import PresenceHead, Wording, clause_chunks, word_grams
 
 if TYPE_CHECKING:
     from clausewise.backends.embeddings import Embedder
@@ -48,7 +52,10 @@ class ProvisionTrainConfig:
     out: Path = PROVISIONS_ASSETS_DIR
     regularisation: float = 1.0  # scikit-learn's C (inverse strength)
     folds: int = 4
-    max_iterations: int = 300
+    max_iterations: int = 500
+    min_df: int = 5  # clauses a word or word pair must appear in to enter the vocabulary
+    ngram_weight: float = 1.0  # length of the word features beside the unit-length vector; 0: none
+    work_dir: Path | None = None  # keeps the clause vectors, so a rerun skips the embedding
 
 
 @dataclass
@@ -60,6 +67,7 @@ class EmbeddedContract:
     vectors: np.ndarray
     labels: np.ndarray
     present: np.ndarray
+    texts: list[str] = field(default_factory=list)
 
 
 def contract_clauses(text: str, name: str) -> list[Chunk]:
@@ -85,34 +93,85 @@ def clause_labels(clauses: Sequence[Chunk], contract: CuadContract, categories: 
     return labels
 
 
+def _vector_cache(work_dir: Path | None, model_id: str) -> tuple[Path | None, dict[str, np.ndarray]]:
+    """Clause vectors of an earlier run with the same embedder, keyed by contract."""
+    if work_dir is None:
+        return None, {}
+    path = work_dir / f"clause-vectors-{hashlib.sha1(model_id.encode()).hexdigest()[:12]}.npz"
+    if not path.is_file():
+        return path, {}
+    with np.load(path, allow_pickle=False) as arrays:
+        return path, {key: arrays[key] for key in arrays.files}
+
+
 def embed_contracts(
-    contracts: Sequence[CuadContract], categories: Sequence[str], embedder: Embedder, log: Log
+    contracts: Sequence[CuadContract],
+    categories: Sequence[str],
+    embedder: Embedder,
+    log: Log,
+    work_dir: Path | None = None,
 ) -> list[EmbeddedContract]:
+    cache_path, cached = _vector_cache(work_dir, embedder.model_id)
     embedded = []
     started = time.perf_counter()
     for number, contract in enumerate(contracts, start=1):
         clauses = contract_clauses(contract.text, contract.title)
+        key = hashlib.sha1("\n".join(c.text for c in clauses).encode()).hexdigest()
+        vectors = cached.get(key)
+        if vectors is None or len(vectors) != len(clauses):
+            vectors = embedder.embed([c.text for c in clauses]).astype(np.float32)
+            cached[key] = vectors
         embedded.append(
             EmbeddedContract(
                 title=contract.title,
                 heldout=is_heldout(contract.title),
-                vectors=embedder.embed([c.text for c in clauses]).astype(np.float32),
+                vectors=vectors,
                 labels=clause_labels(clauses, contract, categories),
                 present=np.array([bool(contract.answers.get(c)) for c in categories]),
+                texts=[c.text for c in clauses],
             )
         )
         if number % 25 == 0 or number == len(contracts):
             log(f"embedded {number}/{len(contracts)} contracts ({time.perf_counter() - started:.0f} s)")
+    if cache_path is not None:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        partial = cache_path.with_name(cache_path.name + ".partial")
+        with partial.open("wb") as handle:
+            np.savez(handle, **cached)
+        partial.replace(cache_path)
     return embedded
 
 
-def fit_head(
-    contracts: Sequence[EmbeddedContract], categories: Sequence[str], config: ProvisionTrainConfig
-) -> tuple[np.ndarray, np.ndarray]:
-    """Weights [categories, dimension] and biases of one balanced logistic regression per category."""
-    from sklearn.linear_model import LogisticRegression
+def fit_wording(contracts: Sequence[EmbeddedContract], config: ProvisionTrainConfig) -> Wording:
+    """The vocabulary (grams in at least ``min_df`` clauses) and its smoothed idf."""
+    counts: Counter[str] = Counter(g for c in contracts for text in c.texts for g in word_grams(text))
+    vocabulary = tuple(sorted(g for g, n in counts.items() if n >= config.min_df))
+    clauses = sum(len(c.texts) for c in contracts)
+    idf = np.array([np.log((1 + clauses) / (1 + counts[g])) + 1 for g in vocabulary], dtype=np.float32)
+    return Wording(vocabulary, idf, config.ngram_weight)
+
+
+def features(contracts: Sequence[EmbeddedContract], wording: Wording | None) -> Any:
+    """The clause matrix the head reads: vectors, and word features beside them (sparse)."""
+    from scipy import sparse
 
     vectors = np.vstack([c.vectors for c in contracts])
+    if wording is None:
+        return vectors
+    words = wording.features([t for c in contracts for t in c.texts])
+    return sparse.hstack([sparse.csr_matrix(vectors), words]).tocsr()
+
+
+def fit_head(
+    contracts: Sequence[EmbeddedContract],
+    categories: Sequence[str],
+    config: ProvisionTrainConfig,
+    wording: Wording | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weights [categories, columns] and biases of one balanced logistic regression per category."""
+    from sklearn.linear_model import LogisticRegression
+
+    vectors = features(contracts, wording)
     labels = np.vstack([c.labels for c in contracts])
     weights = np.zeros((len(categories), vectors.shape[1]), dtype=np.float32)
     bias = np.zeros(len(categories), dtype=np.float32)
@@ -133,7 +192,9 @@ def document_probabilities(head: PresenceHead, contracts: Sequence[EmbeddedContr
     """[contracts, categories]: the best clause probability of each category in each contract."""
     return np.array(
         [
-            head.probabilities(c.vectors).max(axis=0) if len(c.vectors) else np.zeros(len(head.categories))
+            head.probabilities(c.vectors, c.texts).max(axis=0)
+            if len(c.vectors)
+            else np.zeros(len(head.categories))
             for c in contracts
         ]
     )
@@ -175,14 +236,17 @@ def out_of_fold(
     categories: Sequence[str],
     config: ProvisionTrainConfig,
     model_id: str,
+    wording: Wording | None = None,
 ) -> np.ndarray:
-    """Document probabilities of each training contract from a head fitted without it."""
+    """Document probabilities of each training contract from a head fitted without it (the
+    vocabulary, which needs no labels, is the whole training fold's)."""
     best = np.zeros((len(contracts), len(categories)))
     for fold in range(config.folds):
         fitted = [c for i, c in enumerate(contracts) if i % config.folds != fold]
         scored = [i for i in range(len(contracts)) if i % config.folds == fold]
-        weights, bias = fit_head(fitted, categories, config)
-        head = PresenceHead(tuple(categories), weights, bias, np.full(len(categories), 0.5), model_id)
+        weights, bias = fit_head(fitted, categories, config, wording)
+        thresholds = np.full(len(categories), 0.5)
+        head = PresenceHead(tuple(categories), weights, bias, thresholds, model_id, wording)
         best[scored] = document_probabilities(head, [contracts[i] for i in scored])
     return best
 
@@ -202,21 +266,24 @@ def run(config: ProvisionTrainConfig, embedder: Embedder, log: Log) -> dict[str,
     contracts = cuad_contracts(config.data)
     categories = sorted({category for contract in contracts for category in contract.answers})
     log(f"{len(contracts)} CUAD contracts, {len(categories)} categories; embedding their clauses")
-    embedded = embed_contracts(contracts, categories, embedder, log)
+    embedded = embed_contracts(contracts, categories, embedder, log, config.work_dir)
     training = [c for c in embedded if not c.heldout]
     heldout = [c for c in embedded if c.heldout]
     log(f"fitting on {len(training)} contracts ({sum(len(c.vectors) for c in training)} clauses)")
-    oof = out_of_fold(training, categories, config, embedder.model_id)
+    wording = fit_wording(training, config) if config.ngram_weight > 0 else None
+    log(f"vocabulary: {len(wording.vocabulary) if wording else 0} words and word pairs")
+    oof = out_of_fold(training, categories, config, embedder.model_id, wording)
     train_gold = np.array([c.present for c in training])
     thresholds = calibrate_thresholds(train_gold, oof)
-    weights, bias = fit_head(training, categories, config)
-    head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id)
+    weights, bias = fit_head(training, categories, config, wording)
+    head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id, wording)
     heldout_gold = np.array([c.present for c in heldout])
     heldout_best = document_probabilities(head, heldout)
     report = {
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items()},
         "training_contracts": len(training),
         "training_clauses": int(sum(len(c.vectors) for c in training)),
+        "vocabulary": len(wording.vocabulary) if wording else 0,
         "positives": dict(
             zip(categories, np.vstack([c.labels for c in training]).sum(0).tolist(), strict=True)
         ),
@@ -242,6 +309,7 @@ def run(config: ProvisionTrainConfig, embedder: Embedder, log: Log) -> dict[str,
 
 def model_card(config: ProvisionTrainConfig, report: dict[str, Any]) -> str:
     held, oof = report["heldout"], report["out_of_fold"]
+    vocabulary = f"{report['vocabulary']:,} grams"
     rows = "\n".join(
         f"| {category} | {report['positives'][category]} | {held['per_category'][category]['support']} | "
         f"{held['per_category'][category]['f1']:.2f} |"
@@ -249,10 +317,12 @@ def model_card(config: ProvisionTrainConfig, report: dict[str, Any]) -> str:
     )
     return f"""# Clausewise provision presence classifier
 
-One class-balanced logistic regression per CUAD category over the vectors of the default embedder
-(all-MiniLM-L6-v2, int8 ONNX), applied to every clause of a contract; a provision is present when
-one clause reaches its category's threshold. `head.npz` holds the weights and biases, `config.json`
-the categories, thresholds, embedder id and the checksum of `head.npz`.
+One class-balanced logistic regression per CUAD category over each clause's vector from the default
+embedder (all-MiniLM-L6-v2, int8 ONNX) and the binary tf-idf words and word pairs of its text
+({vocabulary} in the vocabulary, at least {config.min_df} training clauses each, scaled to length
+{config.ngram_weight}), applied to every clause of a contract; a provision is present when one clause
+reaches its category's threshold. `head.npz` holds the weights, biases, vocabulary and idf,
+`config.json` the categories, thresholds, embedder id and the checksum of `head.npz`.
 
 - Data: CUAD v1 (The Atticus Project, CC BY 4.0), development contracts outside the held-out fold:
   {report["training_contracts"]} contracts, {report["training_clauses"]} clauses (one chunk per clause,

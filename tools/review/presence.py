@@ -1,13 +1,18 @@
-"""The shipped provision-presence classifier: one logistic head per CUAD category over the chunk
-vectors the Archivist already stored.
+"""The shipped provision-presence classifier: one logistic head per CUAD category over each
+clause's vector (stored by the Archivist) and the words and word pairs of its text.
 
 Why a head on stored vectors: deciding 41 provisions with the reranker costs 41 retrievals and
 scores only what each query pack retrieved (CUAD presence macro F1 0.44 on held-out contracts).
 A linear head per category reads every clause of the contract at once, costs one matrix product
-(the embeddings are in the index already), and was trained on what CUAD's annotators marked
+(the embeddings are in the index already; the words are counted on the fly), and was trained on
+what CUAD's annotators marked
 (``clausewise train provisions``; model card in ``clausewise/assets/provisions``). A provision is
 present when one clause's probability reaches the category's threshold, which was calibrated on
 out-of-fold predictions of the training contracts.
+
+Why words as well as vectors: many provisions are named by a few words a sentence embedding
+dilutes ("most favored", "liquidated damages", "escrow", "third party beneficiary"); with
+tf-idf unigrams and bigrams next to the vector, held-out macro F1 rose from 0.63 to 0.68.
 
 The head only means something for the embedder it was trained with, so it records that model's
 id and the review falls back to the reranker for an index embedded by another model.
@@ -16,14 +21,18 @@ id and the review falls back to the reranker for an index embedded by another mo
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 from clausewise.domain import Chunk
 from clausewise.errors import ModelIntegrityError, ModelUnavailable
@@ -31,6 +40,46 @@ from clausewise.errors import ModelIntegrityError, ModelUnavailable
 HEAD_FILE = "head.npz"
 CONFIG_FILE = "config.json"
 REPRESENTATIVE_KINDS = ("ancestor", "node", "passage")  # preferred first
+_WORD = re.compile(r"[a-z][a-z\-]+")
+
+
+def word_grams(text: str) -> set[str]:
+    """The lower-cased words of a text and its adjacent word pairs."""
+    words = _WORD.findall(text.lower())
+    return set(words) | {f"{a} {b}" for a, b in itertools.pairwise(words)}
+
+
+@dataclass(frozen=True)
+class Wording:
+    """Binary tf-idf features over a fixed vocabulary of words and word pairs, L2-normalised and
+    scaled by ``weight`` so they sit beside a unit-length sentence vector."""
+
+    vocabulary: tuple[str, ...]
+    idf: np.ndarray
+    weight: float = 1.0
+
+    @cached_property
+    def column(self) -> dict[str, int]:
+        return {gram: number for number, gram in enumerate(self.vocabulary)}
+
+    def features(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        rows: list[int] = []
+        columns: list[int] = []
+        values: list[float] = []
+        for row, text in enumerate(texts):
+            found = sorted(self.column[g] for g in word_grams(text) if g in self.column)
+            if not found:
+                continue
+            weights = self.idf[found]
+            weights = weights / np.linalg.norm(weights) * self.weight
+            rows.extend([row] * len(found))
+            columns.extend(found)
+            values.extend(weights.tolist())
+        return sparse.csr_matrix(
+            (np.asarray(values, dtype=np.float32), (rows, columns)),
+            shape=(len(texts), len(self.vocabulary)),
+            dtype=np.float32,
+        )
 
 
 def shipped_presence_dir() -> Path:
@@ -53,19 +102,26 @@ def clause_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
 
 @dataclass(frozen=True)
 class PresenceHead:
-    """Weights [categories, dimension], biases and per-category thresholds."""
+    """Weights [categories, dimension + vocabulary], biases and per-category thresholds."""
 
     categories: tuple[str, ...]
     weights: np.ndarray
     bias: np.ndarray
     thresholds: np.ndarray
     embedding_model: str
+    wording: Wording | None = None
 
-    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
-        """P(clause belongs to category), one row per vector, one column per category."""
+    def probabilities(self, vectors: np.ndarray, texts: Sequence[str] = ()) -> np.ndarray:
+        """P(clause belongs to category), one row per clause (its vector and, when the head reads
+        words, its text), one column per category."""
         if vectors.shape[0] == 0:
             return np.zeros((0, len(self.categories)), dtype=np.float32)
-        logits = vectors.astype(np.float32) @ self.weights.T + self.bias
+        dimension = vectors.shape[1]
+        logits = vectors.astype(np.float32) @ self.weights[:, :dimension].T + self.bias
+        if self.wording is not None:
+            if len(texts) != vectors.shape[0]:
+                raise ValueError("this presence head reads each clause's text: pass one per vector")
+            logits += np.asarray(self.wording.features(texts) @ self.weights[:, dimension:].T)
         return (1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50)))).astype(np.float32)
 
     def category_index(self, name: str) -> int | None:
@@ -80,9 +136,14 @@ class PresenceHead:
         """Write the head and its config (with the head's checksum) into ``folder``."""
         folder.mkdir(parents=True, exist_ok=True)
         head = folder / HEAD_FILE
+        arrays = {"weights": self.weights.astype(np.float32), "bias": self.bias.astype(np.float32)}
+        if self.wording is not None:
+            arrays["vocabulary"] = np.asarray(self.wording.vocabulary, dtype=str)
+            arrays["idf"] = self.wording.idf.astype(np.float32)
         with head.open("wb") as handle:
-            np.savez(handle, weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32))
+            np.savez_compressed(handle, **arrays)
         config = {
+            "ngram_weight": self.wording.weight if self.wording is not None else None,
             "categories": list(self.categories),
             "thresholds": [round(float(t), 4) for t in self.thresholds],
             "embedding_model": self.embedding_model,
@@ -108,6 +169,11 @@ def read_head(folder: Path) -> PresenceHead:
         )
     with np.load(head_file, allow_pickle=False) as arrays:
         weights, bias = arrays["weights"], arrays["bias"]
+        wording = (
+            Wording(tuple(arrays["vocabulary"].tolist()), arrays["idf"], float(config["ngram_weight"]))
+            if "vocabulary" in arrays
+            else None
+        )
     categories = tuple(config["categories"])
     thresholds = np.asarray(config["thresholds"], dtype=np.float32)
     if (
@@ -119,7 +185,7 @@ def read_head(folder: Path) -> PresenceHead:
             f"the provision presence classifier in {folder} has inconsistent shapes",
             hint="run `clausewise train provisions` again",
         )
-    return PresenceHead(categories, weights, bias, thresholds, config["embedding_model"])
+    return PresenceHead(categories, weights, bias, thresholds, config["embedding_model"], wording)
 
 
 class PresenceClassifier:
