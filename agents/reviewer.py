@@ -164,7 +164,8 @@ def clause_scores(head: PresenceHead, index: ContractIndex) -> ClauseScores | No
         if chunks
         else np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0))
     )
-    return ClauseScores(chunks, head.probabilities(matrix, [c.text for c in chunks]))
+    text = index.document.text
+    return ClauseScores(chunks, head.probabilities(matrix, [text[c.span[0] : c.span[1]] for c in chunks]))
 
 
 def build_reviewer(runtime: Runtime, index: ContractIndex) -> ProvisionReviewer:

@@ -175,7 +175,8 @@ def test_the_shipped_head_matches_the_builtin_list_and_the_default_embedder(embe
     head = read_head(shipped_presence_dir())
     assert set(head.categories) == {p.name for p in load_provisions("cuad").provisions}
     assert head.embedding_model == embedder.model_id
-    assert head.weights.shape == (41, embedder.dimension)
+    assert head.wording is not None and len(head.wording.vocabulary) > 10_000
+    assert head.weights.shape == (41, embedder.dimension + len(head.wording.vocabulary))
     assert ((head.thresholds > 0) & (head.thresholds < 1)).all()
 
 
@@ -213,6 +214,19 @@ def test_thresholds_are_calibrated_per_category_on_document_presence() -> None:
     thresholds = calibrate_thresholds(gold, best)
     assert 0.10 < thresholds[0] <= 0.25  # separates 0.25/0.30 from 0.10/0.05
     assert 0.8 < thresholds[1] <= 0.9  # 0.95 and 0.9 are gold-present, 0.8 is not
+
+
+def test_per_category_thresholds_are_kept_only_when_they_generalise() -> None:
+    from clausewise.train.provisions import choose_thresholds
+
+    gold = np.array([[1, 1], [1, 0], [0, 0], [0, 1], [1, 1], [1, 0], [0, 0], [0, 1]], dtype=bool)
+    separable = np.where(gold, 0.3, 0.1)  # every category splits at ~0.2, and 0.5 finds nothing
+    thresholds, estimates = choose_thresholds(gold, separable, folds=2)
+    assert estimates == {"per_category": 1.0, "all_at_0.5": 0.0}
+    assert ((thresholds > 0.1) & (thresholds <= 0.3)).all()
+    calibrated = np.where(gold, 0.8, 0.2)  # 0.5 is as good as anything: keep it
+    thresholds, estimates = choose_thresholds(gold, calibrated, folds=2)
+    assert estimates["all_at_0.5"] == 1.0 and (thresholds == 0.5).all()
 
 
 def test_the_vocabulary_keeps_grams_of_enough_clauses() -> None:

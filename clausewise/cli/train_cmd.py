@@ -186,7 +186,7 @@ def train_provisions(
         5, "--min-df", help="Training clauses a word or word pair needs to be a feature."
     ),
     ngram_weight: float = typer.Option(
-        1.0, "--ngram-weight", help="Length of the word features beside the clause vector (0: vectors only)."
+        3.0, "--ngram-weight", help="Length of the word features beside the clause vector (0: vectors only)."
     ),
     work_dir: Path | None = typer.Option(
         None,

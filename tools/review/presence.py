@@ -1,18 +1,17 @@
 """The shipped provision-presence classifier: one logistic head per CUAD category over each
-clause's vector (stored by the Archivist) and the words and word pairs of its text.
+clause's vector (stored by the Archivist) and the words and word pairs of the clause's own text.
 
 Why a head on stored vectors: deciding 41 provisions with the reranker costs 41 retrievals and
 scores only what each query pack retrieved (CUAD presence macro F1 0.44 on held-out contracts).
 A linear head per category reads every clause of the contract at once, costs one matrix product
 (the embeddings are in the index already; the words are counted on the fly), and was trained on
-what CUAD's annotators marked
-(``clausewise train provisions``; model card in ``clausewise/assets/provisions``). A provision is
-present when one clause's probability reaches the category's threshold, which was calibrated on
-out-of-fold predictions of the training contracts.
+what CUAD's annotators marked (``clausewise train provisions``; model card in
+``clausewise/assets/provisions``). A provision is present when one clause's probability reaches
+the category's threshold, calibrated on out-of-fold predictions of the training contracts.
 
 Why words as well as vectors: many provisions are named by a few words a sentence embedding
 dilutes ("most favored", "liquidated damages", "escrow", "third party beneficiary"); with
-tf-idf unigrams and bigrams next to the vector, held-out macro F1 rose from 0.63 to 0.68.
+tf-idf unigrams and bigrams beside the vector, held-out macro F1 rose from 0.63 to 0.68.
 
 The head only means something for the embedder it was trained with, so it records that model's
 id and the review falls back to the reranker for an index embedded by another model.
@@ -136,7 +135,8 @@ class PresenceHead:
         """Write the head and its config (with the head's checksum) into ``folder``."""
         folder.mkdir(parents=True, exist_ok=True)
         head = folder / HEAD_FILE
-        arrays = {"weights": self.weights.astype(np.float32), "bias": self.bias.astype(np.float32)}
+        # half precision halves the file; the trainer rounds weights the same way before scoring
+        arrays = {"weights": self.weights.astype(np.float16), "bias": self.bias.astype(np.float32)}
         if self.wording is not None:
             arrays["vocabulary"] = np.asarray(self.wording.vocabulary, dtype=str)
             arrays["idf"] = self.wording.idf.astype(np.float32)
@@ -168,7 +168,7 @@ def read_head(folder: Path) -> PresenceHead:
             hint="reinstall clausewise or run `clausewise train provisions`",
         )
     with np.load(head_file, allow_pickle=False) as arrays:
-        weights, bias = arrays["weights"], arrays["bias"]
+        weights, bias = arrays["weights"].astype(np.float32), arrays["bias"]
         wording = (
             Wording(tuple(arrays["vocabulary"].tolist()), arrays["idf"], float(config["ngram_weight"]))
             if "vocabulary" in arrays
