@@ -34,7 +34,7 @@ from clausewise.report import Report, ReportMetadata, Source
 from graphs.research_graph import build_research_graph
 from graphs.routing import after_refine, stop_reason
 from graphs.state import Draft, Finding, HitSummary, QAState
-from graphs.validation import check, number_sources, remove_failures
+from graphs.validation import check, evidence_findings, number_sources, remove_failures
 
 NOT_ADDRESSED = (
     "The contract does not appear to address this question: no passage that answers it could be "
@@ -293,6 +293,8 @@ class QANodes:
         summary, preliminary, reasoning = draft.summary, draft.preliminary_answer, draft.reasoning
         if not supported:  # nothing verified: nothing may be asserted, not even in the summary
             summary, preliminary, reasoning = f"Question examined: {state['question']}", NOT_ADDRESSED, []
+        elif not reasoning:  # the writer gave no findings: state what the verified sources say
+            reasoning = evidence_findings(sources)
         reason = "not addressed" if not addressed else stop_reason(state, self.settings.confidence_threshold)
         reason = reason or "turn limit"
         records = self.deps.ledger.records[state.get("ledger_mark", 0) :]

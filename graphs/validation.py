@@ -48,6 +48,24 @@ def _source(number: int, citation: VerifiedCitation) -> Source:
     )
 
 
+def evidence_findings(sources: list[Source], limit: int = 5, quote_chars: int = 300) -> list[str]:
+    """Key findings stated from the verified sources themselves, one per clause: what the report
+    shows when the writer model left its reasoning empty although evidence was found (small
+    models do). Each quotes the contract verbatim (a long quote is cut at a word, the ellipsis
+    outside the quotation marks) and points to its source."""
+    findings = []
+    for source in sources[:limit]:
+        quote = " ".join(source.quote.split())
+        if len(quote) > quote_chars:
+            quote = quote[:quote_chars].rsplit(" ", 1)[0] + '" ...'
+        else:
+            quote += '"'
+        place = source.node_id if source.title in ("", source.node_id) else f"{source.node_id} {source.title}"
+        pages = f", p. {', '.join(str(p) for p in source.pages)}" if source.pages else ""
+        findings.append(f'{place}{pages} provides: "{quote} [{source.number}]')
+    return findings
+
+
 def _texts(draft: Draft) -> list[str]:
     return [draft.summary, *draft.reasoning, draft.preliminary_answer, *draft.gaps]
 

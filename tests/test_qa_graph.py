@@ -233,6 +233,18 @@ def test_citations_that_survive_the_repair_are_removed_and_the_gap_stated(contra
         assert contract[1].document.text[source.span[0] : source.span[1]] == source.quote
 
 
+def test_empty_findings_are_stated_from_the_verified_sources(contract, embedder) -> None:
+    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)])
+    silent = json.loads(draft("The laws of England and Wales [1].", complete=True, confidence=0.9))
+    silent["reasoning"] = []
+    writer = ScriptedChatModel(replies=[json.dumps(silent)])
+    _, result = run(contract, embedder, answerer=answerer, writer=writer)
+    report = result["report"]
+    assert len(report.reasoning) == 1 and report.reasoning[0].startswith("9.1")
+    assert f'"{GOVERNING}" [1]' in report.reasoning[0]
+    assert GOVERNING in contract[1].document.text
+
+
 def test_a_question_the_contract_does_not_address(contract, embedder) -> None:
     answerer = ScriptedChatModel(replies=[answer("Nothing about pets.", addressed=False)], repeat_last=True)
     writer = ScriptedChatModel(
