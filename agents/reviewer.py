@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-import numpy as np
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
@@ -32,7 +31,7 @@ from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import GraphSearch
-from tools.review.presence import ClauseScores, PresenceHead, clause_chunks
+from tools.review.presence import ClauseScores, PresenceHead, clause_chunks, clause_texts
 from tools.review.provisions import Provision
 
 if TYPE_CHECKING:
@@ -159,13 +158,8 @@ def clause_scores(head: PresenceHead, index: ContractIndex) -> ClauseScores | No
     ids, vectors = index.vectors.embeddings()
     row_of = {chunk_id: row for row, chunk_id in enumerate(ids)}
     chunks = [c for c in chunks if c.id in row_of]
-    matrix = (
-        vectors[[row_of[c.id] for c in chunks]]
-        if chunks
-        else np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0))
-    )
-    text = index.document.text
-    return ClauseScores(chunks, head.probabilities(matrix, [text[c.span[0] : c.span[1]] for c in chunks]))
+    matrix = vectors[[row_of[c.id] for c in chunks]]
+    return ClauseScores(chunks, head.probabilities(matrix, clause_texts(index.document.text, chunks)))
 
 
 def build_reviewer(runtime: Runtime, index: ContractIndex) -> ProvisionReviewer:

@@ -265,12 +265,6 @@ class InterrogationSettings(Section):
     critique: bool = Field(
         default=False, description="Ask the model what the draft missed to pick the next question."
     )
-    nli_precedence: Literal["wording", "entailment", "contradiction"] = Field(
-        default="wording",
-        description="NLI: the label that wins when one sentence entails and another contradicts: "
-        "by the hypothesis' wording (an absolute rule, 'all/only/any/no...': contradiction; a grant "
-        "or possibility: entailment), or always the one named.",
-    )
     evidence_passages: int = Field(
         default=5, ge=1, le=20, description="Passages the answerer reads per turn."
     )

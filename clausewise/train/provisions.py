@@ -33,7 +33,7 @@ from clausewise.config import ChunkingSettings, StructureSettings
 from clausewise.domain import Chunk
 from clausewise.evals.cuad_bench import CuadContract, cuad_contracts, presence_scores
 from clausewise.train.reranker_data import document_key, is_heldout
-from tools.review.presence import PresenceHead, Wording, clause_chunks, word_grams
+from tools.review.presence import PresenceHead, Wording, clause_chunks, clause_texts, word_grams
 
 if TYPE_CHECKING:
     from clausewise.backends.embeddings import Embedder
@@ -95,7 +95,8 @@ def clause_labels(clauses: Sequence[Chunk], contract: CuadContract, categories: 
 
 
 def _vector_cache(work_dir: Path | None, model_id: str) -> tuple[Path | None, dict[str, np.ndarray]]:
-    """Clause vectors of an earlier run with the same embedder, keyed by contract."""
+    """Clause vectors of an earlier run with the same embedder, keyed by the sha1 of a
+    contract's clause texts (a contract cut differently is embedded again)."""
     if work_dir is None:
         return None, {}
     path = work_dir / f"clause-vectors-{hashlib.sha1(model_id.encode()).hexdigest()[:12]}.npz"
@@ -129,7 +130,7 @@ def embed_contracts(
                 vectors=vectors,
                 labels=clause_labels(clauses, contract, categories),
                 present=np.array([bool(contract.answers.get(c)) for c in categories]),
-                texts=[contract.text[c.span[0] : c.span[1]] for c in clauses],
+                texts=clause_texts(contract.text, clauses),
             )
         )
         if number % 25 == 0 or number == len(contracts):
@@ -202,8 +203,13 @@ def document_probabilities(head: PresenceHead, contracts: Sequence[EmbeddedContr
     )
 
 
+def category_scores(gold: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
+    """Presence precision / recall / F1 of one category over contracts (boolean columns)."""
+    return presence_scores(list(zip(gold.tolist(), predicted.tolist(), strict=True)))
+
+
 def category_f1(gold: np.ndarray, best: np.ndarray, threshold: float) -> float:
-    return presence_scores(list(zip(gold.tolist(), (best >= threshold).tolist(), strict=True)))["f1"]
+    return category_scores(gold, best >= threshold)["f1"]
 
 
 def calibrate_thresholds(gold: np.ndarray, best: np.ndarray) -> np.ndarray:
@@ -230,8 +236,7 @@ def choose_thresholds(gold: np.ndarray, best: np.ndarray, folds: int) -> tuple[n
         thresholds = calibrate_thresholds(gold[~held], best[~held])
         predicted[held] = best[held] >= thresholds
     per_category = statistics.fmean(
-        presence_scores(list(zip(gold[:, k].tolist(), predicted[:, k].tolist(), strict=True)))["f1"]
-        for k in range(gold.shape[1])
+        category_scores(gold[:, k], predicted[:, k])["f1"] for k in range(gold.shape[1])
     )
     half = statistics.fmean(category_f1(gold[:, k], best[:, k], 0.5) for k in range(gold.shape[1]))
     estimates = {"per_category": round(per_category, 4), "all_at_0.5": round(half, 4)}
@@ -244,10 +249,7 @@ def presence_report(
     gold: np.ndarray, best: np.ndarray, thresholds: np.ndarray, categories: Sequence[str]
 ) -> dict[str, Any]:
     per_category = {
-        c: presence_scores(
-            list(zip(gold[:, k].tolist(), (best[:, k] >= thresholds[k]).tolist(), strict=True))
-        )
-        for k, c in enumerate(categories)
+        c: category_scores(gold[:, k], best[:, k] >= thresholds[k]) for k, c in enumerate(categories)
     }
     return {
         "contracts": int(gold.shape[0]),

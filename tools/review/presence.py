@@ -99,6 +99,12 @@ def clause_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
     return sorted(best.values(), key=lambda c: (c.span[0], c.span[1], c.id))
 
 
+def clause_texts(text: str, chunks: Sequence[Chunk]) -> list[str]:
+    """Each clause's own words, without headings: what the head's word features read (the vector
+    is the chunk's, headings included). Training and review both read with this function."""
+    return [text[chunk.span[0] : chunk.span[1]] for chunk in chunks]
+
+
 @dataclass(frozen=True)
 class PresenceHead:
     """Weights [categories, dimension + vocabulary], biases and per-category thresholds."""
