@@ -211,6 +211,16 @@ class RetrievalSettings(Section):
         default=0.25, ge=0, description="Weight of graph hits in fusion (higher hurts P@1 on held-out data)."
     )
     fused_top_k: int = Field(default=64, ge=1, description="Candidates kept after fusion.")
+    lexicon: str = Field(
+        default="legal-terms",
+        description="Query-expansion lexicon: the built-in legal-terms, or the path of your own YAML.",
+    )
+    lexicon_weight: float = Field(
+        default=0.5,
+        ge=0,
+        description="Weight in fusion of the search for the lexicon's contract words for what a "
+        "question asks (0 = off).",
+    )
     reranker: Literal["onnx", "cross-encoder", "llm", "none"] = Field(
         default="onnx",
         description="onnx: the shipped int8 cross-encoder (no torch); cross-encoder: any "

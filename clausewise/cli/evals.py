@@ -194,7 +194,7 @@ def eval_legalbench_rag(
         None,
         "--config",
         help="Rows to run (default all): bm25, dense, hybrid, hybrid+graph, hybrid+rerank, "
-        "hybrid+graph+rerank.",
+        "hybrid+graph+rerank, hybrid+lexicon, hybrid+lexicon+graph+rerank (the product's search).",
     ),
     dataset: list[str] = typer.Option(None, "--dataset", help="Only these datasets (ALL needs all four)."),
     fold: str = typer.Option(

@@ -1,5 +1,5 @@
-"""Retrieval over one ingested contract: BM25 + dense (+ graph) -> reciprocal rank fusion ->
-spans -> cross-encoder rerank -> distinct spans -> tree expansion.
+"""Retrieval over one ingested contract: BM25 + dense (+ lexicon) (+ graph) -> reciprocal rank
+fusion -> spans -> cross-encoder rerank -> distinct spans -> tree expansion.
 
 Candidates are chunks, but what comes back are spans of the contract: chunks that stand for the
 same span (a clause's node and ancestor-aware chunks) are one candidate, and a span already
@@ -18,10 +18,14 @@ from indexes.store import ContractIndex
 from tools.retrieval.expansion import TreeExpander
 from tools.retrieval.fusion import reciprocal_rank_fusion
 from tools.retrieval.graph import GraphSearch
+from tools.retrieval.lexicon import Lexicon, load_lexicon
 from tools.retrieval.ordering import candidate_pool, reranked_order, search_depth
 from tools.retrieval.rerank import Reranker
 from tools.retrieval.spans import covered
 
+# First-stage rankings of a search: BM25, dense, and the lexicon's contract words (the graph is
+# added when the caller passes one).
+DEFAULT_USE = ("bm25", "dense", "lexicon")
 _CONTEXT_PREFERENCE = {"ancestor": 0, "node": 1, "passage": 1, "descendant": 2}
 
 
@@ -61,6 +65,13 @@ class ContractRetriever:
         return by_node
 
     @cached_property
+    def lexicon(self) -> Lexicon | None:
+        """The query-expansion lexicon, read once per retriever (None when its weight is 0)."""
+        if self.settings.lexicon_weight <= 0:
+            return None
+        return load_lexicon(self.settings.lexicon)
+
+    @cached_property
     def expander(self) -> TreeExpander:
         return TreeExpander(self.index.tree, self.index.definitions, self.index.cross_references)
 
@@ -68,15 +79,20 @@ class ContractRetriever:
         self,
         query: RetrievalQuery,
         graph: GraphSearch | None = None,
-        use: tuple[str, ...] = ("bm25", "dense"),
+        use: tuple[str, ...] = DEFAULT_USE,
         k: int = 0,
     ) -> dict[str, list[str]]:
         """Chunk ids ranked by each retriever in ``use`` (and by the graph, when one is given),
-        deep enough for ``k`` distinct spans."""
+        deep enough for ``k`` distinct spans. ``lexicon`` ranks by the contract words of the
+        concepts the question touches; a question that touches none gets no such ranking."""
         rankings: dict[str, list[str]] = {}
         if "bm25" in use:
             depth = search_depth(self.settings.bm25_top_k, k)
             rankings["bm25"] = [cid for cid, _ in self.index.bm25.search(query.lexical, depth)]
+        terms = self.lexicon.expansion(query.question) if "lexicon" in use and self.lexicon else []
+        if terms:
+            depth = search_depth(self.settings.bm25_top_k, k)
+            rankings["lexicon"] = [cid for cid, _ in self.index.bm25.search(" ".join(terms), depth)]
         if "dense" in use:
             vector = self.embedder.embed([query.dense])[0]
             depth = search_depth(self.settings.dense_top_k, k)
@@ -91,6 +107,7 @@ class ContractRetriever:
             "bm25": self.settings.bm25_weight,
             "dense": self.settings.dense_weight,
             "graph": self.settings.graph_weight,
+            "lexicon": self.settings.lexicon_weight,
         }
         by_span: dict[Span, _Candidate] = {}
         for chunk_id, score, ranks in reciprocal_rank_fusion(rankings, weights, self.settings.rrf_k):
@@ -122,7 +139,7 @@ class ContractRetriever:
         rerank: bool = True,
         graph: GraphSearch | None = None,
         expand: bool = True,
-        use: tuple[str, ...] = ("bm25", "dense"),
+        use: tuple[str, ...] = DEFAULT_USE,
     ) -> list[Hit]:
         """Ranked hits for a query (``k`` defaults to ``retrieval.top_k``)."""
         k = k or self.settings.top_k
