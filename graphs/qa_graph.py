@@ -32,7 +32,7 @@ from clausewise.errors import ConfigError, StructuredOutputError
 from clausewise.prompting import load_prompt
 from clausewise.report import Report, ReportMetadata, Source
 from graphs.research_graph import build_research_graph
-from graphs.routing import after_refine, stop_reason
+from graphs.routing import after_refine, pending_parts, stop_reason
 from graphs.state import Draft, Finding, HitSummary, QAState
 from graphs.validation import check, evidence_findings, number_sources, remove_failures
 
@@ -153,7 +153,7 @@ class QANodes:
         asked = [f.question for f in self._session_findings(state)]
         draft = state.get("draft")
         asked_lower = {q.lower() for q in asked}
-        pending = [p for p in state.get("parts", []) if p.lower() not in asked_lower]
+        pending = pending_parts(state)
         if turn == 1 or draft is None:
             question = state["question"]
         elif pending:

@@ -15,11 +15,25 @@ StopReason = Literal["confident", "turn limit", "not addressed", ""]
 TURNS_BEFORE_ABSENCE = 2
 
 
+def pending_parts(state: QAState) -> list[str]:
+    """The parts of a compound question not yet researched in this question's session."""
+    session = state.get("session", 1)
+    asked = {f.question.lower() for f in state.get("findings", []) if f.session == session}
+    return [p for p in state.get("parts", []) if p.lower() not in asked]
+
+
 def stop_reason(state: QAState, threshold: float) -> StopReason:
-    """Why the interrogation should stop now ("" = keep going)."""
+    """Why the interrogation should stop now ("" = keep going).
+
+    A draft's confidence does not end the research while parts of a compound question remain
+    unasked: the first turn searches the whole question, whose strongest part crowds out the
+    others ("how long ... and what exceptions apply?" finds the term, not the exceptions), and a
+    small writer declares itself complete from that alone."""
     draft = state.get("draft")
     turn, max_turns = state.get("turn", 0), state.get("max_turns", 1)
-    confident = draft is not None and draft.complete and draft.confidence >= threshold
+    confident = (
+        draft is not None and draft.complete and draft.confidence >= threshold and not pending_parts(state)
+    )
     supported = draft is not None and draft.addressed and any(f.citations for f in state.get("findings", []))
     if confident and (supported or turn >= min(TURNS_BEFORE_ABSENCE, max_turns)):
         return "confident"

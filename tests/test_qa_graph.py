@@ -298,6 +298,30 @@ def test_an_answer_without_verified_evidence_needs_a_second_search() -> None:
     assert reason(found.model_copy(update={"confidence": 0.5}), 3, 3, cited) == "turn limit"
 
 
+def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> None:
+    from graphs.routing import pending_parts, stop_reason
+    from graphs.state import Draft, Finding
+
+    done = Draft.model_validate(json.loads(draft("Two years [1].", complete=True, confidence=1.0)))
+    parts = ["How long does confidentiality last?", "What exceptions apply?"]
+    first = Finding(
+        turn=1, question="How long, and what exceptions?", answer="a", addressed=True, citations=[_citation()]
+    )
+    second = Finding(turn=2, question="How long does confidentiality last?", answer="a", addressed=True)
+    other_session = Finding(session=2, turn=1, question="What exceptions apply?", answer="a", addressed=True)
+
+    def state(turn, findings):
+        return {"draft": done, "turn": turn, "max_turns": 3, "findings": findings, "parts": parts}
+
+    assert pending_parts(state(1, [first, other_session])) == parts  # other sessions do not count
+    assert stop_reason(state(1, [first]), 0.75) == ""
+    assert stop_reason(state(2, [first, second]), 0.75) == ""
+    third = Finding(turn=3, question="what exceptions apply?", answer="a", addressed=True)
+    assert pending_parts(state(3, [first, second, third])) == []
+    assert stop_reason(state(3, [first, second, third]), 0.75) == "confident"
+    assert stop_reason({**state(3, [first]), "parts": parts}, 0.75) == "turn limit"  # turns run out
+
+
 def test_contract_text_is_data_never_instructions(tmp_path: Path, embedder) -> None:
     from agents.archivist import Archivist
     from clausewise.config import load_settings
