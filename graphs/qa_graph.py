@@ -32,7 +32,7 @@ from clausewise.errors import ConfigError, StructuredOutputError
 from clausewise.prompting import load_prompt
 from clausewise.report import Report, ReportMetadata, Source
 from graphs.research_graph import build_research_graph
-from graphs.routing import after_refine, pending_parts, stop_reason
+from graphs.routing import after_refine, pending_parts, session_findings, stop_reason
 from graphs.state import Draft, Finding, HitSummary, QAState
 from graphs.validation import check, evidence_findings, number_sources, remove_failures
 
@@ -77,10 +77,6 @@ class QANodes:
         self.research_graph = build_research_graph(deps.researcher)
 
     # -- helpers ----------------------------------------------------------------------------------
-
-    @staticmethod
-    def _session_findings(state: QAState) -> list[Finding]:
-        return [f for f in state.get("findings", []) if f.session == state.get("session", 1)]
 
     def _outline(self) -> str:
         tree = self.index.tree
@@ -150,7 +146,7 @@ class QANodes:
 
     def question(self, state: QAState) -> QAState:
         turn = state.get("turn", 0) + 1
-        asked = [f.question for f in self._session_findings(state)]
+        asked = [f.question for f in session_findings(state)]
         draft = state.get("draft")
         asked_lower = {q.lower() for q in asked}
         pending = pending_parts(state)
@@ -262,7 +258,7 @@ class QANodes:
         )
 
     def final(self, state: QAState) -> QAState:
-        session = self._session_findings(state)
+        session = session_findings(state)
         sources = number_sources(state.get("findings", []))
         draft = state.get("draft") or Draft(
             title=state["question"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from graphs.state import QAState
+from graphs.state import Finding, QAState
 
 StopReason = Literal["confident", "turn limit", "not addressed", ""]
 
@@ -15,10 +15,14 @@ StopReason = Literal["confident", "turn limit", "not addressed", ""]
 TURNS_BEFORE_ABSENCE = 2
 
 
+def session_findings(state: QAState) -> list[Finding]:
+    """The findings of the question being answered (a chat thread keeps earlier questions')."""
+    return [f for f in state.get("findings", []) if f.session == state.get("session", 1)]
+
+
 def pending_parts(state: QAState) -> list[str]:
     """The parts of a compound question not yet researched in this question's session."""
-    session = state.get("session", 1)
-    asked = {f.question.lower() for f in state.get("findings", []) if f.session == session}
+    asked = {f.question.lower() for f in session_findings(state)}
     return [p for p in state.get("parts", []) if p.lower() not in asked]
 
 
