@@ -23,6 +23,7 @@ from clausewise.prompting import load_prompt
 from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier, closest_sentence
+from tools.passages import focused_excerpt
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.graph import GraphSearch
@@ -41,17 +42,10 @@ _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 _CAPITALISED = re.compile(r"\b(?:[A-Z][a-z]+(?:\s+(?:of|and|for|to)?\s*[A-Z][a-z]+)*)\b")
 
 
-def trim_passage(text: str, limit: int) -> str:
-    """Passages longer than the budget are cut at a word boundary (quotes are still verified
-    against the whole contract, so a cut passage cannot produce a false citation)."""
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0] + " [...]"
-
-
-def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: int) -> str:
-    """Numbered evidence passages for a prompt: heading, page, (trimmed) text and up to two
-    linked definitions or cross-reference targets."""
+def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: int, focus: str = "") -> str:
+    """Numbered evidence passages for a prompt: heading, page, text cut to ``passage_chars``
+    (around the sentence most related to ``focus`` when given, else from the start) and up to
+    two linked definitions or cross-reference targets."""
     blocks = []
     text = index.document.text
     for number, hit in enumerate(hits, start=1):
@@ -61,9 +55,8 @@ def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: in
             f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
             for link in hit.linked[:2]
         )
-        blocks.append(
-            f"[{number}] {heading} (p. {hit.pages[0]})\n{trim_passage(hit.text, passage_chars)}{links}"
-        )
+        excerpt = focused_excerpt(hit.text, passage_chars, focus)
+        blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{excerpt}{links}")
     return "\n\n".join(blocks)
 
 
@@ -172,16 +165,16 @@ class Researcher:
         return self.retriever.search(plan.query(question), k, graph=use_graph)
 
     def evidence(self, hits: list[Hit]) -> list[Hit]:
-        """The hits the answerer reads: those the reranker judged relevant (at least the best two,
-        so a weak score never leaves it with nothing), at most ``evidence_passages``."""
-        relevant = [h for h in hits if h.relevant]
-        chosen = relevant if len(relevant) >= 2 else hits[:2]
-        return chosen[: self.settings.interrogation.evidence_passages]
+        """The hits the answerer reads: the best ``evidence_passages`` of the fused order (which
+        already weighs the reranker's judgement). Keeping only hits flagged relevant showed the
+        model fewer gold spans: over 80 development questions of ``eval qa`` (161 gold spans),
+        54% were among five passages so filtered, 58% among the top five."""
+        return hits[: self.settings.interrogation.evidence_passages]
 
     # -- answering --------------------------------------------------------------------------------
 
-    def _render(self, hits: list[Hit]) -> str:
-        return render_passages(self.index, hits, self.settings.interrogation.passage_chars)
+    def _render(self, hits: list[Hit], question: str) -> str:
+        return render_passages(self.index, hits, self.settings.interrogation.passage_chars, focus=question)
 
     def _exemplars(self, question: str) -> str:
         count = self.settings.retrieval.exemplars
@@ -229,7 +222,10 @@ class Researcher:
             f'- "{quote}" is not, character for character, in the passage it cites' for quote in rejected
         )
         messages = load_prompt("research_repair").messages(
-            question=question, evidence=self._render(hits), answer=answer.model_dump_json(), failures=failures
+            question=question,
+            evidence=self._render(hits, question),
+            answer=answer.model_dump_json(),
+            failures=failures,
         )
         try:
             repaired = invoke_structured(self.answerer, messages, ModelAnswer)
@@ -247,7 +243,7 @@ class Researcher:
             question=question,
             context=context or "none",
             exemplars=self._exemplars(question),
-            evidence=self._render(hits),
+            evidence=self._render(hits, question),
         )
         answer = invoke_structured(self.answerer, messages, ModelAnswer)
         verified, rejected = self.verify(answer, hits)

@@ -242,7 +242,10 @@ class RetrievalSettings(Section):
     )
     rerank_target_chars: int = Field(default=600, ge=50, description="Span length the length prior favours.")
     rerank_threshold: float = Field(
-        default=0.2, ge=0, le=1, description="Calibrated probability under which a hit is not evidence."
+        default=0.2,
+        ge=0,
+        le=1,
+        description="Reranker probability under which a hit is flagged not relevant (Hit.relevant).",
     )
     top_k: int = Field(default=10, ge=1, description="Hits handed to the Interrogator.")
     expand_definitions: bool = Field(default=True, description="Attach definitions of terms used in hits.")

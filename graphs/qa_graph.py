@@ -175,9 +175,12 @@ class QANodes:
         return {"turn": turn, "current_question": question, "questions_asked": [question]}
 
     def research(self, state: QAState) -> QAState:
-        out = self.research_graph.invoke(
-            {"question": state["current_question"], "context": state.get("context", "")}
-        )
+        context = state.get("context", "")
+        if state["current_question"] != state["question"]:
+            # a part or follow-up ("What exceptions apply?") is read against the user's question,
+            # so the Researcher knows what it is about
+            context = f"{context}\nThis question serves the user's question: {state['question']}".strip()
+        out = self.research_graph.invoke({"question": state["current_question"], "context": context})
         result = out["result"]
         finding = Finding(
             session=state.get("session", 1),

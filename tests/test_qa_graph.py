@@ -138,6 +138,10 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
     assert result["report"].metadata.questions_asked == [question, *parts]
     assert len(questioner.calls) == 1  # the parts were asked without asking the model again
     assert "<question>Which law governs the agreement, and where" in questioner.calls[0][0][1].content
+    # each part is researched knowing the question it serves; the first turn is the question itself
+    contexts = [call[0][1].content.split("<context>")[1].split("</context>")[0] for call in answerer.calls]
+    assert "serves the user's question" not in contexts[0]
+    assert all(f"serves the user's question: {question}" in c for c in contexts[1:]) and len(contexts) == 3
 
 
 def test_an_unreadable_answer_costs_the_turn_not_the_report(contract, embedder) -> None:
