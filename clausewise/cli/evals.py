@@ -328,6 +328,39 @@ def eval_qa(
     write_results(results, out)
 
 
+@eval_app.command("qa-evidence")
+def eval_qa_evidence(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    limit: int = typer.Option(
+        40, "--limit", help="Questions (half LegalBench-RAG queries, half ContractNLI)."
+    ),
+    seed: int = typer.Option(7, "--seed", help="Which questions (eval qa uses seed 7)."),
+    out: Path = typer.Option(Path("bench-results/qa-evidence.json"), "--out", help="JSON results file."),
+) -> None:
+    """Gold spans among the passages the answerer reads, and inside their excerpts (no LLM)."""
+    from clausewise.evals import qa_evidence_bench, retrieval_bench
+    from clausewise.runtime import Runtime
+
+    runtime = state_of(ctx).runtime()
+    bench = Runtime(retrieval_bench.benchmark_settings(runtime.settings), evaluation=True)
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval qa-evidence")
+        results = qa_evidence_bench.run(bench, root, limit=limit, seed=seed, progress=progress)
+    table = Table("questions", "gold spans", "in the passages", "in the excerpts shown")
+    for name, summary in [*results["by_source"].items(), ("all", results)]:
+        table.add_row(
+            name, str(summary["gold_spans"]), str(summary["in_passages"]), str(summary["in_excerpts"])
+        )
+    console.print(table)
+    console.print(
+        f"{results['questions']} questions, {results['evidence_passages']} passages of at most "
+        f"{results['passage_chars']} characters per question"
+    )
+    write_results(results, out)
+
+
 @eval_app.command("contractnli")
 def eval_contractnli(
     ctx: typer.Context,

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 GOALS = {"citation_validity": 1.0, "evidence_recall": 0.70, "seconds_per_question": 180.0}
 
 
-def _questions(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
+def questions_for(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
+    """``limit`` questions with their gold spans: half LegalBench-RAG queries whose evidence lies
+    in one document, half ContractNLI hypotheses (not NotMentioned) asked as questions."""
     rng = random.Random(seed)
     lbr = [
         q
@@ -67,7 +69,8 @@ def _questions(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
     return items
 
 
-def _contract(runtime: Runtime, root: Path, item: dict[str, Any], scratch: Path) -> str:
+def ingest_for(runtime: Runtime, root: Path, item: dict[str, Any], scratch: Path) -> str:
+    """The id of the question's contract, ingested into the benchmark's tenant."""
     if item["source"] == "legalbench-rag":
         contract_id = corpus_contract_id(item["file"])
         runtime.archivist().ingest(root / "legalbenchrag" / "corpus" / item["file"], contract_id=contract_id)
@@ -91,11 +94,11 @@ def run(
     require(root / "legalbenchrag")
     api = Clausewise(runtime=runtime)
     rows: list[dict[str, Any]] = []
-    questions = _questions(root, limit, seed)
+    questions = questions_for(root, limit, seed)
     progress.stage("answering questions", total=len(questions))
     with tempfile.TemporaryDirectory() as scratch:
         for item in questions:
-            contract_id = _contract(runtime, root, item, Path(scratch))
+            contract_id = ingest_for(runtime, root, item, Path(scratch))
             started = time.perf_counter()
             report: Report = api.ask(contract_id, item["question"], turns=turns)
             seconds = time.perf_counter() - started

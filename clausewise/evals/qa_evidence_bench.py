@@ -1,0 +1,96 @@
+"""``clausewise eval qa-evidence``: does the answerer get to read the gold evidence?
+
+A report can only cite what the Researcher shows its answering model: the first passages of the
+ranked hits (``interrogation.evidence_passages``), each cut to ``interrogation.passage_chars``
+around its sentence most related to the question. This benchmark runs that path without any
+language model (the deterministic query plan, no rewriter) over the questions of ``eval qa`` and
+reports the share of gold spans (a) among the passages and (b) inside the excerpts shown. It is
+the ceiling of ``eval qa``'s evidence recall for the first turn, measured on many more questions
+in minutes instead of hours, so retrieval and excerpting changes can be judged on their own.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents.researcher import build_researcher, default_plan
+from clausewise.domain import Span
+from clausewise.evals.data import require
+from clausewise.evals.qa_bench import ingest_for, questions_for
+from clausewise.progress import NoProgress, Progress
+from tools.passages import focus_start
+from tools.retrieval.graph import open_graph
+from tools.retrieval.spans import overlap
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
+
+def shown_span(span: Span, text: str, limit: int, question: str) -> Span:
+    """The part of the contract at ``span`` (whose text is ``text``) that the answerer reads."""
+    start = span[0] + focus_start(text, limit, question)
+    return start, min(span[1], start + limit)
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Gold spans over ``rows``, and the shares found among the passages and in the excerpts."""
+    total = sum(r["gold_spans"] for r in rows)
+    return {
+        "gold_spans": total,
+        **{
+            key: round(sum(r[key] for r in rows) / total, 4) if total else None
+            for key in ("in_passages", "in_excerpts")
+        },
+    }
+
+
+def run(
+    runtime: Runtime, root: Path, *, limit: int = 40, seed: int = 7, progress: Progress | None = None
+) -> dict[str, Any]:
+    progress = progress or NoProgress()
+    require(root / "legalbenchrag")
+    settings = runtime.settings
+    passages, chars = settings.interrogation.evidence_passages, settings.interrogation.passage_chars
+    reranker = runtime.reranker()
+    rows: list[dict[str, Any]] = []
+    questions = questions_for(root, limit, seed)
+    progress.stage("retrieving evidence", total=len(questions))
+    with tempfile.TemporaryDirectory() as scratch:
+        for item in questions:
+            contract_id = ingest_for(runtime, root, item, Path(scratch))
+            index = runtime.store.open(contract_id)
+            try:
+                researcher = build_researcher(runtime, index, reranker)
+                plan = default_plan(item["question"], [d.term for d in index.definitions])
+                with open_graph(index.path, runtime.embedder) as graph:
+                    hits = researcher.gather(item["question"], plan, graph)
+                evidence = researcher.evidence(hits)
+            finally:
+                index.close()
+            shown = [shown_span(h.span, h.text, chars, item["question"]) for h in evidence]
+            rows.append(
+                {
+                    "source": item["source"],
+                    "contract": contract_id,
+                    "question": item["question"],
+                    "gold_spans": len(item["gold"]),
+                    "in_passages": sum(any(overlap(g, h.span) > 0 for h in evidence) for g in item["gold"]),
+                    "in_excerpts": sum(any(overlap(g, s) > 0 for s in shown) for g in item["gold"]),
+                }
+            )
+            progress.advance()
+    return {
+        "benchmark": "qa-evidence",
+        "data": str(root),
+        "questions": len(rows),
+        "seed": seed,
+        "evidence_passages": passages,
+        "passage_chars": chars,
+        **_summary(rows),
+        "by_source": {
+            s: _summary([r for r in rows if r["source"] == s]) for s in sorted({r["source"] for r in rows})
+        },
+        "rows": rows,
+    }

@@ -1,0 +1,30 @@
+"""``eval qa-evidence`` on two development questions: gold spans among the answerer's passages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(bench_data: Path, tmp_path: Path) -> None:
+    from clausewise.config import load_settings
+    from clausewise.evals import qa_evidence_bench
+    from clausewise.runtime import Runtime
+
+    def run(passage_chars: int) -> dict:
+        settings = load_settings(
+            overrides={
+                "paths": {"data_dir": str(tmp_path)},
+                "retrieval": {"reranker": "none"},
+                "interrogation": {"passage_chars": passage_chars},
+            }
+        )
+        return qa_evidence_bench.run(Runtime(settings, evaluation=True), bench_data, limit=2, seed=7)
+
+    short, whole = run(200), run(100_000)
+    assert [r["source"] for r in short["rows"]] == ["legalbench-rag", "contractnli"]
+    for row in short["rows"]:
+        assert 0 <= row["in_excerpts"] <= row["in_passages"] <= row["gold_spans"]
+    assert short["gold_spans"] == sum(r["gold_spans"] for r in short["rows"]) > 0
+    # passages shown whole: every gold span among them is in what the answerer reads
+    assert [r["in_excerpts"] for r in whole["rows"]] == [r["in_passages"] for r in whole["rows"]]
+    assert [r["in_passages"] for r in whole["rows"]] == [r["in_passages"] for r in short["rows"]]
