@@ -15,12 +15,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.researcher import build_researcher, default_plan
+from agents.researcher import Researcher, default_plan
 from clausewise.domain import Span
 from clausewise.evals.data import require
 from clausewise.evals.qa_bench import ingest_for, questions_for
 from clausewise.progress import NoProgress, Progress
 from tools.passages import focus_start
+from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import open_graph
 from tools.retrieval.spans import overlap
 
@@ -62,7 +63,8 @@ def run(
             contract_id = ingest_for(runtime, root, item, Path(scratch))
             index = runtime.store.open(contract_id)
             try:
-                researcher = build_researcher(runtime, index, reranker)
+                retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, reranker)
+                researcher = Researcher(settings, index, retriever)  # no models: nothing is asked
                 plan = default_plan(item["question"], [d.term for d in index.definitions])
                 with open_graph(index.path, runtime.embedder) as graph:
                     hits = researcher.gather(item["question"], plan, graph)
