@@ -85,6 +85,21 @@ def test_the_occurrence_nearest_the_claimed_span_wins() -> None:
     assert verifier.is_at("Either party may terminate this Agreement", found.span)
 
 
+def test_quotation_marks_are_kept_when_the_contract_has_them() -> None:
+    text = "1.1 \u201cAffiliate\u201d means any entity that controls a Party. 1.2 The Term is two years."
+    verifier = QuoteVerifier(text)
+    definition = "\u201cAffiliate\u201d means any entity that controls a Party."
+    start = text.index(definition)
+    span = (start, start + len(definition))
+    # a source showing the whole definition sentence is the contract's text at its span
+    assert verifier.is_at(definition, span)
+    assert verifier.verify(definition) == verifier.verify(definition, span)
+    assert verifier.verify(definition).text == definition
+    # marks the model put around a quote are still not the contract's
+    wrapped = verifier.verify('"The Term is two years."')
+    assert wrapped is not None and wrapped.text == "The Term is two years."
+
+
 def test_a_near_miss_quote_is_grounded_to_its_sentence_and_nothing_looser() -> None:
     from tools.citations import closest_sentence
 

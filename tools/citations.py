@@ -72,8 +72,19 @@ class QuoteVerifier:
         return found
 
     def verify(self, quote: str, hint: Span | None = None) -> VerifiedQuote | None:
-        """The contract span of ``quote`` (nearest to ``hint`` when it occurs more than once)."""
-        quote = quote.strip().strip('"“”')
+        """The contract span of ``quote`` (nearest to ``hint`` when it occurs more than once).
+
+        Quotation marks around the quote are the model's, unless the contract has them: a
+        definition sentence begins with one ("“Affiliate” means ..."), and stripping it first
+        would move the span one character off the text the source claims."""
+        quote = quote.strip()
+        for candidate in dict.fromkeys((quote, quote.strip('"“”').strip())):
+            found = self._locate(candidate, hint)
+            if found is not None:
+                return found
+        return None
+
+    def _locate(self, quote: str, hint: Span | None) -> VerifiedQuote | None:
         if len(quote) < 3:
             return None
         if hint is not None and self.text[hint[0] : hint[1]] == quote:
