@@ -8,7 +8,7 @@ import platform
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -17,11 +17,30 @@ from clausewise.cli.main import console, state_of
 from clausewise.cli.progress import TerminalProgress
 from clausewise.evals.data import require
 
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
+
 eval_app = typer.Typer(help="Run benchmarks on data in the layout of ../shared/data.", no_args_is_help=True)
 
 _DATA = typer.Option(
     None, "--data", help="Benchmark data folder (default: paths.bench_data / CLAUSEWISE_BENCH_DATA)."
 )
+
+
+def _benchmark(
+    ctx: typer.Context, data: Path | None, overrides: dict[str, Any] | None = None
+) -> tuple[Runtime, Path]:
+    """The runtime a benchmark runs in (its own tenant, evaluation mode, ``overrides`` applied to
+    the user's settings) and the data folder it reads, checked to exist."""
+    from clausewise.config import with_overrides
+    from clausewise.evals import retrieval_bench
+    from clausewise.runtime import Runtime
+
+    user_settings = state_of(ctx).settings()
+    settings = retrieval_bench.benchmark_settings(user_settings)
+    if overrides:
+        settings = with_overrides(settings, overrides)
+    return Runtime(settings, evaluation=True), require(Path(data or user_settings.paths.bench_data))
 
 
 def _commit() -> str | None:
@@ -207,12 +226,7 @@ def eval_legalbench_rag(
     """Character-level precision/recall at k = 1..64 per dataset and ALL, two scopes, ablations."""
     from clausewise.evals import retrieval_bench
 
-    state = state_of(ctx)
-    runtime = state.runtime()
-    from clausewise.runtime import Runtime
-
-    bench = Runtime(retrieval_bench.benchmark_settings(runtime.settings), evaluation=True)
-    root = require(Path(data or runtime.settings.paths.bench_data))
+    bench, root = _benchmark(ctx, data)
     names = tuple(configuration or [c.name for c in retrieval_bench.CONFIGURATIONS])
     unknown = set(names) - {c.name for c in retrieval_bench.CONFIGURATIONS}
     if unknown:
@@ -306,12 +320,9 @@ def eval_qa(
     out: Path = typer.Option(Path("bench-results/qa.json"), "--out", help="JSON results file."),
 ) -> None:
     """The whole Q&A graph: citation validity, evidence recall, turns, calls, tokens, seconds."""
-    from clausewise.evals import qa_bench, retrieval_bench
-    from clausewise.runtime import Runtime
+    from clausewise.evals import qa_bench
 
-    runtime = state_of(ctx).runtime()
-    bench = Runtime(retrieval_bench.benchmark_settings(runtime.settings), evaluation=True)
-    root = require(Path(data or runtime.settings.paths.bench_data))
+    bench, root = _benchmark(ctx, data)
     with TerminalProgress(console) as progress:
         progress.item("eval qa")
         results = qa_bench.run(bench, root, limit=limit, turns=turns, progress=progress)
@@ -339,12 +350,9 @@ def eval_qa_evidence(
     out: Path = typer.Option(Path("bench-results/qa-evidence.json"), "--out", help="JSON results file."),
 ) -> None:
     """Gold spans among the passages the answerer reads, and inside their excerpts (no LLM)."""
-    from clausewise.evals import qa_evidence_bench, retrieval_bench
-    from clausewise.runtime import Runtime
+    from clausewise.evals import qa_evidence_bench
 
-    runtime = state_of(ctx).runtime()
-    bench = Runtime(retrieval_bench.benchmark_settings(runtime.settings), evaluation=True)
-    root = require(Path(data or runtime.settings.paths.bench_data))
+    bench, root = _benchmark(ctx, data)
     with TerminalProgress(console) as progress:
         progress.item("eval qa-evidence")
         results = qa_evidence_bench.run(bench, root, limit=limit, seed=seed, progress=progress)
@@ -379,18 +387,13 @@ def eval_contractnli(
     out: Path = typer.Option(Path("bench-results/contractnli.json"), "--out", help="JSON results file."),
 ) -> None:
     """Hypothesis checks: accuracy, F1 per class, macro/weighted F1, evidence recall/precision, speed."""
-    from clausewise.config import with_overrides
-    from clausewise.evals import contractnli_bench, retrieval_bench
-    from clausewise.runtime import Runtime
+    from clausewise.evals import contractnli_bench
 
     if fold not in {"all", "heldout"}:
         raise typer.BadParameter("use all or heldout", param_hint="--fold")
-    runtime = state_of(ctx).runtime()
-    settings = retrieval_bench.benchmark_settings(runtime.settings)
-    if calibrate and settings.checks.judge == "llm":
-        settings = with_overrides(settings, {"checks": {"not_mentioned_below": 0.0}})
-    bench = Runtime(settings, evaluation=True)
-    root = require(Path(data or runtime.settings.paths.bench_data))
+    judge = state_of(ctx).settings().checks.judge
+    calibrating_llm = calibrate and judge == "llm"
+    bench, root = _benchmark(ctx, data, {"checks": {"not_mentioned_below": 0.0}} if calibrating_llm else None)
     with TerminalProgress(console) as progress:
         progress.item("eval contractnli")
         results = contractnli_bench.run(
@@ -459,18 +462,11 @@ def eval_cuad(
     out: Path = typer.Option(Path("bench-results/cuad.json"), "--out", help="JSON results file."),
 ) -> None:
     """Provision review: presence P/R/F1 per category and macro, span overlap, answer accuracy, speed."""
-    from clausewise.config import with_overrides
-    from clausewise.evals import cuad_bench, retrieval_bench
-    from clausewise.runtime import Runtime
+    from clausewise.evals import cuad_bench
 
     if fold not in {"all", "heldout"}:
         raise typer.BadParameter("use all or heldout", param_hint="--fold")
-    runtime = state_of(ctx).runtime()
-    settings = retrieval_bench.benchmark_settings(runtime.settings)
-    if calibrate:
-        settings = with_overrides(settings, {"review": {"extract_answers": False}})
-    bench = Runtime(settings, evaluation=True)
-    root = require(Path(data or runtime.settings.paths.bench_data))
+    bench, root = _benchmark(ctx, data, {"review": {"extract_answers": False}} if calibrate else None)
     with TerminalProgress(console) as progress:
         progress.item("eval cuad")
         results = cuad_bench.run(

@@ -13,6 +13,7 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,13 +70,26 @@ def questions_for(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
     return items
 
 
-def ingest_for(runtime: Runtime, root: Path, item: dict[str, Any], scratch: Path) -> str:
-    """The id of the question's contract, ingested into the benchmark's tenant."""
+def _ingest(runtime: Runtime, root: Path, item: dict[str, Any], scratch: Path) -> str:
     if item["source"] == "legalbench-rag":
         contract_id = corpus_contract_id(item["file"])
         runtime.archivist().ingest(root / "legalbenchrag" / "corpus" / item["file"], contract_id=contract_id)
         return contract_id
     return ingest_document(runtime, item["document"], scratch)
+
+
+def ingested_questions(
+    runtime: Runtime, root: Path, limit: int, seed: int, progress: Progress, stage: str
+) -> Iterator[tuple[dict[str, Any], str]]:
+    """The benchmark's questions (:func:`questions_for`), each with the id of its contract,
+    ingested into the runtime's tenant; progress advances as the caller takes the next one."""
+    require(root / "legalbenchrag")
+    questions = questions_for(root, limit, seed)
+    progress.stage(stage, total=len(questions))
+    with tempfile.TemporaryDirectory() as scratch:
+        for item in questions:
+            yield item, _ingest(runtime, root, item, Path(scratch))
+            progress.advance()
 
 
 def run(
@@ -91,40 +105,34 @@ def run(
     from clausewise.report import Report
 
     progress = progress or NoProgress()
-    require(root / "legalbenchrag")
     api = Clausewise(runtime=runtime)
     rows: list[dict[str, Any]] = []
-    questions = questions_for(root, limit, seed)
-    progress.stage("answering questions", total=len(questions))
-    with tempfile.TemporaryDirectory() as scratch:
-        for item in questions:
-            contract_id = ingest_for(runtime, root, item, Path(scratch))
-            started = time.perf_counter()
-            report: Report = api.ask(contract_id, item["question"], turns=turns)
-            seconds = time.perf_counter() - started
-            index = runtime.store.open(contract_id)
-            verifier = QuoteVerifier(index.document.text)
-            index.close()
-            valid = sum(verifier.is_at(s.quote, s.span) for s in report.sources)
-            cited = sum(any(overlap(gold, s.span) > 0 for s in report.sources) for gold in item["gold"])
-            rows.append(
-                {
-                    "source": item["source"],
-                    "contract": contract_id,
-                    "question": item["question"],
-                    "sources": len(report.sources),
-                    "valid_sources": valid,
-                    "gold_spans": len(item["gold"]),
-                    "gold_spans_cited": cited,
-                    "addressed": report.addressed,
-                    "turns": report.metadata.turns_used,
-                    "llm_calls": report.metadata.llm_calls,
-                    "tokens": report.metadata.prompt_tokens + report.metadata.completion_tokens,
-                    "seconds": round(seconds, 1),
-                    "stopped": report.metadata.stopped_because,
-                }
-            )
-            progress.advance()
+    for item, contract_id in ingested_questions(runtime, root, limit, seed, progress, "answering questions"):
+        started = time.perf_counter()
+        report: Report = api.ask(contract_id, item["question"], turns=turns)
+        seconds = time.perf_counter() - started
+        index = runtime.store.open(contract_id)
+        verifier = QuoteVerifier(index.document.text)
+        index.close()
+        valid = sum(verifier.is_at(s.quote, s.span) for s in report.sources)
+        cited = sum(any(overlap(gold, s.span) > 0 for s in report.sources) for gold in item["gold"])
+        rows.append(
+            {
+                "source": item["source"],
+                "contract": contract_id,
+                "question": item["question"],
+                "sources": len(report.sources),
+                "valid_sources": valid,
+                "gold_spans": len(item["gold"]),
+                "gold_spans_cited": cited,
+                "addressed": report.addressed,
+                "turns": report.metadata.turns_used,
+                "llm_calls": report.metadata.llm_calls,
+                "tokens": report.metadata.prompt_tokens + report.metadata.completion_tokens,
+                "seconds": round(seconds, 1),
+                "stopped": report.metadata.stopped_because,
+            }
+        )
     shown = sum(r["sources"] for r in rows)
     return {
         "benchmark": "qa",

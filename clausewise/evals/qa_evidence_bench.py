@@ -11,14 +11,12 @@ in minutes instead of hours, so retrieval and excerpting changes can be judged o
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.researcher import Researcher, default_plan
 from clausewise.domain import Span
-from clausewise.evals.data import require
-from clausewise.evals.qa_bench import ingest_for, questions_for
+from clausewise.evals.qa_bench import ingested_questions
 from clausewise.progress import NoProgress, Progress
 from tools.passages import focus_start
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -51,38 +49,32 @@ def run(
     runtime: Runtime, root: Path, *, limit: int = 40, seed: int = 7, progress: Progress | None = None
 ) -> dict[str, Any]:
     progress = progress or NoProgress()
-    require(root / "legalbenchrag")
     settings = runtime.settings
     passages, chars = settings.interrogation.evidence_passages, settings.interrogation.passage_chars
     reranker = runtime.reranker()
     rows: list[dict[str, Any]] = []
-    questions = questions_for(root, limit, seed)
-    progress.stage("retrieving evidence", total=len(questions))
-    with tempfile.TemporaryDirectory() as scratch:
-        for item in questions:
-            contract_id = ingest_for(runtime, root, item, Path(scratch))
-            index = runtime.store.open(contract_id)
-            try:
-                retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, reranker)
-                researcher = Researcher(settings, index, retriever)  # no models: nothing is asked
-                plan = default_plan(item["question"], [d.term for d in index.definitions])
-                with open_graph(index.path, runtime.embedder) as graph:
-                    hits = researcher.gather(item["question"], plan, graph)
-                evidence = researcher.evidence(hits)
-            finally:
-                index.close()
-            shown = [shown_span(h.span, h.text, chars, item["question"]) for h in evidence]
-            rows.append(
-                {
-                    "source": item["source"],
-                    "contract": contract_id,
-                    "question": item["question"],
-                    "gold_spans": len(item["gold"]),
-                    "in_passages": sum(any(overlap(g, h.span) > 0 for h in evidence) for g in item["gold"]),
-                    "in_excerpts": sum(any(overlap(g, s) > 0 for s in shown) for g in item["gold"]),
-                }
-            )
-            progress.advance()
+    for item, contract_id in ingested_questions(runtime, root, limit, seed, progress, "retrieving evidence"):
+        index = runtime.store.open(contract_id)
+        try:
+            retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, reranker)
+            researcher = Researcher(settings, index, retriever)  # no models: nothing is asked
+            plan = default_plan(item["question"], [d.term for d in index.definitions])
+            with open_graph(index.path, runtime.embedder) as graph:
+                hits = researcher.gather(item["question"], plan, graph)
+            evidence = researcher.evidence(hits)
+        finally:
+            index.close()
+        shown = [shown_span(h.span, h.text, chars, item["question"]) for h in evidence]
+        rows.append(
+            {
+                "source": item["source"],
+                "contract": contract_id,
+                "question": item["question"],
+                "gold_spans": len(item["gold"]),
+                "in_passages": sum(any(overlap(g, h.span) > 0 for h in evidence) for g in item["gold"]),
+                "in_excerpts": sum(any(overlap(g, s) > 0 for s in shown) for g in item["gold"]),
+            }
+        )
     return {
         "benchmark": "qa-evidence",
         "data": str(root),
