@@ -116,6 +116,7 @@ def test_precedence_follows_the_hypothesis_wording() -> None:
     assert precedence_for("Some obligations may survive termination.") == "entailment"
     assert precedence_for("All Confidential Information shall be marked.") == "contradiction"
     assert precedence_for("Confidential Information shall only include technical data.") == "contradiction"
+    assert precedence_for("The definition is limited to technical information.") == "contradiction"
     assert precedence_for("Neither party may hire any employee of the other party.") == "contradiction"
     assert precedence_for("Neither party may hire ...", "entailment") == "entailment"
 

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from clausewise.cli.main import console, state_of
 from clausewise.evals.data import require
+from clausewise.train.nli_data import NliPairConfig
 
 train_app = typer.Typer(help="Train the models Clausewise ships (development tooling).", no_args_is_help=True)
 
@@ -140,6 +141,16 @@ def train_nli(
     seed: int = typer.Option(13, "--seed", help="Seed of sampling, shuffling and training."),
     learning_rate: float = typer.Option(5e-5, "--learning-rate", help="AdamW peak learning rate."),
     threads: int = typer.Option(2, "--threads", help="CPU threads for training and evaluation."),
+    hard_negatives: int = typer.Option(
+        NliPairConfig.hard_negatives,
+        "--hard-negatives",
+        help="NotMentioned pieces per (document, hypothesis) that BM25 ranks highest.",
+    ),
+    random_negatives: int = typer.Option(
+        NliPairConfig.random_negatives,
+        "--random-negatives",
+        help="Random NotMentioned pieces per (document, hypothesis).",
+    ),
     reuse_trained: bool = typer.Option(
         False, "--reuse-trained", help="Export and evaluate <work-dir>/torch-model again instead of training."
     ),
@@ -161,6 +172,7 @@ def train_nli(
         seed=seed,
         learning_rate=learning_rate,
         threads=threads,
+        pair_config=NliPairConfig(hard_negatives=hard_negatives, random_negatives=random_negatives),
         reuse_trained=reuse_trained,
     )
     report = run(config, log=_log)

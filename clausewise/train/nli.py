@@ -180,6 +180,9 @@ def reproduce_command(config: NliTrainConfig) -> str:
     for name in ("epochs", "batch_size", "max_length", "learning_rate", "seed"):
         if getattr(config, name) != getattr(defaults, name):
             parts.append(f"--{name.replace('_', '-')} {getattr(config, name)}")
+    for name in ("hard_negatives", "random_negatives"):
+        if getattr(config.pair_config, name) != getattr(defaults.pair_config, name):
+            parts.append(f"--{name.replace('_', '-')} {getattr(config.pair_config, name)}")
     return " ".join(parts)
 
 
@@ -227,7 +230,7 @@ excluding the held-out fold (documents with `int(sha1(key), 16) % 5 == 0`, the s
 reranker never saw). Each document is cut into sentence-sized pieces; a piece covering at least
 half of a gold evidence span (or half covered by one) takes the document's label for the
 hypothesis; NotMentioned pairs are the {pair_config["hard_negatives"]} pieces BM25 ranks highest for the
-hypothesis that touch no evidence, plus {pair_config["random_negatives"]} random piece; pieces that only
+hypothesis that touch no evidence, plus {pair_config["random_negatives"]} random piece(s); pieces that only
 touch evidence are left out. Contradiction pairs are repeated {pair_config["contradiction_repeats"]}x in
 training (not in the held-out counts).
 

@@ -17,7 +17,7 @@ hypothesis claims (:func:`precedence_for`, ``checks.nli_precedence = "wording"``
   some Confidential Information with its advisers") is entailed by one sentence that grants it,
   even where a general rule elsewhere seems to deny it: the grant is the exception that
   qualifies the rule. Entailment is checked first;
-- a hypothesis that states an absolute rule ("all", "only", "any", "no", "never" ...) is taken
+- a hypothesis that states an absolute rule ("all", "only", "any", "no", "never", "limited to" ...) is taken
   back by one exception ("... provided that the Receiving Party may retain one copy").
   Contradiction is checked first.
 Then: the first label whose strongest sentence reaches its threshold (``entailment_at``,
@@ -111,7 +111,9 @@ def decide(judgement: Judgement, passages: int, best_relevance: float | None) ->
 
 Precedence = Literal["entailment", "contradiction"]
 PrecedenceSetting = Literal["wording", "entailment", "contradiction"]
-_ABSOLUTE = re.compile(r"\b(all|only|any|every|no|none|neither|never|solely|exclusively)\b", re.IGNORECASE)
+_ABSOLUTE = re.compile(
+    r"\b(all|only|any|every|no|none|neither|never|solely|exclusively|limited\s+to)\b", re.IGNORECASE
+)
 
 
 def precedence_for(hypothesis: str, setting: PrecedenceSetting = "wording") -> Precedence:
