@@ -22,6 +22,7 @@ from clausewise.errors import StructuredOutputError
 from clausewise.prompting import load_prompt
 from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
+from tools.attribution import SentenceScorer, attribute
 from tools.citations import QuoteVerifier, closest_sentence
 from tools.passages import focused_excerpt
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -109,6 +110,10 @@ class VerifiedCitation(BaseModel):
         default=True,
         description="False when the model's near-miss quote was replaced by the sentence it came from.",
     )
+    attributed: bool = Field(
+        default=False,
+        description="Cited by post-hoc attribution (the hypothesis classifier), not by the answering model.",
+    )
 
 
 class ResearchResult(BaseModel):
@@ -131,6 +136,7 @@ class Researcher:
         rewriter: Runnable | None = None,
         answerer: Runnable | None = None,
         exemplars: ExemplarLibrary | None = None,
+        attributor: SentenceScorer | None = None,
     ) -> None:
         self.settings = settings
         self.index = index
@@ -138,6 +144,7 @@ class Researcher:
         self.rewriter = rewriter
         self.answerer = answerer
         self.exemplars = exemplars
+        self.attributor = attributor
         self.verifier = QuoteVerifier(index.document.text)
 
     # -- planning ---------------------------------------------------------------------------------
@@ -197,22 +204,49 @@ class Researcher:
             if found is None:
                 rejected.append(citation.quote)
                 continue
-            node = self.index.tree.node_at(found.span[0])
-            while node.kind == "sentence" and node.parent is not None:
-                node = self.index.tree.node(node.parent)
-            verified.append(
-                VerifiedCitation(
-                    contract_id=self.index.contract_id,
-                    node_id=node.id,
-                    title=node.title,
-                    pages=self.index.document.pages_for(found.span),
-                    span=found.span,
-                    quote=found.text,
-                    evidence=citation.evidence,
-                    exact=found.exact,
-                )
-            )
+            verified.append(self._citation(found.span, found.text, citation.evidence, exact=found.exact))
         return verified, rejected
+
+    def _citation(
+        self, span: Span, quote: str, evidence: int, *, exact: bool = True, attributed: bool = False
+    ) -> VerifiedCitation:
+        """A citation of a verified ``span``, attached to its clause (not to a bare sentence)."""
+        node = self.index.tree.node_at(span[0])
+        while node.kind == "sentence" and node.parent is not None:
+            node = self.index.tree.node(node.parent)
+        return VerifiedCitation(
+            contract_id=self.index.contract_id,
+            node_id=node.id,
+            title=node.title,
+            pages=self.index.document.pages_for(span),
+            span=span,
+            quote=quote,
+            evidence=evidence,
+            exact=exact,
+            attributed=attributed,
+        )
+
+    def attributed(
+        self, question: str, hits: list[Hit], cited: Sequence[VerifiedCitation] = ()
+    ) -> list[VerifiedCitation]:
+        """Sentences of the passages shown that the hypothesis classifier finds deciding the
+        question, cited even when the answerer did not (:mod:`tools.attribution`)."""
+        settings = self.settings.interrogation
+        if self.attributor is None or not settings.attributed_sentences:
+            return []
+        text = self.index.document.text
+        found = attribute(
+            question,
+            text,
+            [hit.span for hit in hits],
+            self.attributor,
+            at=settings.attribution_at,
+            limit=settings.attributed_sentences,
+            already=[c.span for c in cited],
+        )
+        return [
+            self._citation(a.span, text[a.span[0] : a.span[1]], a.passage + 1, attributed=True) for a in found
+        ]
 
     def _repair(
         self, question: str, hits: list[Hit], answer: ModelAnswer, rejected: list[str]
@@ -237,6 +271,9 @@ class Researcher:
     def answer(
         self, question: str, hits: list[Hit], context: str = ""
     ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
+        """The model's cited answer: its quotes verified (one repair for those that fail), then
+        the sentences attribution finds deciding the question. Both the Researcher's own
+        :meth:`research` and the research subgraph answer through here."""
         if self.answerer is None:
             raise StructuredOutputError("no answerer model configured", hint="this is a bug")
         messages = load_prompt("research_answer").messages(
@@ -249,6 +286,8 @@ class Researcher:
         verified, rejected = self.verify(answer, hits)
         if rejected:
             answer, verified, rejected = self._repair(question, hits, answer, rejected)
+        if answer.addressed:  # a "not addressed" answer stays without sources
+            verified += self.attributed(question, hits, verified)
         return answer, verified, rejected
 
     def research(self, question: str, context: str = "", graph: GraphSearch | None = None) -> ResearchResult:
@@ -276,6 +315,7 @@ def build_researcher(runtime: Runtime, index: ContractIndex, reranker: Reranker 
         rewriter=runtime.chat_model("rewriter"),
         answerer=runtime.chat_model("answerer"),
         exemplars=runtime.exemplars if runtime.settings.retrieval.exemplars else None,
+        attributor=runtime.nli() if runtime.settings.interrogation.attributed_sentences else None,
     )
 
 

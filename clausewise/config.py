@@ -287,6 +287,20 @@ class InterrogationSettings(Section):
         description="Longest passage shown to the answerer, cut around its sentence most related to "
         "the question (6 x 750 showed more gold evidence than 5 x 900: `clausewise eval qa-evidence`).",
     )
+    attributed_sentences: int = Field(
+        default=2,
+        ge=0,
+        le=6,
+        description="Also cite up to this many sentences of the passages shown that the hypothesis "
+        "classifier finds deciding the question (one per passage; 0 = only what the answerer cites).",
+    )
+    attribution_at: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="Attribution cites a sentence whose P(Entailment) + P(Contradiction) for the "
+        "question reaches this.",
+    )
 
 
 class ChecksSettings(Section):

@@ -156,3 +156,38 @@ def test_plain_retrieval_interface(nda, embedder) -> None:
     file_name, span, score = results[0]
     assert file_name == "mutual-nda.txt" and score > 0
     assert "destroy" in index.document.text[span[0] : span[1]]
+
+
+def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, embedder) -> None:
+    from clausewise.config import with_overrides
+    from tests.fakes import PhraseClassifier
+
+    settings, index = nda
+    question = "Which law governs the agreement, and which courts have jurisdiction?"
+    classifier = PhraseClassifier({"exclusive jurisdiction": "Entailment", "England and Wales": "Entailment"})
+
+    def research(overrides: dict, reply: str = FIRST_ANSWER) -> list:
+        retriever = ContractRetriever(index, embedder, settings.retrieval)
+        researcher = Researcher(
+            with_overrides(settings, overrides),
+            index,
+            retriever,
+            answerer=ScriptedChatModel(replies=[reply], repeat_last=True),
+            attributor=classifier,
+        )
+        return researcher.research(question).citations
+
+    citations = research({})
+    by_model = [c for c in citations if not c.attributed]
+    attributed = [c for c in citations if c.attributed]
+    assert [c.quote for c in by_model] == ["governed by the laws of England and Wales"]
+    # 9.1 is cited by the model already: only the jurisdiction clause is added, quoted whole
+    assert [c.node_id for c in attributed] == ["9.2"]
+    cited = attributed[0]
+    assert cited.quote.startswith("9.2 Jurisdiction.") and "exclusive jurisdiction" in cited.quote
+    assert index.document.text[cited.span[0] : cited.span[1]] == cited.quote
+    assert classifier.calls[-1][0] == question
+    assert not any(c.attributed for c in research({"interrogation": {"attributed_sentences": 0}}))
+    assert not any(c.attributed for c in research({"interrogation": {"attribution_at": 0.95}}))
+    not_addressed = json.dumps({"answer": "The contract does not say.", "addressed": False, "citations": []})
+    assert research({}, not_addressed) == []  # no sources for an answer that says "not addressed"

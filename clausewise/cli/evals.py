@@ -349,17 +349,37 @@ def eval_qa_evidence(
     seed: int = typer.Option(7, "--seed", help="Which questions (eval qa uses seed 7)."),
     out: Path = typer.Option(Path("bench-results/qa-evidence.json"), "--out", help="JSON results file."),
 ) -> None:
-    """Gold spans among the passages the answerer reads, and inside their excerpts (no LLM)."""
+    """Gold spans among the passages the answerer reads, inside their excerpts, and cited by
+    attribution (no LLM)."""
     from clausewise.evals import qa_evidence_bench
 
     bench, root = _benchmark(ctx, data)
     with TerminalProgress(console) as progress:
         progress.item("eval qa-evidence")
         results = qa_evidence_bench.run(bench, root, limit=limit, seed=seed, progress=progress)
-    table = Table("questions", "gold spans", "in the passages", "in the excerpts shown")
+    table = Table(
+        "questions",
+        "gold spans",
+        "in the passages",
+        "in the excerpts shown",
+        "cited by attribution",
+        "attributed / question",
+        "attribution precision",
+    )
     for name, summary in [*results["by_source"].items(), ("all", results)]:
         table.add_row(
-            name, str(summary["gold_spans"]), str(summary["in_passages"]), str(summary["in_excerpts"])
+            name,
+            *(
+                str(summary[key])
+                for key in (
+                    "gold_spans",
+                    "in_passages",
+                    "in_excerpts",
+                    "in_attributed",
+                    "attributed_per_question",
+                    "attribution_precision",
+                )
+            ),
         )
     console.print(table)
     console.print(

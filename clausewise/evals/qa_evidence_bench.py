@@ -7,6 +7,10 @@ language model (the deterministic query plan, no rewriter) over the questions of
 reports the share of gold spans (a) among the passages and (b) inside the excerpts shown. It is
 the ceiling of ``eval qa``'s evidence recall for the first turn, measured on many more questions
 in minutes instead of hours, so retrieval and excerpting changes can be judged on their own.
+It also runs the Researcher's post-hoc attribution (:mod:`tools.attribution`, also no language
+model) and reports (c) the share of gold spans its sentences cite, and how many of those
+sentences touch a gold span (precision): the part of the evidence a report cites whatever the
+answering model does.
 """
 
 from __future__ import annotations
@@ -36,12 +40,17 @@ def shown_span(span: Span, text: str, limit: int, question: str) -> Span:
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Gold spans over ``rows``, and the shares found among the passages and in the excerpts."""
     total = sum(r["gold_spans"] for r in rows)
+    attributed = sum(r["attributed"] for r in rows)
     return {
         "gold_spans": total,
         **{
             key: round(sum(r[key] for r in rows) / total, 4) if total else None
-            for key in ("in_passages", "in_excerpts")
+            for key in ("in_passages", "in_excerpts", "in_attributed")
         },
+        "attributed_per_question": round(attributed / len(rows), 2) if rows else None,
+        "attribution_precision": (
+            round(sum(r["attributed_on_gold"] for r in rows) / attributed, 4) if attributed else None
+        ),
     }
 
 
@@ -57,11 +66,13 @@ def run(
         index = runtime.store.open(contract_id)
         try:
             retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, reranker)
-            researcher = Researcher(settings, index, retriever)  # no models: nothing is asked
+            # no chat models: nothing is asked; the classifier only for attribution
+            researcher = Researcher(settings, index, retriever, attributor=runtime.nli())
             plan = default_plan(item["question"], [d.term for d in index.definitions])
             with open_graph(index.path, runtime.embedder) as graph:
                 hits = researcher.gather(item["question"], plan, graph)
             evidence = researcher.evidence(hits)
+            attributed = [c.span for c in researcher.attributed(item["question"], evidence)]
         finally:
             index.close()
         shown = [shown_span(h.span, h.text, chars, item["question"]) for h in evidence]
@@ -73,6 +84,9 @@ def run(
                 "gold_spans": len(item["gold"]),
                 "in_passages": sum(any(overlap(g, h.span) > 0 for h in evidence) for g in item["gold"]),
                 "in_excerpts": sum(any(overlap(g, s) > 0 for s in shown) for g in item["gold"]),
+                "in_attributed": sum(any(overlap(g, a) > 0 for a in attributed) for g in item["gold"]),
+                "attributed": len(attributed),
+                "attributed_on_gold": sum(any(overlap(g, a) > 0 for g in item["gold"]) for a in attributed),
             }
         )
     return {
@@ -82,6 +96,8 @@ def run(
         "seed": seed,
         "evidence_passages": passages,
         "passage_chars": chars,
+        "attributed_sentences": settings.interrogation.attributed_sentences,
+        "attribution_at": settings.interrogation.attribution_at,
         **_summary(rows),
         "by_source": {
             s: _summary([r for r in rows if r["source"] == s]) for s in sorted({r["source"] for r in rows})

@@ -1,0 +1,75 @@
+"""Post-hoc attribution: the sentences of the passages shown that decide the question.
+
+The embedded 1.5B answerer often cites the wrong passage while the right one is in front of it
+(asked whether the Receiving Party may share information with its employees, it answered "yes"
+citing the purpose clause, with the clause on employees shown as passage 1). The hypothesis
+classifier that the checks use (:mod:`tools.checks.nli`) reads the question as a hypothesis and
+scores each sentence of the passages shown: a sentence it finds entailing or contradicting the
+question, P(Entailment) + P(Contradiction) at or above a threshold, bears on the answer whatever
+the answer says, so the Researcher cites it too (its quote is the sentence itself, exact by
+construction). On the questions of ``eval qa`` (``clausewise eval qa-evidence``), the
+hypothesis-shaped ones gain most; a question that is not a yes/no claim rarely reaches the
+threshold, so it adds little noise there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from clausewise.domain import Span
+from tools.checks.pieces import evidence_pieces
+from tools.retrieval.spans import overlap
+
+
+class SentenceScorer(Protocol):
+    def probabilities(self, hypothesis: str, pieces: Sequence[str]) -> np.ndarray:
+        """Rows of P(Entailment), P(Contradiction), P(NotMentioned), one per piece."""
+        ...
+
+
+@dataclass(frozen=True)
+class Attribution:
+    passage: int  # 0-based index of the passage the sentence belongs to
+    span: Span
+    score: float  # P(Entailment) + P(Contradiction)
+
+
+def attribute(
+    question: str,
+    text: str,
+    passages: Sequence[Span],
+    scorer: SentenceScorer,
+    *,
+    at: float,
+    limit: int,
+    already: Sequence[Span] = (),
+) -> list[Attribution]:
+    """At most ``limit`` sentences of ``text`` within ``passages`` scoring at least ``at``, the
+    best one of each passage, strongest first, none overlapping another; sentences overlapping
+    ``already`` (spans cited already) are skipped."""
+    if limit <= 0 or not passages:
+        return []
+    pieces = [
+        (number, piece)
+        for number, span in enumerate(passages)
+        for piece in evidence_pieces(text, span)
+        if not any(overlap(piece, cited) > 0 for cited in already)
+    ]
+    if not pieces:
+        return []
+    rows = scorer.probabilities(question, [text[a:b] for _, (a, b) in pieces])
+    best: dict[int, Attribution] = {}
+    for (number, piece), row in zip(pieces, rows, strict=True):
+        score = float(row[0] + row[1])
+        if score >= at and (number not in best or score > best[number].score):
+            best[number] = Attribution(number, piece, round(score, 4))
+    chosen: list[Attribution] = []
+    for candidate in sorted(best.values(), key=lambda a: -a.score):
+        # passages may overlap (a section and its clause): one sentence is cited once
+        if not any(overlap(candidate.span, a.span) > 0 for a in chosen):
+            chosen.append(candidate)
+    return chosen[:limit]
