@@ -24,6 +24,9 @@ def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(bench_data: 
     assert [r["source"] for r in short["rows"]] == ["legalbench-rag", "contractnli"]
     for row in short["rows"]:
         assert 0 <= row["in_excerpts"] <= row["in_passages"] <= row["gold_spans"]
+        # attribution: at most attributed_sentences per question, each touching gold or not
+        assert 0 <= row["attributed_on_gold"] <= row["attributed"] <= 2
+        assert row["in_attributed"] <= row["in_passages"]
     assert short["gold_spans"] == sum(r["gold_spans"] for r in short["rows"]) > 0
     # passages shown whole: every gold span among them is in what the answerer reads
     assert [r["in_excerpts"] for r in whole["rows"]] == [r["in_passages"] for r in whole["rows"]]

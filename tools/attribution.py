@@ -4,7 +4,8 @@ The embedded 1.5B answerer often cites the wrong passage while the right one is 
 (asked whether the Receiving Party may share information with its employees, it answered "yes"
 citing the purpose clause, with the clause on employees shown as passage 1). The hypothesis
 classifier that the checks use (:mod:`tools.checks.nli`) reads the question as a hypothesis and
-scores each sentence of the passages shown: a sentence it finds entailing or contradicting the
+scores each sentence of the passages shown (whole passages, not only the excerpts the answerer
+read): a sentence it finds entailing or contradicting the
 question, P(Entailment) + P(Contradiction) at or above a threshold, bears on the answer whatever
 the answer says, so the Researcher cites it too (its quote is the sentence itself, exact by
 construction). On the questions of ``eval qa`` (``clausewise eval qa-evidence``), the
