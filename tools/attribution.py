@@ -62,10 +62,13 @@ def attribute(
     ]
     if not pieces:
         return []
-    rows = scorer.probabilities(question, [text[a:b] for _, (a, b) in pieces])
+    # passages may overlap (a section and its clause): each sentence is scored once
+    unique = list(dict.fromkeys(piece for _, piece in pieces))
+    rows = scorer.probabilities(question, [text[a:b] for a, b in unique])
+    scores = {piece: float(row[0] + row[1]) for piece, row in zip(unique, rows, strict=True)}
     best: dict[int, Attribution] = {}
-    for (number, piece), row in zip(pieces, rows, strict=True):
-        score = float(row[0] + row[1])
+    for number, piece in pieces:
+        score = scores[piece]
         if score >= at and (number not in best or score > best[number].score):
             best[number] = Attribution(number, piece, round(score, 4))
     chosen: list[Attribution] = []

@@ -357,30 +357,17 @@ def eval_qa_evidence(
     with TerminalProgress(console) as progress:
         progress.item("eval qa-evidence")
         results = qa_evidence_bench.run(bench, root, limit=limit, seed=seed, progress=progress)
-    table = Table(
-        "questions",
-        "gold spans",
-        "in the passages",
-        "in the excerpts shown",
-        "cited by attribution",
-        "attributed / question",
-        "attribution precision",
-    )
+    columns = {
+        "gold_spans": "gold spans",
+        "in_passages": "in the passages",
+        "in_excerpts": "in the excerpts shown",
+        "in_attributed": "cited by attribution",
+        "attributed_per_question": "attributed / question",
+        "attribution_precision": "attribution precision",
+    }
+    table = Table("questions", *columns.values())
     for name, summary in [*results["by_source"].items(), ("all", results)]:
-        table.add_row(
-            name,
-            *(
-                str(summary[key])
-                for key in (
-                    "gold_spans",
-                    "in_passages",
-                    "in_excerpts",
-                    "in_attributed",
-                    "attributed_per_question",
-                    "attribution_precision",
-                )
-            ),
-        )
+        table.add_row(name, *(str(summary[key]) for key in columns))
     console.print(table)
     console.print(
         f"{results['questions']} questions, {results['evidence_passages']} passages of at most "

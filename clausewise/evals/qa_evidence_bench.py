@@ -38,7 +38,8 @@ def shown_span(span: Span, text: str, limit: int, question: str) -> Span:
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Gold spans over ``rows``, and the shares found among the passages and in the excerpts."""
+    """Gold spans over ``rows``, the shares found among the passages, in the excerpts and in
+    the attributed sentences, and how many attributed sentences touch gold."""
     total = sum(r["gold_spans"] for r in rows)
     attributed = sum(r["attributed"] for r in rows)
     return {
