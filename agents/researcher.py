@@ -23,6 +23,7 @@ from clausewise.prompting import load_prompt
 from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer, attribute
+from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence
 from tools.passages import focused_excerpt
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -146,6 +147,7 @@ class Researcher:
         self.exemplars = exemplars
         self.attributor = attributor
         self.verifier = QuoteVerifier(index.document.text)
+        self._sentences: list[Span] | None = None  # the contract's sentences, cut once when needed
 
     # -- planning ---------------------------------------------------------------------------------
 
@@ -227,10 +229,16 @@ class Researcher:
         )
 
     def attributed(
-        self, question: str, hits: list[Hit], cited: Sequence[VerifiedCitation] = ()
+        self,
+        question: str,
+        hits: list[Hit],
+        cited: Sequence[VerifiedCitation] = (),
+        retrieved: Sequence[Hit] = (),
     ) -> list[VerifiedCitation]:
-        """Sentences of the passages shown that the hypothesis classifier finds deciding the
-        question, cited even when the answerer did not (:mod:`tools.attribution`)."""
+        """Sentences that the hypothesis classifier finds deciding the question, cited even when
+        the answerer did not (:mod:`tools.attribution`): of the passages shown (``hits``), and,
+        as ``interrogation.attribution_scope`` says, of all ``retrieved`` hits or of the whole
+        contract."""
         settings = self.settings.interrogation
         if self.attributor is None or not settings.attributed_sentences:
             return []
@@ -243,10 +251,32 @@ class Researcher:
             at=settings.attribution_at,
             limit=settings.attributed_sentences,
             already=[c.span for c in cited],
+            beyond=self._sentences_beyond(retrieved),
         )
         return [
-            self._citation(a.span, text[a.span[0] : a.span[1]], a.passage + 1, attributed=True) for a in found
+            self._citation(
+                a.span,
+                text[a.span[0] : a.span[1]],
+                a.passage + 1 if a.passage is not None else 0,  # 0: not among the passages shown
+                attributed=True,
+            )
+            for a in found
         ]
+
+    def _sentences_beyond(self, retrieved: Sequence[Hit]) -> list[Span]:
+        """The sentences attribution reads besides the passages shown: none (scope ``passages``),
+        those of the ``retrieved`` hits, or every sentence of a contract short enough to read
+        whole (scope ``contract``; a longer one falls back to the retrieved hits)."""
+        settings = self.settings.interrogation
+        if settings.attribution_scope == "passages":
+            return []
+        if settings.attribution_scope == "contract":
+            if self._sentences is None:
+                self._sentences = evidence_pieces(self.index.document.text)
+            if len(self._sentences) <= settings.attribution_max_sentences:
+                return self._sentences
+        text = self.index.document.text
+        return list(dict.fromkeys(piece for hit in retrieved for piece in evidence_pieces(text, hit.span)))
 
     def _repair(
         self, question: str, hits: list[Hit], answer: ModelAnswer, rejected: list[str]
@@ -269,10 +299,11 @@ class Researcher:
         return repaired, verified, still_rejected
 
     def answer(
-        self, question: str, hits: list[Hit], context: str = ""
+        self, question: str, hits: list[Hit], context: str = "", retrieved: Sequence[Hit] = ()
     ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
-        """The model's cited answer: its quotes verified (one repair for those that fail), then
-        the sentences attribution finds deciding the question. Both the Researcher's own
+        """The model's cited answer to the passages ``hits``: its quotes verified (one repair for
+        those that fail), then the sentences attribution finds deciding the question (in the
+        ``retrieved`` hits too, as the attribution scope says). Both the Researcher's own
         :meth:`research` and the research subgraph answer through here."""
         if self.answerer is None:
             raise StructuredOutputError("no answerer model configured", hint="this is a bug")
@@ -287,13 +318,14 @@ class Researcher:
         if rejected:
             answer, verified, rejected = self._repair(question, hits, answer, rejected)
         if answer.addressed:  # a "not addressed" answer stays without sources
-            verified += self.attributed(question, hits, verified)
+            verified += self.attributed(question, hits, verified, retrieved)
         return answer, verified, rejected
 
     def research(self, question: str, context: str = "", graph: GraphSearch | None = None) -> ResearchResult:
         plan = self.plan(question, context)
-        hits = self.evidence(self.gather(question, plan, graph))
-        answer, citations, rejected = self.answer(question, hits, context)
+        retrieved = self.gather(question, plan, graph)
+        hits = self.evidence(retrieved)
+        answer, citations, rejected = self.answer(question, hits, context, retrieved)
         return ResearchResult(
             question=question,
             plan=plan,

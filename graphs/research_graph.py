@@ -22,7 +22,8 @@ class ResearchState(TypedDict, total=False):
     question: str
     context: str
     plan: QueryPlan
-    hits: list[Hit]
+    retrieved: list[Hit]  # every hit retrieval returned (attribution may read them)
+    hits: list[Hit]  # the passages the answerer reads
     result: ResearchResult
 
 
@@ -33,13 +34,13 @@ def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
     def retrieve(state: ResearchState) -> ResearchState:
         with open_graph(researcher.index.path, researcher.retriever.embedder) as graph:
             hits = researcher.gather(state["question"], state["plan"], graph)
-        return {"hits": researcher.evidence(hits)}
+        return {"retrieved": hits, "hits": researcher.evidence(hits)}
 
     def answer(state: ResearchState) -> ResearchState:
         hits = state["hits"]
         try:
             model_answer, citations, rejected = researcher.answer(
-                state["question"], hits, state.get("context", "")
+                state["question"], hits, state.get("context", ""), state.get("retrieved", [])
             )
         except StructuredOutputError as exc:
             # One unreadable answer must not sink the whole interrogation: the turn yields no

@@ -67,3 +67,21 @@ def test_a_sentence_in_overlapping_passages_is_cited_once() -> None:
     section = (PASSAGES[0][0], PASSAGES[1][1])  # a passage that contains the next one
     found = attribute("q", TEXT, [section, PASSAGES[1]], scorer, at=0.7, limit=3)
     assert [TEXT[a.span[0] : a.span[1]] for a in found] == [SURVIVAL]
+
+
+def test_sentences_beyond_the_passages_compete_each_on_its_own() -> None:
+    from tools.checks.pieces import evidence_pieces
+
+    scorer = KeywordScorer({"survive": (0.9, 0.05), "Notices": (0.8, 0.0), "English law": (0.75, 0.0)})
+    shown = [PASSAGES[0]]  # only the term clause was shown
+    sentences = evidence_pieces(TEXT)
+    found = attribute("q", TEXT, shown, scorer, at=0.7, limit=3, beyond=sentences)
+    quotes = [TEXT[a.span[0] : a.span[1]] for a in found]
+    # two sentences of one unshown clause are both eligible: each sentence is its own unit
+    law = "3. Law. English law governs this Agreement and any dispute."
+    assert quotes == [SURVIVAL, "Notices are sent by email.", law]
+    assert [a.passage for a in found] == [None, None, None]
+    # a sentence of a passage shown keeps its passage and is scored once
+    found = attribute("q", TEXT, PASSAGES[:2], scorer, at=0.7, limit=3, beyond=sentences)
+    assert [a.passage for a in found] == [1, None]
+    assert sum(len(pieces) for _, pieces in scorer.calls[-1:]) == len(sentences)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.researcher import QueryPlan, Researcher, default_plan, retrieve
+from clausewise.domain import RetrievalQuery
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
 
@@ -177,7 +178,8 @@ def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, e
         )
         return researcher.research(question).citations
 
-    citations = research({})
+    passages_only = {"interrogation": {"attribution_scope": "passages"}}
+    citations = research(passages_only)
     by_model = [c for c in citations if not c.attributed]
     attributed = [c for c in citations if c.attributed]
     assert [c.quote for c in by_model] == ["governed by the laws of England and Wales"]
@@ -191,3 +193,47 @@ def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, e
     assert not any(c.attributed for c in research({"interrogation": {"attribution_at": 0.95}}))
     not_addressed = json.dumps({"answer": "The contract does not say.", "addressed": False, "citations": []})
     assert research({}, not_addressed) == []  # no sources for an answer that says "not addressed"
+
+    # read whole, the contract also offers the preamble's "registered in England and Wales",
+    # which no passage shown contains: cited with evidence 0 (not a passage), quoted exactly
+    whole = [c for c in research({"interrogation": {"attribution_scope": "contract"}}) if c.attributed]
+    assert [c.node_id for c in whole] == ["9.2", "Preamble/p1"]
+    outside = whole[1]
+    assert outside.evidence == 0 and "England and Wales" in outside.quote
+    assert index.document.text[outside.span[0] : outside.span[1]] == outside.quote
+    # a contract longer than attribution_max_sentences is read through the hits retrieved, and
+    # the preamble is not among them
+    capped = research({"interrogation": {"attribution_scope": "contract", "attribution_max_sentences": 10}})
+    assert [c.node_id for c in capped if c.attributed] == ["9.2"]
+
+
+def test_attribution_scope_decides_which_sentences_beyond_the_passages_are_read(nda, embedder) -> None:
+    from clausewise.config import with_overrides
+    from tests.fakes import PhraseClassifier
+
+    settings, index = nda
+    retriever = ContractRetriever(index, embedder, settings.retrieval)
+    query = RetrievalQuery(question="How long do the confidentiality obligations last?")
+    retrieved = retriever.search(query, 10)
+    shown, unshown = retrieved[:1], retrieved[1:]
+    # a phrase found only in a retrieved hit that is not shown, and one found in no retrieved hit
+    phrase = next(w for h in unshown for w in h.text.split() if len(w) > 6 and w not in shown[0].text)
+    elsewhere = "England and Wales"
+    assert not any(elsewhere in h.text for h in retrieved)
+    classifier = PhraseClassifier({phrase: "Entailment", elsewhere: "Entailment"})
+
+    def attributed(scope: str) -> list:
+        overrides = {"interrogation": {"attribution_scope": scope, "attributed_sentences": 6}}
+        researcher = Researcher(
+            with_overrides(settings, overrides),
+            index,
+            retriever,
+            attributor=classifier,
+        )
+        return researcher.attributed("q", shown, retrieved=retrieved)
+
+    assert not any(phrase in c.quote or elsewhere in c.quote for c in attributed("passages"))
+    from_retrieved = attributed("retrieved")
+    assert any(phrase in c.quote and c.evidence == 0 for c in from_retrieved)
+    assert not any(elsewhere in c.quote for c in from_retrieved)
+    assert any(elsewhere in c.quote and c.evidence == 0 for c in attributed("contract"))

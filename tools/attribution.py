@@ -11,6 +11,11 @@ the answer says, so the Researcher cites it too (its quote is the sentence itsel
 construction). On the questions of ``eval qa`` (``clausewise eval qa-evidence``), the
 hypothesis-shaped ones gain most; a question that is not a yes/no claim rarely reaches the
 threshold, so it adds little noise there.
+
+The deciding sentence is often not among the passages shown at all: retrieval ranks clauses by
+their likeness to the question, the classifier reads what a sentence commits the parties to. So
+with ``beyond`` (the other sentences of the contract, which the Researcher passes for contracts
+short enough to read whole) every sentence of the contract competes, each on its own.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ class SentenceScorer(Protocol):
 
 @dataclass(frozen=True)
 class Attribution:
-    passage: int  # 0-based index of the passage the sentence belongs to
+    passage: int | None  # 0-based index of the passage shown it belongs to; None: not shown
     span: Span
     score: float  # P(Entailment) + P(Contradiction)
 
@@ -48,18 +53,21 @@ def attribute(
     at: float,
     limit: int,
     already: Sequence[Span] = (),
+    beyond: Sequence[Span] = (),
 ) -> list[Attribution]:
-    """At most ``limit`` sentences of ``text`` within ``passages`` scoring at least ``at``, the
-    best one of each passage, strongest first, none overlapping another; sentences overlapping
-    ``already`` (spans cited already) are skipped."""
-    if limit <= 0 or not passages:
+    """At most ``limit`` sentences of ``text`` scoring at least ``at``, strongest first, none
+    overlapping another: the best one of each passage, and any of the sentences ``beyond`` that
+    lie outside the passages (each its own unit). Sentences overlapping ``already`` (spans cited
+    already) are skipped."""
+    if limit <= 0 or not (passages or beyond):
         return []
-    pieces = [
-        (number, piece)
-        for number, span in enumerate(passages)
-        for piece in evidence_pieces(text, span)
-        if not any(overlap(piece, cited) > 0 for cited in already)
+    units = [(number, piece) for number, span in enumerate(passages) for piece in evidence_pieces(text, span)]
+    units += [
+        (len(passages) + number, piece)
+        for number, piece in enumerate(beyond)
+        if not any(overlap(piece, span) > 0 for span in passages)
     ]
+    pieces = [(n, piece) for n, piece in units if not any(overlap(piece, cited) > 0 for cited in already)]
     if not pieces:
         return []
     # passages may overlap (a section and its clause): each sentence is scored once
@@ -70,7 +78,8 @@ def attribute(
     for number, piece in pieces:
         score = scores[piece]
         if score >= at and (number not in best or score > best[number].score):
-            best[number] = Attribution(number, piece, round(score, 4))
+            shown = number if number < len(passages) else None
+            best[number] = Attribution(shown, piece, round(score, 4))
     chosen: list[Attribution] = []
     for candidate in sorted(best.values(), key=lambda a: -a.score):
         # passages may overlap (a section and its clause): one sentence is cited once

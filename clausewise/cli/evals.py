@@ -364,6 +364,7 @@ def eval_qa_evidence(
         "in_attributed": "cited by attribution",
         "attributed_per_question": "attributed / question",
         "attribution_precision": "attribution precision",
+        "in_reach": "shown or attributed",
     }
     table = Table("questions", *columns.values())
     for name, summary in [*results["by_source"].items(), ("all", results)]:

@@ -10,7 +10,7 @@ in minutes instead of hours, so retrieval and excerpting changes can be judged o
 It also runs the Researcher's post-hoc attribution (:mod:`tools.attribution`, also no language
 model) and reports (c) the share of gold spans its sentences cite, and how many of those
 sentences touch a gold span (precision): the part of the evidence a report cites whatever the
-answering model does.
+answering model does; and (d) the share in the excerpts or attributed, what a first turn can cite.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "gold_spans": total,
         **{
             key: round(sum(r[key] for r in rows) / total, 4) if total else None
-            for key in ("in_passages", "in_excerpts", "in_attributed")
+            for key in ("in_passages", "in_excerpts", "in_attributed", "in_reach")
         },
         "attributed_per_question": round(attributed / len(rows), 2) if rows else None,
         "attribution_precision": (
@@ -73,7 +73,7 @@ def run(
             with open_graph(index.path, runtime.embedder) as graph:
                 hits = researcher.gather(item["question"], plan, graph)
             evidence = researcher.evidence(hits)
-            attributed = [c.span for c in researcher.attributed(item["question"], evidence)]
+            attributed = [c.span for c in researcher.attributed(item["question"], evidence, retrieved=hits)]
         finally:
             index.close()
         shown = [shown_span(h.span, h.text, chars, item["question"]) for h in evidence]
@@ -86,6 +86,7 @@ def run(
                 "in_passages": sum(any(overlap(g, h.span) > 0 for h in evidence) for g in item["gold"]),
                 "in_excerpts": sum(any(overlap(g, s) > 0 for s in shown) for g in item["gold"]),
                 "in_attributed": sum(any(overlap(g, a) > 0 for a in attributed) for g in item["gold"]),
+                "in_reach": sum(any(overlap(g, s) > 0 for s in [*shown, *attributed]) for g in item["gold"]),
                 "attributed": len(attributed),
                 "attributed_on_gold": sum(any(overlap(g, a) > 0 for g in item["gold"]) for a in attributed),
             }
@@ -99,6 +100,7 @@ def run(
         "passage_chars": chars,
         "attributed_sentences": settings.interrogation.attributed_sentences,
         "attribution_at": settings.interrogation.attribution_at,
+        "attribution_scope": settings.interrogation.attribution_scope,
         **_summary(rows),
         "by_source": {
             s: _summary([r for r in rows if r["source"] == s]) for s in sorted({r["source"] for r in rows})
