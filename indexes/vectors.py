@@ -2,6 +2,12 @@
 
 Embeddings are always computed by our embedder and passed in explicitly: a collection without
 an embedding function would make chromadb fetch its default model from the internet.
+
+Search is exact (cosine over every stored vector, loaded once per open index), not chromadb's
+approximate HNSW: a contract has at most some thousands of chunks, so the product takes well
+under a millisecond, and HNSW graphs built by parallel insertion differ between ingestions of
+the same contract (measured: dense rankings of a CUAD contract differed from rank 45 on, which
+changed the passages a question was shown).
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ class VectorIndex:
         self.path = path
         self._client = None
         self._collection = None
+        self._matrix: tuple[list[str], np.ndarray] | None = None  # ids, unit vectors
 
     def _open(self):
         if self._collection is None:
@@ -74,19 +81,27 @@ class VectorIndex:
     def count(self) -> int:
         return int(self._open().count())
 
+    def _unit_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every chunk id (sorted, so ties break the same way every time) and its vector scaled
+        to unit length; read from the collection once."""
+        if self._matrix is None:
+            ids, vectors = self.embeddings()
+            order = sorted(range(len(ids)), key=ids.__getitem__)
+            vectors = vectors[order] if len(ids) else np.zeros((0, 0), dtype=np.float32)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True) if len(ids) else np.ones((0, 1))
+            self._matrix = [ids[i] for i in order], vectors / np.maximum(norms, 1e-12)
+        return self._matrix
+
     def search(self, query_embedding: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """Top-k (chunk id, cosine similarity)."""
-        collection = self._open()
-        k = min(k, collection.count())
+        """Top-k (chunk id, cosine similarity), exact."""
+        ids, vectors = self._unit_vectors()
+        k = min(k, len(ids))
         if k <= 0:
             return []
-        result = collection.query(
-            query_embeddings=[query_embedding.tolist()], n_results=k, include=["distances"]
-        )
-        return [
-            (cid, 1.0 - float(dist))
-            for cid, dist in zip(result["ids"][0], result["distances"][0], strict=True)
-        ]
+        query = np.asarray(query_embedding, dtype=np.float32).reshape(-1)
+        similarities = vectors @ (query / max(float(np.linalg.norm(query)), 1e-12))
+        order = np.argsort(-similarities, kind="stable")[:k]
+        return [(ids[i], float(similarities[i])) for i in order]
 
     def embeddings(self) -> tuple[list[str], np.ndarray]:
         """Every chunk id with its stored embedding (for exact search over many contracts)."""
@@ -98,3 +113,4 @@ class VectorIndex:
             self._client.close()
         self._client = None
         self._collection = None
+        self._matrix = None

@@ -45,6 +45,14 @@ def test_ingest_writes_every_index(archivist, store, copy_example) -> None:
     query = archivist.embedder.embed(["Which law governs the agreement?"])[0]
     top_dense = index.vectors.search(query, 5)
     assert any(chunk_id.startswith("9.1") for chunk_id, _ in top_dense)
+    # dense search is exact: the full ranking is the cosine order of every stored vector
+    ids, vectors = index.vectors.embeddings()
+    cosine = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
+    ranked = index.vectors.search(query, len(ids))
+    assert sorted(cid for cid, _ in ranked) == sorted(ids)
+    expected = {cid: float(c) for cid, c in zip(ids, cosine, strict=True)}
+    assert all(abs(score - expected[cid]) < 1e-5 for cid, score in ranked)
+    assert [score for _, score in ranked] == sorted((score for _, score in ranked), reverse=True)
     index.close()
 
 
