@@ -291,8 +291,9 @@ class InterrogationSettings(Section):
         default=2,
         ge=0,
         le=6,
-        description="Also cite up to this many sentences of the passages shown that the hypothesis "
-        "classifier finds deciding the question (one per passage; 0 = only what the answerer cites).",
+        description="Also cite up to this many sentences that the hypothesis classifier finds deciding "
+        "the question (at most one per passage shown; where it reads: `attribution_scope`; 0 = only "
+        "what the answerer cites).",
     )
     attribution_at: float = Field(
         default=0.7,

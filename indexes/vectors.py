@@ -86,9 +86,12 @@ class VectorIndex:
         to unit length; read from the collection once."""
         if self._matrix is None:
             ids, vectors = self.embeddings()
+            if not ids:
+                self._matrix = [], np.zeros((0, 0), dtype=np.float32)
+                return self._matrix
             order = sorted(range(len(ids)), key=ids.__getitem__)
-            vectors = vectors[order] if len(ids) else np.zeros((0, 0), dtype=np.float32)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True) if len(ids) else np.ones((0, 1))
+            vectors = vectors[order]
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             self._matrix = [ids[i] for i in order], vectors / np.maximum(norms, 1e-12)
         return self._matrix
 

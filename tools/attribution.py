@@ -1,4 +1,4 @@
-"""Post-hoc attribution: the sentences of the passages shown that decide the question.
+"""Post-hoc attribution: the sentences of the retrieved evidence that decide the question.
 
 The embedded 1.5B answerer often cites the wrong passage while the right one is in front of it
 (asked whether the Receiving Party may share information with its employees, it answered "yes"
@@ -14,8 +14,9 @@ threshold, so it adds little noise there.
 
 The deciding sentence is often not among the passages shown at all: retrieval ranks clauses by
 their likeness to the question, the classifier reads what a sentence commits the parties to. So
-with ``beyond`` (the other sentences of the contract, which the Researcher passes for contracts
-short enough to read whole) every sentence of the contract competes, each on its own.
+sentences ``beyond`` the passages compete too, each on its own: the Researcher passes those of
+the retrieved hits it did not show (``interrogation.attribution_scope = "retrieved"``, the
+default), or every sentence of a contract short enough to read whole (``"contract"``).
 """
 
 from __future__ import annotations
