@@ -51,6 +51,15 @@ def test_the_builtin_lexicon_maps_everyday_questions_to_contract_words() -> None
     assert lexicon.expansion("Please summarise the recitals.") == []
 
 
+def test_the_builtin_lexicon_knows_deal_lawyers_names_for_merger_provisions() -> None:
+    lexicon = load_lexicon("legal-terms")
+    # merger agreements draft the "no-shop" as "No Solicitation" and never use the word itself
+    assert lexicon.concepts_in("Where is the No-Shop Clause?") == ["no_shop"]
+    assert "solicitation" in lexicon.expansion("Where is the No-Shop Clause?")
+    assert "converted into the right to receive" in lexicon.expansion("What is the type of consideration?")
+    assert lexicon.concepts_in("What about the fiduciary exception to the no-shop?") == ["no_shop", "fiduciary_out"]
+
+
 def test_a_user_lexicon_replaces_the_builtin_one_and_bad_ones_are_named(tmp_path: Path) -> None:
     mine = tmp_path / "firm.yaml"
     mine.write_text("concepts:\n  cure:\n    when: [fix*]\n    terms: [cure, remedy]\n", encoding="utf-8")
