@@ -57,7 +57,10 @@ def test_the_builtin_lexicon_knows_deal_lawyers_names_for_merger_provisions() ->
     assert lexicon.concepts_in("Where is the No-Shop Clause?") == ["no_shop"]
     assert "solicitation" in lexicon.expansion("Where is the No-Shop Clause?")
     assert "converted into the right to receive" in lexicon.expansion("What is the type of consideration?")
-    assert lexicon.concepts_in("What about the fiduciary exception to the no-shop?") == ["no_shop", "fiduciary_out"]
+    assert lexicon.concepts_in("What about the fiduciary exception to the no-shop?") == [
+        "no_shop",
+        "fiduciary_out",
+    ]
 
 
 def test_a_user_lexicon_replaces_the_builtin_one_and_bad_ones_are_named(tmp_path: Path) -> None:
