@@ -213,7 +213,8 @@ def eval_legalbench_rag(
         None,
         "--config",
         help="Rows to run (default all): bm25, dense, hybrid, hybrid+graph, hybrid+rerank, "
-        "hybrid+graph+rerank, hybrid+lexicon, hybrid+lexicon+graph+rerank (the product's search).",
+        "hybrid+graph+rerank, hybrid+lexicon, hybrid+lexicon+rerank (the product's search), "
+        "hybrid+lexicon+graph+rerank.",
     ),
     dataset: list[str] = typer.Option(None, "--dataset", help="Only these datasets (ALL needs all four)."),
     fold: str = typer.Option(
