@@ -366,8 +366,8 @@ def retrieve(
         index = runtime.store.open(scope)
         try:
             retriever = ContractRetriever(index, runtime.embedder, settings, runtime.reranker())
-            with open_graph(index.path, runtime.embedder) as graph:
-                hits = retriever.search(request, k, graph=graph if settings.graph else None, expand=False)
+            with open_graph(index.path, runtime.embedder, settings.graph) as graph:
+                hits = retriever.search(request, k, graph=graph, expand=False)
         finally:
             index.close()
     else:

@@ -138,9 +138,9 @@ class Clausewise:
         index = self.runtime.store.open(contract)
         try:
             checker = build_checker(self.runtime, index)
-            with open_graph(index.path, self.runtime.embedder) as graph:
+            with open_graph(index.path, self.runtime.embedder, self.settings.retrieval.graph) as graph:
                 for hypothesis in suite.hypotheses:
-                    result = checker.check(hypothesis, graph if self.settings.retrieval.graph else None)
+                    result = checker.check(hypothesis, graph)
                     if report:
                         result.report = self.ask(contract, as_question(hypothesis)).to_markdown()
                     yield result
@@ -170,9 +170,9 @@ class Clausewise:
         index = self.runtime.store.open(contract)
         try:
             reviewer = build_reviewer(self.runtime, index)
-            with open_graph(index.path, self.runtime.embedder) as graph:
+            with open_graph(index.path, self.runtime.embedder, self.settings.retrieval.graph) as graph:
                 for provision in provisions.provisions:
-                    yield reviewer.review(provision, graph if self.settings.retrieval.graph else None)
+                    yield reviewer.review(provision, graph)
         finally:
             index.close()
 

@@ -32,7 +32,8 @@ def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
         return {"plan": researcher.plan(state["question"], state.get("context", ""))}
 
     def retrieve(state: ResearchState) -> ResearchState:
-        with open_graph(researcher.index.path, researcher.retriever.embedder) as graph:
+        enabled = researcher.settings.retrieval.graph
+        with open_graph(researcher.index.path, researcher.retriever.embedder, enabled) as graph:
             hits = researcher.gather(state["question"], state["plan"], graph)
         return {"retrieved": hits, "hits": researcher.evidence(hits)}
 

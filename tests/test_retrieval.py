@@ -78,6 +78,8 @@ def test_hybrid_graph_retrieval_ranks_the_clause_first(msa, embedder) -> None:
     # every hit adds text: none is inside the spans ranked above it
     for i, hit in enumerate(hits[1:], start=1):
         assert not covered(hit.span, [h.span for h in hits[:i]])
+    with open_graph(index.path, embedder, enabled=False) as graph:  # retrieval.graph off: not loaded
+        assert graph is None
 
 
 def test_hits_carry_definitions_and_referenced_clauses(msa, embedder) -> None:

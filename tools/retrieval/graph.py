@@ -325,10 +325,12 @@ class GraphSearch:
 
 
 @contextlib.contextmanager
-def open_graph(version_dir: Path, embedder: Embedder) -> Iterator[GraphSearch | None]:
-    """The contract's graph, or None when it was ingested without one."""
+def open_graph(version_dir: Path, embedder: Embedder, enabled: bool = True) -> Iterator[GraphSearch | None]:
+    """The contract's graph, or None when it was ingested without one or graph retrieval is not
+    ``enabled`` (``retrieval.graph``): then its storages are not loaded at all, which costs from
+    a few to some hundreds of milliseconds per opening."""
     folder = version_dir / GRAPH_FOLDER
-    if not (folder / "nodes.txt").is_file():
+    if not enabled or not (folder / "nodes.txt").is_file():
         yield None
         return
     with GraphSearch(folder, embedder) as graph:
