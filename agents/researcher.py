@@ -366,7 +366,7 @@ def retrieve(
         index = runtime.store.open(scope)
         try:
             retriever = ContractRetriever(index, runtime.embedder, settings, runtime.reranker())
-            with open_graph(index.path, runtime.embedder, settings.graph) as graph:
+            with open_graph(index.path, runtime.embedder, enabled=settings.graph) as graph:
                 hits = retriever.search(request, k, graph=graph, expand=False)
         finally:
             index.close()

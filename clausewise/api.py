@@ -138,7 +138,9 @@ class Clausewise:
         index = self.runtime.store.open(contract)
         try:
             checker = build_checker(self.runtime, index)
-            with open_graph(index.path, self.runtime.embedder, self.settings.retrieval.graph) as graph:
+            with open_graph(
+                index.path, self.runtime.embedder, enabled=self.settings.retrieval.graph
+            ) as graph:
                 for hypothesis in suite.hypotheses:
                     result = checker.check(hypothesis, graph)
                     if report:
@@ -170,7 +172,9 @@ class Clausewise:
         index = self.runtime.store.open(contract)
         try:
             reviewer = build_reviewer(self.runtime, index)
-            with open_graph(index.path, self.runtime.embedder, self.settings.retrieval.graph) as graph:
+            with open_graph(
+                index.path, self.runtime.embedder, enabled=self.settings.retrieval.graph
+            ) as graph:
                 for provision in provisions.provisions:
                     yield reviewer.review(provision, graph)
         finally:

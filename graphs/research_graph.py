@@ -33,7 +33,7 @@ def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
 
     def retrieve(state: ResearchState) -> ResearchState:
         enabled = researcher.settings.retrieval.graph
-        with open_graph(researcher.index.path, researcher.retriever.embedder, enabled) as graph:
+        with open_graph(researcher.index.path, researcher.retriever.embedder, enabled=enabled) as graph:
             hits = researcher.gather(state["question"], state["plan"], graph)
         return {"retrieved": hits, "hits": researcher.evidence(hits)}
 

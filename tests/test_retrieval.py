@@ -64,7 +64,7 @@ def test_the_graph_is_built_from_terms_clauses_and_references(msa) -> None:
 def test_hybrid_graph_retrieval_ranks_the_clause_first(msa, embedder) -> None:
     settings, index = msa
     retriever = ContractRetriever(index, embedder, settings.retrieval)
-    with open_graph(index.path, embedder) as graph:
+    with open_graph(index.path, embedder, enabled=True) as graph:
         assert graph is not None
         graph_nodes = graph.search(
             CHANGE_OF_CONTROL.question, CHANGE_OF_CONTROL.keywords, [CHANGE_OF_CONTROL.semantic], 10

@@ -177,7 +177,9 @@ def run(
             try:
                 offsets_ok = index.document.text == document.text
                 checker = build_checker(runtime, index, exclude_source=exemplar_source(document))
-                with open_graph(index.path, runtime.embedder, runtime.settings.retrieval.graph) as graph:
+                with open_graph(
+                    index.path, runtime.embedder, enabled=runtime.settings.retrieval.graph
+                ) as graph:
                     for key, (gold, span_ids) in sorted(document.annotations.items()):
                         started = time.perf_counter()
                         result = checker.check(Hypothesis(key=key, text=data.hypotheses[key]), graph)

@@ -153,7 +153,9 @@ def run(
                 offsets_ok = index.document.text == contract.text
                 reviewer = build_reviewer(runtime, index)
                 started = time.perf_counter()
-                with open_graph(index.path, runtime.embedder, runtime.settings.retrieval.graph) as graph:
+                with open_graph(
+                    index.path, runtime.embedder, enabled=runtime.settings.retrieval.graph
+                ) as graph:
                     for provision in provisions:
                         result = reviewer.review(provision, graph)
                         gold = contract.answers.get(provision.name, [])

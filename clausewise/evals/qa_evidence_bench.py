@@ -70,7 +70,7 @@ def run(
             # no chat models: nothing is asked; the classifier only for attribution
             researcher = Researcher(settings, index, retriever, attributor=runtime.nli())
             plan = default_plan(item["question"], [d.term for d in index.definitions])
-            with open_graph(index.path, runtime.embedder, settings.retrieval.graph) as graph:
+            with open_graph(index.path, runtime.embedder, enabled=settings.retrieval.graph) as graph:
                 hits = researcher.gather(item["question"], plan, graph)
             evidence = researcher.evidence(hits)
             attributed = [c.span for c in researcher.attributed(item["question"], evidence, retrieved=hits)]

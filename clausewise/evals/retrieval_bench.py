@@ -196,7 +196,7 @@ def run(
             for file_path, group in by_document.items():
                 index = runtime.store.open(ids[file_path])
                 retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, reranker)
-                with open_graph(index.path, runtime.embedder, any(c.graph for c in chosen)) as graph:
+                with open_graph(index.path, runtime.embedder, enabled=any(c.graph for c in chosen)) as graph:
                     for query in group:
                         question = question_part(query.query)
                         request = RetrievalQuery(question=question, semantic=question)

@@ -325,7 +325,7 @@ class GraphSearch:
 
 
 @contextlib.contextmanager
-def open_graph(version_dir: Path, embedder: Embedder, enabled: bool = True) -> Iterator[GraphSearch | None]:
+def open_graph(version_dir: Path, embedder: Embedder, *, enabled: bool) -> Iterator[GraphSearch | None]:
     """The contract's graph, or None when it was ingested without one or graph retrieval is not
     ``enabled`` (``retrieval.graph``): then its storages are not loaded at all, which costs from
     a few to some hundreds of milliseconds per opening."""
