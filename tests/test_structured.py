@@ -64,6 +64,60 @@ def test_two_bad_answers_raise_a_typed_error_not_an_empty_result() -> None:
         invoke_structured(model, [HumanMessage(content="judge")], Verdict)
 
 
+class Quote(BaseModel):
+    evidence: int
+    quote: str = Field(min_length=3)
+
+
+class CitedAnswer(BaseModel):
+    answer: str
+    citations: list[Quote] = Field(default_factory=list)
+
+
+class Addressed(BaseModel):
+    answer: str
+    addressed: bool = True
+
+
+def test_a_reply_cut_inside_a_quote_keeps_the_citations_it_completed_in_one_call() -> None:
+    cut = (
+        '{"answer": "Yes, for three years.", "citations": [{"evidence": 1, "quote": "three (3) years"}, '
+        '{"evidence": 4, "quote": "shall survive termination"}, {"evidence": 2, "quote": "except that the Rec'
+    )
+    model = ScriptedChatModel(replies=[cut])
+    answer = invoke_structured(model, [HumanMessage(content="answer")], CitedAnswer)
+    assert answer.answer == "Yes, for three years."
+    assert [(c.evidence, c.quote) for c in answer.citations] == [
+        (1, "three (3) years"),
+        (4, "shall survive termination"),
+    ]
+    assert len(model.calls) == 1  # no second call for what the first one completed
+
+
+def test_a_reply_cut_inside_an_element_drops_that_element_not_its_fields() -> None:
+    # cut after the evidence number: {"evidence": 2} alone would fail the schema (no quote)
+    cut = '{"answer": "No.", "citations": [{"evidence": 1, "quote": "no licence"}, {"evidence": 2, "quo'
+    answer = invoke_structured(ScriptedChatModel(replies=[cut]), [HumanMessage(content="a")], CitedAnswer)
+    assert [c.evidence for c in answer.citations] == [1]
+
+
+def test_a_cut_never_drops_a_member_the_model_wrote() -> None:
+    # "addressed" was being written when the reply stopped: no reading may let its default stand in
+    cut = '{"answer": "Not addressed.", "addressed": fal'
+    with pytest.raises(ValueError):
+        Addressed.model_validate(extract_json(cut))
+
+
+def test_a_reply_cut_inside_its_answer_is_retried() -> None:
+    model = ScriptedChatModel(
+        replies=['{"answer": "The Receiving Party may disclo', '{"answer": "It may.", "citations": []}']
+    )
+    answer = invoke_structured(model, [HumanMessage(content="answer")], CitedAnswer)
+    assert answer.answer == "It may."
+    assert len(model.calls) == 2
+    assert "cut off" in model.calls[1][0][2].content  # the retry asks for a briefer answer
+
+
 def test_schema_constraint_is_requested_when_the_backend_supports_it() -> None:
     constrained = ScriptedChatModel(
         replies=['{"label": "Entailment", "confidence": 1}'], supports_json_schema=True

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -30,13 +31,23 @@ def underlying_model(model: Runnable) -> Runnable:
     return model
 
 
-def _balanced_object(text: str) -> str | None:
-    """The first balanced {...} or [...] in ``text``, honouring strings and escapes."""
+_SALVAGE_LIMIT = 40  # shorter readings of a cut-off answer tried at most
+
+
+def _json_texts(text: str) -> tuple[list[str], bool]:
+    """The first JSON object or array in ``text``, honouring strings and escapes: the balanced
+    text when it is complete; when the answer was cut off (the token limit), readings that close
+    what is open, longest first: the text as it stands (unless it ends inside a string), then cut
+    back to the end of each earlier list element, so a list of citations cut inside its last
+    element keeps the elements before it. Cuts fall between list elements only, never between an
+    object's members: a member the model wrote is never dropped for its default to stand in. The
+    flag says whether the text was cut off."""
     start = next((i for i, ch in enumerate(text) if ch in "{["), None)
     if start is None:
-        return None
+        return [], False
     closing = {"{": "}", "[": "]"}
     stack: list[str] = []
+    commas: list[tuple[int, str]] = []  # where a list element ends, and what closes the text there
     in_string = False
     escaped = False
     for i in range(start, len(text)):
@@ -56,11 +67,12 @@ def _balanced_object(text: str) -> str | None:
         elif stack and ch == stack[-1]:
             stack.pop()
             if not stack:
-                return text[start : i + 1]
-    # unbalanced (the answer was cut off): close what is open
-    if in_string:
-        return None
-    return text[start:] + "".join(reversed(stack))
+                return [text[start : i + 1]], False
+        elif ch == "," and stack[-1] == "]":
+            commas.append((i, "".join(reversed(stack))))
+    readings = [] if in_string else [text[start:] + "".join(reversed(stack))]
+    readings += [text[start:comma] + closers for comma, closers in reversed(commas)]
+    return readings[:_SALVAGE_LIMIT], True
 
 
 def _repairs(candidate: str) -> list[str]:
@@ -69,19 +81,46 @@ def _repairs(candidate: str) -> list[str]:
     return [candidate, fixed, literal]
 
 
-def extract_json(text: str) -> Any:
-    """Parse the JSON a model produced, tolerating code fences, chatter before/after the object,
-    trailing commas and Python literals. Raises ValueError if nothing parses."""
+def json_values(text: str) -> Iterator[Any]:
+    """Every reading of the JSON a model produced, best first (see :func:`_json_texts`),
+    tolerating code fences, chatter before/after the object, trailing commas and Python
+    literals."""
     sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for source in sources:
-        candidate = _balanced_object(source)
-        if candidate is None:
-            continue
-        for attempt in _repairs(candidate):
-            try:
-                return json.loads(attempt)
-            except json.JSONDecodeError:
-                continue
+        for candidate in _json_texts(source)[0]:
+            for attempt in _repairs(candidate):
+                try:
+                    yield json.loads(attempt)
+                    break
+                except json.JSONDecodeError:
+                    continue
+
+
+def extract_json(text: str) -> Any:
+    """The best reading of the JSON a model produced (:func:`json_values`). Raises ValueError
+    if nothing parses."""
+    for value in json_values(text):
+        return value
+    raise ValueError("no JSON object found in the answer")
+
+
+def cut_off(text: str) -> bool:
+    """Whether the reply's JSON stops before it is closed (the token limit, usually)."""
+    return _json_texts(text)[1]
+
+
+def validate_reply(text: str, schema: type[T]) -> T:
+    """The first reading of ``text`` that ``schema`` accepts. A reply cut off by the token limit
+    keeps what it completed (an answer and its first citations) instead of costing another call;
+    when no reading fits, the error is the one of the fullest reading."""
+    first_error: ValidationError | None = None
+    for value in json_values(text):
+        try:
+            return schema.model_validate(value)
+        except ValidationError as exc:
+            first_error = first_error or exc
+    if first_error is not None:
+        raise first_error
     raise ValueError("no JSON object found in the answer")
 
 
@@ -123,11 +162,13 @@ def invoke_structured(
         answer = bound.invoke(conversation, config=config)
         text = answer.content if isinstance(answer.content, str) else json.dumps(answer.content)
         try:
-            return schema.model_validate(extract_json(text))
+            return validate_reply(text, schema)
         except (ValueError, ValidationError) as exc:
             last_error = _describe(exc)
             if not isinstance(exc, ValidationError):
                 last_error += f"; the reply began {text[:80]!r}"
+            if cut_off(text):
+                last_error += "; the reply was cut off before its JSON ended, so answer more briefly"
             if attempt == retries:
                 break
             conversation = [
