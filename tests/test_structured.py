@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from clausewise.backends.structured import extract_json, invoke_structured, schema_format, yes_probability
+from clausewise.backends.structured import invoke_structured, schema_format, validate_reply, yes_probability
 from clausewise.errors import StructuredOutputError
 from tests.fakes import ScriptedChatModel
 
@@ -30,14 +30,14 @@ class Verdict(BaseModel):
         '{"label": "Entailment", "confidence": 0.9',  # cut off by the token limit
     ],
 )
-def test_extract_json_repairs_common_mistakes(answer: str) -> None:
-    data = extract_json(answer)
-    assert data["label"] == "Entailment" and data["confidence"] == 0.9
+def test_replies_are_read_despite_common_mistakes(answer: str) -> None:
+    verdict = validate_reply(answer, Verdict)
+    assert verdict.label == "Entailment" and verdict.confidence == 0.9
 
 
-def test_extract_json_gives_up_on_prose() -> None:
+def test_prose_is_not_read_as_a_reply() -> None:
     with pytest.raises(ValueError, match="no JSON"):
-        extract_json("The clause is entailed by the contract.")
+        validate_reply("The clause is entailed by the contract.", Verdict)
 
 
 def test_valid_first_answer_needs_one_call() -> None:
@@ -105,7 +105,7 @@ def test_a_cut_never_drops_a_member_the_model_wrote() -> None:
     # "addressed" was being written when the reply stopped: no reading may let its default stand in
     cut = '{"answer": "Not addressed.", "addressed": fal'
     with pytest.raises(ValueError):
-        Addressed.model_validate(extract_json(cut))
+        validate_reply(cut, Addressed)
 
 
 def test_a_reply_cut_inside_its_answer_is_retried() -> None:

@@ -96,14 +96,6 @@ def json_values(text: str) -> Iterator[Any]:
                     continue
 
 
-def extract_json(text: str) -> Any:
-    """The best reading of the JSON a model produced (:func:`json_values`). Raises ValueError
-    if nothing parses."""
-    for value in json_values(text):
-        return value
-    raise ValueError("no JSON object found in the answer")
-
-
 def cut_off(text: str) -> bool:
     """Whether the reply's JSON stops before it is closed (the token limit, usually)."""
     return _json_texts(text)[1]
