@@ -305,6 +305,12 @@ def eval_acord(
             str(metrics["p@5_5star"]),
         )
     console.print(table)
+    if results["reranker_by_grade"]:
+        by_grade = ", ".join(
+            f"{grade}: {row['mean_probability']} ({row['candidates']})"
+            for grade, row in results["reranker_by_grade"].items()
+        )
+        console.print(f"Reranker mean probability by grade (candidates): {by_grade}")
     write_results(results, out)
 
 

@@ -8,7 +8,9 @@ Rows: BM25, dense, hybrid (RRF), hybrid + cross-encoder rerank of the top 50 ord
 reranker alone, and ``hybrid+rerank-fuse``, the product's default ordering (RRF of the hybrid and
 the reranker orders, ``retrieval.rerank_mode = "fuse"``). Metrics: NDCG@5
 and NDCG@10 with graded gains (the qrels score 0-4, log2 discount, as trec_eval/BEIR compute it)
-and star precision@5: the share of the top five rated at least 3, 4 or 5 stars (score + 1).
+and star precision@5: the share of the top five rated at least 3, 4 or 5 stars (score + 1). The
+results also hold the reranker's mean probability per grade over the candidates it scored, which
+tells finding relevant clauses (grade 0 against the rest) from ordering them by grade.
 """
 
 from __future__ import annotations
@@ -45,6 +47,22 @@ def star_precision(ranked: list[str], judgements: dict[str, int], stars: int, k:
     return sum(1 for doc in ranked[:k] if judgements.get(doc, 0) + 1 >= stars) / k
 
 
+def probability_by_grade(scored: list[tuple[int, float]]) -> dict[str, dict[str, float]]:
+    """Mean reranker probability and candidate count per ACORD grade (0-4), grades ascending.
+
+    NDCG@5 rewards two abilities at once: putting relevant clauses above irrelevant ones, and
+    putting 5-star clauses above 2-star ones. Means that rise from grade 0 to 1 and stay flat
+    after show a reranker that has the first and lacks the second.
+    """
+    by_grade: dict[int, list[float]] = {}
+    for grade, probability in scored:
+        by_grade.setdefault(grade, []).append(probability)
+    return {
+        str(grade): {"mean_probability": round(statistics.fmean(values), 3), "candidates": len(values)}
+        for grade, values in sorted(by_grade.items())
+    }
+
+
 def _embeddings(runtime: Runtime, ids: list[str], texts: list[str], progress: Progress) -> np.ndarray:
     """Clause embeddings, cached in the data directory (keyed by model and corpus)."""
     digest = hashlib.sha256(("\x00".join(ids) + runtime.embedder.model_id).encode()).hexdigest()[:16]
@@ -79,6 +97,7 @@ def run(
     per_row: dict[str, dict[str, list[float]]] = {
         row: {"ndcg@5": [], "ndcg@10": [], "p@5_3star": [], "p@5_4star": [], "p@5_5star": []} for row in ROWS
     }
+    scored: list[tuple[int, float]] = []
     progress.stage(f"ACORD {qrels_file}", total=len(queries))
     for query_id in queries:
         text = data.queries[query_id]
@@ -102,6 +121,7 @@ def run(
             head = fused[:rerank_top_n]
             probabilities = reranker.score(text, [data.corpus[d] for d in head])
             reranked = [head[i] for i in np.argsort(-probabilities, kind="stable")]
+            scored += [(judgements.get(doc, 0), float(p)) for doc, p in zip(head, probabilities, strict=True)]
             rankings["hybrid+rerank"] = reranked
             rankings["hybrid+rerank-fuse"] = [
                 doc
@@ -133,4 +153,5 @@ def run(
         "reranker": getattr(reranker, "name", None),
         "goals": GOALS,
         "rows": table,
+        "reranker_by_grade": probability_by_grade(scored),
     }
