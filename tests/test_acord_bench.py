@@ -95,6 +95,9 @@ def test_judged_pool_ranks_only_judged_clauses_and_summarises_grades(tmp_path: P
         "4": {"mean_probability": 0.9, "candidates": 1},
     }
     assert results["rows"]["hybrid+rerank"]["ndcg@5"] == pytest.approx(100.0)
+    per_query = results["ndcg@5_per_query"]["cap on liability"]
+    assert per_query["hybrid+rerank"] == pytest.approx(100.0)
+    assert set(per_query) == set(results["rows"])
 
 
 def test_corpus_pool_lets_unjudged_clauses_in_as_irrelevant(tmp_path: Path, fake_runtime) -> None:

@@ -9,8 +9,9 @@ reranker alone, and ``hybrid+rerank-fuse``, the product's default ordering (RRF 
 the reranker orders, ``retrieval.rerank_mode = "fuse"``). Metrics: NDCG@5
 and NDCG@10 with graded gains (the qrels score 0-4, log2 discount, as trec_eval/BEIR compute it)
 and star precision@5: the share of the top five rated at least 3, 4 or 5 stars (score + 1). The
-results also hold the reranker's mean probability per grade over the candidates it scored, which
-tells finding relevant clauses (grade 0 against the rest) from ordering them by grade.
+results also hold NDCG@5 per query and row (with a handful of queries, one query decides a mean)
+and the reranker's mean probability per grade over the candidates it scored, which tells finding
+relevant clauses (grade 0 against the rest) from ordering them by grade.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def run(
         row: {"ndcg@5": [], "ndcg@10": [], "p@5_3star": [], "p@5_4star": [], "p@5_5star": []} for row in ROWS
     }
     scored: list[tuple[int, float]] = []
+    per_query: dict[str, dict[str, float]] = {}
     progress.stage(f"ACORD {qrels_file}", total=len(queries))
     for query_id in queries:
         text = data.queries[query_id]
@@ -137,6 +139,7 @@ def run(
             metrics["ndcg@10"].append(ndcg(ranked, judgements, 10))
             for stars in (3, 4, 5):
                 metrics[f"p@5_{stars}star"].append(star_precision(ranked, judgements, stars))
+        per_query[text] = {row: round(100 * per_row[row]["ndcg@5"][-1], 2) for row in rankings}
         progress.advance()
     table = {
         row: {name: round(100 * statistics.fmean(values), 2) for name, values in metrics.items() if values}
@@ -154,4 +157,5 @@ def run(
         "goals": GOALS,
         "rows": table,
         "reranker_by_grade": probability_by_grade(scored),
+        "ndcg@5_per_query": per_query,
     }
