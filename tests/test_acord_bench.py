@@ -95,7 +95,7 @@ def test_judged_pool_ranks_only_judged_clauses_and_summarises_grades(tmp_path: P
         "4": {"mean_probability": 0.9, "candidates": 1},
     }
     assert results["rows"]["hybrid+rerank"]["ndcg@5"] == pytest.approx(100.0)
-    per_query = results["ndcg@5_per_query"]["cap on liability"]
+    per_query = results["ndcg@5_per_query"]["q1"]
     assert per_query["hybrid+rerank"] == pytest.approx(100.0)
     assert set(per_query) == set(results["rows"])
 

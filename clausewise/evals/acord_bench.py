@@ -139,7 +139,7 @@ def run(
             metrics["ndcg@10"].append(ndcg(ranked, judgements, 10))
             for stars in (3, 4, 5):
                 metrics[f"p@5_{stars}star"].append(star_precision(ranked, judgements, stars))
-        per_query[text] = {row: round(100 * per_row[row]["ndcg@5"][-1], 2) for row in rankings}
+        per_query[query_id] = {row: round(100 * per_row[row]["ndcg@5"][-1], 2) for row in rankings}
         progress.advance()
     table = {
         row: {name: round(100 * statistics.fmean(values), 2) for name, values in metrics.items() if values}
