@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from clausewise.evals.acord_bench import ndcg
 from clausewise.train import reranker_data as rd
 from clausewise.train.reranker import (
     ASSETS_DIR,
     OnnxReranker,
     length_grouped_batches,
-    ndcg_at_k,
     pairwise_accuracy,
     roc_auc,
     sha256_of,
@@ -364,8 +364,8 @@ def test_length_grouped_batches_cover_every_example_once() -> None:
 
 def test_ranking_metrics() -> None:
     relevance = {"a": 3, "b": 1}
-    assert ndcg_at_k(["a", "b", "c"], relevance, 5) == pytest.approx(1.0)
-    assert ndcg_at_k(["c", "a"], relevance, 1) == 0.0
+    assert ndcg(["a", "b", "c"], relevance, 5) == pytest.approx(1.0)
+    assert ndcg(["c", "a"], relevance, 1) == 0.0
     assert roc_auc(np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.8, 0.2])) == 1.0
     assert roc_auc(np.array([1, 0]), np.array([0.5, 0.5])) == 0.5
     pairs = [rd.Pair("q", p, label, "s", "g", "positive", False) for p, label in (("x", 1.0), ("y", 0.0))]

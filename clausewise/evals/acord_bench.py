@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +37,18 @@ GOALS = {"ndcg@5": 65.0}
 ROWS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hybrid+rerank-fuse")
 
 
-def ndcg(ranked: list[str], judgements: dict[str, int], k: int) -> float:
-    gains = [judgements.get(doc, 0) for doc in ranked[:k]]
-    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
-    ideal = sorted(judgements.values(), reverse=True)[:k]
+def ndcg(ranked: Sequence[str], judgements: dict[str, int], k: int, exponential: bool = False) -> float:
+    """NDCG@k with gain = grade (or 2^grade - 1) and discount log2(rank + 1).
+
+    The ideal ranking is built from every judged clause of the query, not only the retrieved
+    ones, so a first stage that misses relevant clauses is penalized.
+    """
+
+    def gain(grade: int) -> float:
+        return float(2**grade - 1) if exponential else float(grade)
+
+    dcg = sum(gain(judgements.get(doc, 0)) / math.log2(i + 2) for i, doc in enumerate(ranked[:k]))
+    ideal = sorted((gain(g) for g in judgements.values()), reverse=True)[:k]
     best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     return dcg / best if best else 0.0
 

@@ -395,24 +395,9 @@ def agreement(reference: np.ndarray, candidate: np.ndarray) -> dict[str, float]:
     }
 
 
-def ndcg_at_k(ranked: Sequence[str], relevance: dict[str, int], k: int, exponential: bool = False) -> float:
-    """NDCG@k with gain = relevance (or 2^relevance - 1) and discount log2(rank + 1).
-
-    The ideal ranking is built from every judged document of the query, not only the retrieved
-    ones, so a first stage that misses relevant clauses is penalized.
-    """
-
-    def gain(score: int) -> float:
-        return float(2**score - 1) if exponential else float(score)
-
-    dcg = sum(gain(relevance.get(d, 0)) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
-    ideal = sorted((gain(s) for s in relevance.values() if s > 0), reverse=True)[:k]
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg > 0 else 0.0
-
-
 def acord_rerank_eval(root: Path, scorer: OnnxReranker, depth: int = 50) -> dict[str, Any]:
     """ACORD valid queries: BM25 top-``depth`` over all clauses, then reranked by the cross-encoder."""
+    from clausewise.evals.acord_bench import ndcg
     from clausewise.evals.data import acord
 
     data = acord(root, "valid.tsv")
@@ -425,8 +410,8 @@ def acord_rerank_eval(root: Path, scorer: OnnxReranker, depth: int = 50) -> dict
         reranked = [first_stage[i] for i in np.argsort(-logits, kind="stable")]
         for name, ranking in (("bm25", first_stage), ("reranked", reranked)):
             for k in (5, 10):
-                runs[name][f"ndcg@{k}"].append(ndcg_at_k(ranking, relevance, k))
-                runs[name][f"ndcg@{k}_exp"].append(ndcg_at_k(ranking, relevance, k, exponential=True))
+                runs[name][f"ndcg@{k}"].append(ndcg(ranking, relevance, k))
+                runs[name][f"ndcg@{k}_exp"].append(ndcg(ranking, relevance, k, exponential=True))
     result: dict[str, Any] = {"queries": len(data.qrels), "depth": depth}
     for name, metrics in runs.items():
         result[name] = {metric: round(float(np.mean(values)), 4) for metric, values in metrics.items()}
