@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,6 +10,7 @@ import numpy as np
 import pytest
 
 from clausewise.evals import acord_bench
+from tests.acord_files import write_acord as write_acord_folder
 
 VOCABULARY = ("cap", "liability", "fees", "paid", "governing", "law")
 
@@ -61,22 +60,14 @@ def test_probability_by_grade_averages_each_grade_in_ascending_order() -> None:
 
 
 def write_acord(root: Path) -> None:
-    base = root / "acord"
-    (base / "qrels").mkdir(parents=True)
     corpus = {
         "c1": "liability cap equal to the fees paid",
         "c2": "liability for indirect damages is excluded",
         "c3": "governing law of Delaware",
         "c4": "cap liability cap liability",  # closest to the query in words, but never judged
     }
-    rows = [json.dumps({"_id": cid, "title": "", "text": text}) for cid, text in corpus.items()]
-    (base / "corpus.jsonl").write_text("\n".join(rows), encoding="utf-8")
-    query = {"_id": "q1", "text": "cap on liability"}
-    (base / "queries.jsonl").write_text(json.dumps(query), encoding="utf-8")
-    with (base / "qrels" / "valid.tsv").open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, delimiter="\t")
-        writer.writerow(["query-id", "corpus-id", "score"])
-        writer.writerows([["q1", "c1", 4], ["q1", "c2", 1], ["q1", "c3", 0]])
+    qrels = {"valid.tsv": {"q1": {"c1": 4, "c2": 1, "c3": 0}}}
+    write_acord_folder(root, corpus, {"q1": "cap on liability"}, qrels)
 
 
 @pytest.fixture

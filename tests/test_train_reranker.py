@@ -27,6 +27,7 @@ from clausewise.train.reranker import (
     roc_auc,
     sha256_of,
 )
+from tests.acord_files import write_acord as write_acord_folder
 
 # --- a synthetic data folder --------------------------------------------------------------------
 
@@ -194,24 +195,15 @@ ACORD_CLAUSES = {
 
 
 def write_acord(root: Path) -> None:
-    base = root / "acord"
-    (base / "qrels").mkdir(parents=True, exist_ok=True)
-    rows = [{"_id": cid, "title": "", "text": text} for cid, text in ACORD_CLAUSES.items()]
-    (base / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
-    queries = [
-        {"_id": '"as is" governing law', "text": "governing law clause"},
-        {"_id": "liability cap", "text": "cap on liability"},
-    ]
-    (base / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries), encoding="utf-8")
-    for file_name, query_id, scores in (
-        ("train.tsv", '"as is" governing law', {"c1": 4, "c2": 2, "c3": 0, "c6": 0}),
-        ("valid.tsv", "liability cap", {"c7": 3, "c5": 1, "c4": 0}),
-    ):
-        with (base / "qrels" / file_name).open("w", encoding="utf-8", newline="") as handle:
-            writer = csv.writer(handle, delimiter="\t")
-            writer.writerow(["query-id", "corpus-id", "score"])
-            for corpus_id, score in scores.items():
-                writer.writerow([query_id, corpus_id, score])
+    write_acord_folder(
+        root,
+        ACORD_CLAUSES,
+        {'"as is" governing law': "governing law clause", "liability cap": "cap on liability"},
+        {
+            "train.tsv": {'"as is" governing law': {"c1": 4, "c2": 2, "c3": 0, "c6": 0}},
+            "valid.tsv": {"liability cap": {"c7": 3, "c5": 1, "c4": 0}},
+        },
+    )
 
 
 @pytest.fixture(scope="module")
