@@ -25,11 +25,12 @@ from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence
-from tools.passages import focused_excerpt
+from tools.passages import excerpt_span, focused_excerpt
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.graph import GraphSearch
 from tools.retrieval.rerank import Reranker
+from tools.retrieval.spans import covered
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -173,12 +174,28 @@ class Researcher:
         use_graph = graph if "graph" in plan.tools and self.settings.retrieval.graph else None
         return self.retriever.search(plan.query(question), k, graph=use_graph)
 
-    def evidence(self, hits: list[Hit]) -> list[Hit]:
+    def evidence(self, hits: list[Hit], question: str = "", read: Sequence[Span] = ()) -> list[Hit]:
         """The hits the answerer reads: the best ``evidence_passages`` of the fused order (which
         already weighs the reranker's judgement). Keeping only hits flagged relevant showed the
         model fewer gold spans: over 80 development questions of ``eval qa`` (161 gold spans),
-        54% were among five passages so filtered, 58% among the top five."""
-        return hits[: self.settings.interrogation.evidence_passages]
+        54% were among five passages so filtered, 58% among the top five.
+
+        A hit whose excerpt for ``question`` lies inside text the answerer has ``read`` already
+        (earlier turns on the same question, when ``interrogation.fresh_passages``) is passed
+        over, so that each turn reads further down the ranking: a follow-up question ranks
+        much as the first did, and re-reading the same six passages finds nothing new. On the
+        20 questions of ``eval qa``, the top 6 hold 57% of the gold spans and the top 12, 80%
+        (``clausewise eval qa-evidence --limit 20``, ``interrogation.evidence_passages`` 6 and 12).
+        When every hit has been read, the best ones are shown again."""
+        count = self.settings.interrogation.evidence_passages
+        if not read or not self.settings.interrogation.fresh_passages:
+            return hits[:count]
+        fresh = [h for h in hits if not covered(self.read_span(h, question), read)]
+        return (fresh or hits)[:count]
+
+    def read_span(self, hit: Hit, question: str) -> Span:
+        """The part of ``hit`` the answerer reads when asked ``question``."""
+        return excerpt_span(hit.span, hit.text, self.settings.interrogation.passage_chars, question)
 
     # -- answering --------------------------------------------------------------------------------
 
@@ -299,12 +316,19 @@ class Researcher:
         return repaired, verified, still_rejected
 
     def answer(
-        self, question: str, hits: list[Hit], context: str = "", retrieved: Sequence[Hit] = ()
+        self,
+        question: str,
+        hits: list[Hit],
+        context: str = "",
+        retrieved: Sequence[Hit] = (),
+        serves: str = "",
     ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
         """The model's cited answer to the passages ``hits``: its quotes verified (one repair for
         those that fail), then the sentences attribution finds deciding the question (in the
-        ``retrieved`` hits too, as the attribution scope says). Both the Researcher's own
-        :meth:`research` and the research subgraph answer through here."""
+        ``retrieved`` hits too, as the attribution scope says). A follow-up question ("What
+        exceptions apply?") is rarely a claim the classifier can judge, so when it ``serves`` a
+        user's question, attribution also judges the sentences against that one. Both the
+        Researcher's own :meth:`research` and the research subgraph answer through here."""
         if self.answerer is None:
             raise StructuredOutputError("no answerer model configured", hint="this is a bug")
         messages = load_prompt("research_answer").messages(
@@ -318,13 +342,16 @@ class Researcher:
         if rejected:
             answer, verified, rejected = self._repair(question, hits, answer, rejected)
         if answer.addressed:  # a "not addressed" answer stays without sources
-            verified += self.attributed(question, hits, verified, retrieved)
+            for hypothesis in dict.fromkeys(q for q in (question, serves) if q):
+                verified += self.attributed(hypothesis, hits, verified, retrieved)
         return answer, verified, rejected
 
-    def research(self, question: str, context: str = "", graph: GraphSearch | None = None) -> ResearchResult:
+    def research(
+        self, question: str, context: str = "", graph: GraphSearch | None = None, read: Sequence[Span] = ()
+    ) -> ResearchResult:
         plan = self.plan(question, context)
         retrieved = self.gather(question, plan, graph)
-        hits = self.evidence(retrieved)
+        hits = self.evidence(retrieved, question, read)
         answer, citations, rejected = self.answer(question, hits, context, retrieved)
         return ResearchResult(
             question=question,

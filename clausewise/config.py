@@ -299,13 +299,19 @@ class InterrogationSettings(Section):
         description="Longest passage shown to the answerer, cut around its sentence most related to "
         "the question (6 x 750 showed more gold evidence than 5 x 900: `clausewise eval qa-evidence`).",
     )
+    fresh_passages: bool = Field(
+        default=True,
+        description="Later turns on a question pass over passages whose excerpt an earlier turn "
+        "showed, reading further down the ranking instead of the same passages again.",
+    )
     attributed_sentences: int = Field(
         default=2,
         ge=0,
         le=6,
         description="Also cite up to this many sentences that the hypothesis classifier finds deciding "
         "the question (at most one per passage shown; where it reads: `attribution_scope`; 0 = only "
-        "what the answerer cites).",
+        "what the answerer cites). A follow-up turn judges against its own question and, as many "
+        "again, against the user's question it serves.",
     )
     attribution_at: float = Field(
         default=0.7,

@@ -32,7 +32,7 @@ from clausewise.errors import ConfigError, StructuredOutputError
 from clausewise.prompting import load_prompt
 from clausewise.report import Report, ReportMetadata, Source
 from graphs.research_graph import build_research_graph
-from graphs.routing import after_refine, pending_parts, session_findings, stop_reason
+from graphs.routing import after_refine, pending_parts, read_spans, session_findings, stop_reason
 from graphs.state import Draft, Finding, HitSummary, QAState
 from graphs.validation import check, evidence_findings, number_sources, remove_failures
 
@@ -175,12 +175,20 @@ class QANodes:
         return {"turn": turn, "current_question": question, "questions_asked": [question]}
 
     def research(self, state: QAState) -> QAState:
-        context = state.get("context", "")
+        context, serves = state.get("context", ""), ""
         if state["current_question"] != state["question"]:
             # a part or follow-up ("What exceptions apply?") is read against the user's question,
             # so the Researcher knows what it is about
-            context = f"{context}\nThis question serves the user's question: {state['question']}".strip()
-        out = self.research_graph.invoke({"question": state["current_question"], "context": context})
+            serves = state["question"]
+            context = f"{context}\nThis question serves the user's question: {serves}".strip()
+        out = self.research_graph.invoke(
+            {
+                "question": state["current_question"],
+                "context": context,
+                "serves": serves,
+                "read": read_spans(state),
+            }
+        )
         result = out["result"]
         finding = Finding(
             session=state.get("session", 1),
@@ -191,7 +199,14 @@ class QANodes:
             citations=result.citations,
             rejected_quotes=result.rejected_quotes,
             hits=[
-                HitSummary(node_id=h.node_id, span=h.span, pages=h.pages, score=h.score) for h in result.hits
+                HitSummary(
+                    node_id=h.node_id,
+                    span=h.span,
+                    pages=h.pages,
+                    score=h.score,
+                    excerpt=self.deps.researcher.read_span(h, result.question),
+                )
+                for h in result.hits
             ],
         )
         _emit(

@@ -8,7 +8,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.researcher import QueryPlan, Researcher, ResearchResult
-from clausewise.domain import Hit
+from clausewise.domain import Hit, Span
 from clausewise.errors import StructuredOutputError
 from tools.retrieval.graph import open_graph
 
@@ -21,9 +21,11 @@ UNANSWERED = (
 class ResearchState(TypedDict, total=False):
     question: str
     context: str
+    serves: str  # the user's question a follow-up serves ("" for the user's question itself)
     plan: QueryPlan
     retrieved: list[Hit]  # every hit retrieval returned (attribution may read them)
     hits: list[Hit]  # the passages the answerer reads
+    read: list[Span]  # what earlier turns on the same question showed the answerer
     result: ResearchResult
 
 
@@ -32,16 +34,24 @@ def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
         return {"plan": researcher.plan(state["question"], state.get("context", ""))}
 
     def retrieve(state: ResearchState) -> ResearchState:
+        read = state.get("read", [])
         enabled = researcher.settings.retrieval.graph
         with open_graph(researcher.index.path, researcher.retriever.embedder, enabled=enabled) as graph:
-            hits = researcher.gather(state["question"], state["plan"], graph)
-        return {"retrieved": hits, "hits": researcher.evidence(hits)}
+            # passages read in earlier turns are passed over: look as much deeper in the ranking
+            depth = researcher.settings.retrieval.top_k + len(read)
+            hits = researcher.gather(state["question"], state["plan"], graph, depth)
+        shown = researcher.evidence(hits, state["question"], read)
+        return {"retrieved": hits, "hits": shown}
 
     def answer(state: ResearchState) -> ResearchState:
         hits = state["hits"]
         try:
             model_answer, citations, rejected = researcher.answer(
-                state["question"], hits, state.get("context", ""), state.get("retrieved", [])
+                state["question"],
+                hits,
+                state.get("context", ""),
+                state.get("retrieved", []),
+                serves=state.get("serves", ""),
             )
         except StructuredOutputError as exc:
             # One unreadable answer must not sink the whole interrogation: the turn yields no

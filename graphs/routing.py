@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from clausewise.domain import Span
 from graphs.state import Finding, QAState
 
 StopReason = Literal["confident", "turn limit", "not addressed", ""]
@@ -18,6 +19,12 @@ TURNS_BEFORE_ABSENCE = 2
 def session_findings(state: QAState) -> list[Finding]:
     """The findings of the question being answered (a chat thread keeps earlier questions')."""
     return [f for f in state.get("findings", []) if f.session == state.get("session", 1)]
+
+
+def read_spans(state: QAState) -> list[Span]:
+    """What the answerer has read for the question being answered: the excerpt of every passage
+    shown in its earlier turns (the next turn reads further down the ranking)."""
+    return [h.excerpt for f in session_findings(state) for h in f.hits if h.excerpt is not None]
 
 
 def pending_parts(state: QAState) -> list[str]:

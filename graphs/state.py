@@ -22,6 +22,9 @@ class HitSummary(BaseModel):
     span: Span
     pages: list[int]
     score: float
+    excerpt: Span | None = Field(
+        default=None, description="The part of the hit the answerer read (None: recorded before it was kept)."
+    )
 
 
 class Finding(BaseModel):

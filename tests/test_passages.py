@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.passages import ELLIPSIS, focus_start, focused_excerpt, trim_passage
+from tools.passages import ELLIPSIS, excerpt_span, focus_start, focused_excerpt, trim_passage
 
 FILLER = "The Supplier shall deliver the goods in good order to the address stated in the order form. "
 CLAUSE = (
@@ -48,12 +48,10 @@ def test_a_sentence_longer_than_the_window_is_shown_from_its_first_word() -> Non
 
 
 def test_the_span_shown_is_the_excerpt_within_the_passage() -> None:
-    from clausewise.evals.qa_evidence_bench import shown_span
-
     offset = 1000  # the passage's place in the contract
     question = "How long does confidentiality survive termination?"
-    start, end = shown_span((offset, offset + len(CLAUSE)), CLAUSE, 300, question)
+    start, end = excerpt_span((offset, offset + len(CLAUSE)), CLAUSE, 300, question)
     assert offset <= start < end <= offset + len(CLAUSE) and end - start == 300
     answer = CLAUSE.index("survive termination")
     assert start - offset <= answer < end - offset
-    assert shown_span((offset, offset + 40), CLAUSE[:40], 300, question) == (offset, offset + 40)
+    assert excerpt_span((offset, offset + 40), CLAUSE[:40], 300, question) == (offset, offset + 40)

@@ -13,6 +13,7 @@ from graphs.qa_graph import NOT_ADDRESSED, QADependencies, build_qa_graph
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.spans import covered
 
 GOVERNING = "governed by the laws of England and Wales"
 
@@ -191,6 +192,12 @@ def test_stops_at_the_turn_limit_asking_new_questions(contract, embedder) -> Non
     last_refine = writer.calls[-1][0][1].content
     assert "How are notices given?" in last_refine and "Where may injunctions be sought?" not in last_refine
     assert len(report.sources) == 3
+    # each turn read passages that no earlier turn had shown (what it read is kept per hit)
+    findings = result["findings"]
+    for turn, finding in enumerate(findings):
+        earlier = [h.excerpt for f in findings[:turn] for h in f.hits]
+        assert finding.hits and all(h.excerpt is not None for h in finding.hits)
+        assert not any(covered(h.excerpt, earlier) for h in finding.hits)
 
 
 def test_a_repeated_question_is_replaced_by_an_open_gap(contract, embedder) -> None:

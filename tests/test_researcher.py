@@ -237,3 +237,89 @@ def test_attribution_scope_decides_which_sentences_beyond_the_passages_are_read(
     assert any(phrase in c.quote and c.evidence == 0 for c in from_retrieved)
     assert not any(elsewhere in c.quote for c in from_retrieved)
     assert any(elsewhere in c.quote and c.evidence == 0 for c in attributed("contract"))
+
+
+def test_a_later_turn_reads_past_what_earlier_turns_read(nda, embedder) -> None:
+    from clausewise.config import with_overrides
+    from tools.retrieval.spans import covered
+
+    settings, index = nda
+    question = "How long do the confidentiality obligations last?"
+    retrieved = ContractRetriever(index, embedder, settings.retrieval).search(
+        RetrievalQuery(question=question), 10
+    )
+
+    def researcher(fresh: bool) -> Researcher:
+        overrides = {"interrogation": {"evidence_passages": 2, "fresh_passages": fresh}}
+        return Researcher(
+            with_overrides(settings, overrides), index, ContractRetriever(index, embedder, settings.retrieval)
+        )
+
+    fresh = researcher(True)
+    first = fresh.evidence(retrieved, question)
+    assert first == retrieved[:2]
+    read = [fresh.read_span(h, question) for h in first]
+    second = fresh.evidence(retrieved, question, read)
+    assert len(second) == 2 and not {h.span for h in second} & {h.span for h in first}
+    unread = [h for h in retrieved if not covered(fresh.read_span(h, question), read)]
+    assert second == unread[:2]  # the next passages of the ranking that show something new
+    # when everything retrieved has been read, the best passages are shown again
+    everything = [fresh.read_span(h, question) for h in retrieved]
+    assert fresh.evidence(retrieved, question, everything) == retrieved[:2]
+    # switched off, every turn reads the top of its ranking
+    assert researcher(False).evidence(retrieved, question, read) == retrieved[:2]
+
+
+GOVERNED = "governed by the laws of England and Wales"
+
+
+class _JudgesOnly:
+    """A classifier that finds the governing-law clause deciding one hypothesis only."""
+
+    def __init__(self, hypothesis: str) -> None:
+        self.hypothesis = hypothesis
+        self.asked: list[str] = []
+
+    def probabilities(self, hypothesis: str, pieces):
+        import numpy as np
+
+        self.asked.append(hypothesis)
+        deciding = hypothesis == self.hypothesis
+        return np.array(
+            [[0.95, 0.0, 0.05] if deciding and GOVERNED in p else [0.0, 0.0, 1.0] for p in pieces]
+        )
+
+
+def test_a_follow_up_is_also_judged_against_the_users_question(nda, embedder) -> None:
+    from clausewise.config import with_overrides
+
+    settings, index = nda
+    users = "Which law governs the agreement?"
+    follow_up = "Where may injunctive relief be sought?"
+    reply = json.dumps(
+        {
+            "answer": "In any court of competent jurisdiction [1].",
+            "addressed": True,
+            "citations": [{"evidence": 1, "quote": "any court of competent jurisdiction"}],
+        }
+    )
+    retriever = ContractRetriever(index, embedder, settings.retrieval)
+    hits = retriever.search(RetrievalQuery(question=follow_up), 6)
+
+    def attributed(serves: str) -> list:
+        classifier = _JudgesOnly(users)
+        researcher = Researcher(
+            with_overrides(settings, {"interrogation": {"attribution_scope": "contract"}}),
+            index,
+            retriever,
+            answerer=ScriptedChatModel(replies=[reply]),
+            attributor=classifier,
+        )
+        _, citations, _ = researcher.answer(follow_up, hits, retrieved=hits, serves=serves)
+        return [c.quote for c in citations if c.attributed], classifier.asked
+
+    quotes, asked = attributed(users)
+    assert set(asked) == {follow_up, users}
+    assert len(quotes) == 1 and GOVERNED in quotes[0]
+    # judged against the follow-up alone, the clause decides nothing
+    assert attributed("") == ([], [follow_up])

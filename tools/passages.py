@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from clausewise.domain import Span
 from indexes.bm25 import bm25_tokens
 from tools.structure.sentences import sentence_spans
 
@@ -51,6 +52,13 @@ def focus_start(text: str, limit: int, question: str) -> int:
     else:
         start = (best_span[0] + best_span[1]) // 2 - limit // 2
     return max(0, min(start, len(text) - limit))
+
+
+def excerpt_span(span: Span, text: str, limit: int, question: str) -> Span:
+    """The part of the contract at ``span`` (whose text is ``text``) that a reader given at most
+    ``limit`` characters around the sentence most related to ``question`` sees."""
+    start = span[0] + focus_start(text, limit, question)
+    return start, min(span[1], start + limit)
 
 
 def focused_excerpt(text: str, limit: int, question: str) -> str:

@@ -19,22 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.researcher import Researcher, default_plan
-from clausewise.domain import Span
 from clausewise.evals.qa_bench import ingested_questions
 from clausewise.progress import NoProgress, Progress
-from tools.passages import focus_start
+from tools.passages import excerpt_span
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import open_graph
 from tools.retrieval.spans import overlap
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
-
-
-def shown_span(span: Span, text: str, limit: int, question: str) -> Span:
-    """The part of the contract at ``span`` (whose text is ``text``) that the answerer reads."""
-    start = span[0] + focus_start(text, limit, question)
-    return start, min(span[1], start + limit)
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -76,7 +69,7 @@ def run(
             attributed = [c.span for c in researcher.attributed(item["question"], evidence, retrieved=hits)]
         finally:
             index.close()
-        shown = [shown_span(h.span, h.text, chars, item["question"]) for h in evidence]
+        shown = [excerpt_span(h.span, h.text, chars, item["question"]) for h in evidence]
         rows.append(
             {
                 "source": item["source"],
