@@ -193,6 +193,12 @@ class Researcher:
         fresh = [h for h in hits if not covered(self.read_span(h, question), read)]
         return (fresh or hits)[:count]
 
+    def depth(self, read: Sequence[Span] = ()) -> int:
+        """Hits to retrieve: ``retrieval.top_k``, and one more for each passage already read when
+        :meth:`evidence` passes those over."""
+        extra = len(read) if self.settings.interrogation.fresh_passages else 0
+        return self.settings.retrieval.top_k + extra
+
     def read_span(self, hit: Hit, question: str) -> Span:
         """The part of ``hit`` the answerer reads when asked ``question``."""
         return excerpt_span(hit.span, hit.text, self.settings.interrogation.passage_chars, question)
@@ -350,7 +356,7 @@ class Researcher:
         self, question: str, context: str = "", graph: GraphSearch | None = None, read: Sequence[Span] = ()
     ) -> ResearchResult:
         plan = self.plan(question, context)
-        retrieved = self.gather(question, plan, graph)
+        retrieved = self.gather(question, plan, graph, self.depth(read))
         hits = self.evidence(retrieved, question, read)
         answer, citations, rejected = self.answer(question, hits, context, retrieved)
         return ResearchResult(

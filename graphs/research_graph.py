@@ -37,9 +37,7 @@ def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
         read = state.get("read", [])
         enabled = researcher.settings.retrieval.graph
         with open_graph(researcher.index.path, researcher.retriever.embedder, enabled=enabled) as graph:
-            # passages read in earlier turns are passed over: look as much deeper in the ranking
-            depth = researcher.settings.retrieval.top_k + len(read)
-            hits = researcher.gather(state["question"], state["plan"], graph, depth)
+            hits = researcher.gather(state["question"], state["plan"], graph, researcher.depth(read))
         shown = researcher.evidence(hits, state["question"], read)
         return {"retrieved": hits, "hits": shown}
 

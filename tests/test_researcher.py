@@ -268,6 +268,11 @@ def test_a_later_turn_reads_past_what_earlier_turns_read(nda, embedder) -> None:
     assert fresh.evidence(retrieved, question, everything) == retrieved[:2]
     # switched off, every turn reads the top of its ranking
     assert researcher(False).evidence(retrieved, question, read) == retrieved[:2]
+    # passing over what was read, retrieval looks as much deeper, so as many new passages remain
+    top_k = settings.retrieval.top_k
+    assert (
+        fresh.depth() == top_k and fresh.depth(read) == top_k + 2 and researcher(False).depth(read) == top_k
+    )
 
 
 GOVERNED = "governed by the laws of England and Wales"
