@@ -180,18 +180,20 @@ class Researcher:
         model fewer gold spans: over 80 development questions of ``eval qa`` (161 gold spans),
         54% were among five passages so filtered, 58% among the top five.
 
-        A hit whose excerpt for ``question`` lies inside text the answerer has ``read`` already
-        (earlier turns on the same question, when ``interrogation.fresh_passages``) is passed
-        over, so that each turn reads further down the ranking: a follow-up question ranks
-        much as the first did, and re-reading the same six passages finds nothing new. On the
-        20 questions of ``eval qa``, the top 6 hold 57% of the gold spans and the top 12, 80%
-        (``clausewise eval qa-evidence --limit 20``, ``interrogation.evidence_passages`` 6 and 12).
-        When every hit has been read, the best ones are shown again."""
+        In a later turn on the same question, ``interrogation.fresh_passages`` of them are hits
+        whose excerpt for ``question`` lies outside the text the answerer has ``read`` already;
+        the rest are the best of this turn's own ranking, read before or not. A follow-up
+        question ranks much as the first did, so re-reading the same six passages finds little
+        new: on the 20 questions of ``eval qa``, the top 6 hold 57% of the gold spans and the
+        top 12, 80% (``clausewise eval qa-evidence --limit 20``, ``evidence_passages`` 6 and 12).
+        Yet a passage the answerer read without citing can be what a follow-up needs, so the
+        best of its own ranking stay in view. Too few unread hits: read ones fill the places."""
         count = self.settings.interrogation.evidence_passages
-        if not read or not self.settings.interrogation.fresh_passages:
-            return hits[:count]
-        fresh = [h for h in hits if not covered(self.read_span(h, question), read)]
-        return (fresh or hits)[:count]
+        fresh = min(self.settings.interrogation.fresh_passages, count) if read else 0
+        own = hits[: count - fresh]
+        unread = [h for h in hits[len(own) :] if not covered(self.read_span(h, question), read)]
+        chosen = own + unread[:fresh]
+        return chosen + [h for h in hits if h not in chosen][: count - len(chosen)]
 
     def depth(self, read: Sequence[Span] = ()) -> int:
         """Hits to retrieve: ``retrieval.top_k``, and one more for each passage already read when

@@ -299,10 +299,13 @@ class InterrogationSettings(Section):
         description="Longest passage shown to the answerer, cut around its sentence most related to "
         "the question (6 x 750 showed more gold evidence than 5 x 900: `clausewise eval qa-evidence`).",
     )
-    fresh_passages: bool = Field(
-        default=True,
-        description="Later turns on a question pass over passages whose excerpt an earlier turn "
-        "showed, reading further down the ranking instead of the same passages again.",
+    fresh_passages: int = Field(
+        default=4,
+        ge=0,
+        le=20,
+        description="In later turns on a question, this many of the passages read are ones whose "
+        "excerpt no earlier turn showed (further down the ranking); the others are the top of the "
+        "turn's own ranking. 0 = every turn reads the top of its ranking.",
     )
     attributed_sentences: int = Field(
         default=2,

@@ -192,12 +192,23 @@ def test_stops_at_the_turn_limit_asking_new_questions(contract, embedder) -> Non
     last_refine = writer.calls[-1][0][1].content
     assert "How are notices given?" in last_refine and "Where may injunctions be sought?" not in last_refine
     assert len(report.sources) == 3
-    # each turn read passages that no earlier turn had shown (what it read is kept per hit)
-    findings = result["findings"]
-    for turn, finding in enumerate(findings):
-        earlier = [h.excerpt for f in findings[:turn] for h in f.hits]
-        assert finding.hits and all(h.excerpt is not None for h in finding.hits)
-        assert not any(covered(h.excerpt, earlier) for h in finding.hits)
+
+
+def test_a_follow_up_reads_passages_no_earlier_turn_showed(contract, embedder) -> None:
+    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
+    writer = ScriptedChatModel(
+        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+    )
+    # a follow-up that ranks the contract as the first question did
+    questioner = ScriptedChatModel(replies=[json.dumps({"question": "Which law governs this agreement?"})])
+    _, result = run(contract, embedder, answerer=answerer, writer=writer, questioner=questioner, turns=2)
+    first, second = result["findings"]
+    fresh = contract[0].interrogation.fresh_passages
+    assert len(second.hits) == 6 and all(h.excerpt is not None for h in second.hits)
+    # the best two of its own ranking, read before, then passages no earlier turn showed
+    assert [h.span for h in second.hits[: 6 - fresh]] == [h.span for h in first.hits[: 6 - fresh]]
+    read = [h.excerpt for h in first.hits]
+    assert not any(covered(h.excerpt, read) for h in second.hits[6 - fresh :])
 
 
 def test_a_repeated_question_is_replaced_by_an_open_gap(contract, embedder) -> None:

@@ -249,30 +249,29 @@ def test_a_later_turn_reads_past_what_earlier_turns_read(nda, embedder) -> None:
         RetrievalQuery(question=question), 10
     )
 
-    def researcher(fresh: bool) -> Researcher:
-        overrides = {"interrogation": {"evidence_passages": 2, "fresh_passages": fresh}}
+    def researcher(fresh: int) -> Researcher:
+        overrides = {"interrogation": {"evidence_passages": 3, "fresh_passages": fresh}}
         return Researcher(
             with_overrides(settings, overrides), index, ContractRetriever(index, embedder, settings.retrieval)
         )
 
-    fresh = researcher(True)
+    fresh = researcher(2)
     first = fresh.evidence(retrieved, question)
-    assert first == retrieved[:2]
+    assert first == retrieved[:3]  # the first turn reads the top of its ranking
     read = [fresh.read_span(h, question) for h in first]
     second = fresh.evidence(retrieved, question, read)
-    assert len(second) == 2 and not {h.span for h in second} & {h.span for h in first}
-    unread = [h for h in retrieved if not covered(fresh.read_span(h, question), read)]
-    assert second == unread[:2]  # the next passages of the ranking that show something new
+    # a later turn: the best of its own ranking, then two passages that show something new
+    unread = [h for h in retrieved[1:] if not covered(fresh.read_span(h, question), read)]
+    assert len(unread) >= 2 and second == [retrieved[0], *unread[:2]]
+    assert not {h.span for h in second[1:]} & {h.span for h in first}
     # when everything retrieved has been read, the best passages are shown again
     everything = [fresh.read_span(h, question) for h in retrieved]
-    assert fresh.evidence(retrieved, question, everything) == retrieved[:2]
+    assert fresh.evidence(retrieved, question, everything) == retrieved[:3]
     # switched off, every turn reads the top of its ranking
-    assert researcher(False).evidence(retrieved, question, read) == retrieved[:2]
+    assert researcher(0).evidence(retrieved, question, read) == retrieved[:3]
     # passing over what was read, retrieval looks as much deeper, so as many new passages remain
     top_k = settings.retrieval.top_k
-    assert (
-        fresh.depth() == top_k and fresh.depth(read) == top_k + 2 and researcher(False).depth(read) == top_k
-    )
+    assert fresh.depth() == top_k and fresh.depth(read) == top_k + 3 and researcher(0).depth(read) == top_k
 
 
 GOVERNED = "governed by the laws of England and Wales"
