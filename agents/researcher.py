@@ -190,6 +190,8 @@ class Researcher:
         best of its own ranking stay in view. Too few unread hits: read ones fill the places."""
         count = self.settings.interrogation.evidence_passages
         fresh = min(self.settings.interrogation.fresh_passages, count) if read else 0
+        if not fresh:  # the first turn, or switched off: nothing to pass over
+            return hits[:count]
         own = hits[: count - fresh]
         unread = [h for h in hits[len(own) :] if not covered(self.read_span(h, question), read)]
         chosen = own + unread[:fresh]
