@@ -194,14 +194,20 @@ def test_stops_at_the_turn_limit_asking_new_questions(contract, embedder) -> Non
     assert len(report.sources) == 3
 
 
-def test_a_follow_up_reads_passages_no_earlier_turn_showed(contract, embedder) -> None:
+def two_turns(contract, embedder, follow_up: str, confidence: float) -> dict:
+    """An interrogation of two turns whose draft stays incomplete; the questioner asks ``follow_up``."""
     answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
     writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+        replies=[draft("English law [1].", complete=False, confidence=confidence)], repeat_last=True
     )
-    # a follow-up that ranks the contract as the first question did
-    questioner = ScriptedChatModel(replies=[json.dumps({"question": "Which law governs this agreement?"})])
+    questioner = ScriptedChatModel(replies=[json.dumps({"question": follow_up})])
     _, result = run(contract, embedder, answerer=answerer, writer=writer, questioner=questioner, turns=2)
+    return result
+
+
+def test_a_follow_up_reads_passages_no_earlier_turn_showed(contract, embedder) -> None:
+    # a follow-up that ranks the contract as the first question did
+    result = two_turns(contract, embedder, "Which law governs this agreement?", confidence=0.5)
     first, second = result["findings"]
     fresh = contract[0].interrogation.fresh_passages
     assert len(second.hits) == 6 and all(h.excerpt is not None for h in second.hits)
@@ -212,12 +218,7 @@ def test_a_follow_up_reads_passages_no_earlier_turn_showed(contract, embedder) -
 
 
 def test_a_repeated_question_is_replaced_by_an_open_gap(contract, embedder) -> None:
-    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
-    writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=0.3)], repeat_last=True
-    )
-    questioner = ScriptedChatModel(replies=[json.dumps({"question": "Which law governs the agreement?"})])
-    _, result = run(contract, embedder, answerer=answerer, writer=writer, questioner=questioner, turns=2)
+    result = two_turns(contract, embedder, "Which law governs the agreement?", confidence=0.3)
     assert (
         result["report"].metadata.questions_asked[1] == "Whether courts outside England may grant injunctions"
     )
