@@ -218,6 +218,8 @@ class QANodes:
                 "rejected": len(result.rejected_quotes),
                 "error": result.error,
                 "nodes": [h.node_id for h in result.hits],
+                # what the answerer read, so a benchmark can tell retrieval misses from citing ones
+                "read": [list(h.excerpt) for h in finding.hits if h.excerpt is not None],
             }
         )
         return {"findings": [finding]}

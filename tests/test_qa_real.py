@@ -44,4 +44,7 @@ def test_one_turn_report_on_the_sample_nda(tmp_path: Path) -> None:
     for source in report.sources:
         assert verifier.is_at(source.quote, source.span), source
         assert source.pages == [1]
+    # the research event says what the answerer read (eval qa counts gold spans shown from it)
+    (research,) = [e for e in events if e.event == "research"]
+    assert research.data["read"] and all(0 <= a < b <= len(text) for a, b in research.data["read"])
     assert report.title and report.summary and report.preliminary_answer

@@ -337,8 +337,9 @@ def eval_qa(
     console.print(
         f"{results['questions']} questions with {', '.join(results['models'])}: citation validity "
         f"{_mark(results['citation_validity'], goals['citation_validity'], True)}, evidence recall "
-        f"{_mark(results['evidence_recall'], goals['evidence_recall'], True)}, "
-        f"{results['mean_turns']} turns, "
+        f"{_mark(results['evidence_recall'], goals['evidence_recall'], True)} "
+        f"(gold spans shown to the answerer {results['evidence_shown']}, cited when shown "
+        f"{results['cited_when_shown']}), {results['mean_turns']} turns, "
         f"{results['mean_llm_calls']} model calls, {results['mean_tokens']} tokens, "
         f"{_mark(results['seconds_per_question_mean'], goals['seconds_per_question'], False)} s per question "
         f"(max {results['seconds_per_question_max']})"

@@ -5,6 +5,10 @@ asked as questions (over their NDAs); each has gold evidence spans. Per question
 quote the report shows is the contract's text at its span (citation validity, goal 100%), the
 share of gold spans the report cites (a source overlapping the span; goal >= 70%), turns, model
 calls, tokens and wall time (goal <= 3 minutes at 3 turns with the embedded 1.5B model on 2 cores).
+
+Where recall is lost is counted too: the gold spans inside the excerpts the answerer read in any
+turn (``gold_spans_shown``). A gold span never shown is retrieval's miss; one shown but not cited
+is the answerer's (attribution can also cite a span it was not shown).
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clausewise.domain import Span
 from clausewise.evals.contractnli_bench import ingest_document
 from clausewise.evals.data import contractnli, legalbench_queries, require
 from clausewise.evals.retrieval_bench import corpus_contract_id
@@ -25,6 +30,7 @@ from tools.citations import QuoteVerifier
 from tools.retrieval.spans import overlap
 
 if TYPE_CHECKING:
+    from clausewise.report import Source
     from clausewise.runtime import Runtime
 
 GOALS = {"citation_validity": 1.0, "evidence_recall": 0.70, "seconds_per_question": 180.0}
@@ -92,6 +98,28 @@ def ingested_questions(
             progress.advance()
 
 
+def score_report(
+    gold: list[Span], sources: Sequence[Source], read: Sequence[Span], verifier: QuoteVerifier
+) -> dict[str, int]:
+    """One report's counts: sources and those whose quote is the contract's text at its span;
+    gold spans cited (a source overlapping them), shown to the answerer (inside an excerpt it
+    read), and both."""
+    cited = [any(overlap(g, s.span) > 0 for s in sources) for g in gold]
+    shown = [any(overlap(g, span) > 0 for span in read) for g in gold]
+    return {
+        "sources": len(sources),
+        "valid_sources": sum(verifier.is_at(s.quote, s.span) for s in sources),
+        "gold_spans": len(gold),
+        "gold_spans_cited": sum(cited),
+        "gold_spans_shown": sum(shown),
+        "gold_spans_shown_cited": sum(c and s for c, s in zip(cited, shown, strict=True)),
+    }
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
 def run(
     runtime: Runtime,
     root: Path,
@@ -109,22 +137,24 @@ def run(
     rows: list[dict[str, Any]] = []
     for item, contract_id in ingested_questions(runtime, root, limit, seed, progress, "answering questions"):
         started = time.perf_counter()
-        report: Report = api.ask(contract_id, item["question"], turns=turns)
+        read: list[Span] = []
+        report: Report | None = None
+        for event in api.ask_stream(contract_id, item["question"], turns=turns):
+            if isinstance(event, Report):
+                report = event
+            elif event.event == "research":
+                read += [(a, b) for a, b in event.data.get("read", [])]
         seconds = time.perf_counter() - started
+        assert report is not None
         index = runtime.store.open(contract_id)
         verifier = QuoteVerifier(index.document.text)
         index.close()
-        valid = sum(verifier.is_at(s.quote, s.span) for s in report.sources)
-        cited = sum(any(overlap(gold, s.span) > 0 for s in report.sources) for gold in item["gold"])
         rows.append(
             {
                 "source": item["source"],
                 "contract": contract_id,
                 "question": item["question"],
-                "sources": len(report.sources),
-                "valid_sources": valid,
-                "gold_spans": len(item["gold"]),
-                "gold_spans_cited": cited,
+                **score_report(item["gold"], report.sources, read, verifier),
                 "addressed": report.addressed,
                 "turns": report.metadata.turns_used,
                 "llm_calls": report.metadata.llm_calls,
@@ -134,6 +164,7 @@ def run(
             }
         )
     shown = sum(r["sources"] for r in rows)
+    gold_spans = max(sum(r["gold_spans"] for r in rows), 1)
     return {
         "benchmark": "qa",
         "data": str(root),
@@ -141,8 +172,10 @@ def run(
         "questions": len(rows),
         "models": sorted({m for r in runtime.ledger.records for m in [r.model]}),
         "citation_validity": round(sum(r["valid_sources"] for r in rows) / shown, 4) if shown else None,
-        "evidence_recall": round(
-            sum(r["gold_spans_cited"] for r in rows) / max(sum(r["gold_spans"] for r in rows), 1), 4
+        "evidence_recall": round(sum(r["gold_spans_cited"] for r in rows) / gold_spans, 4),
+        "evidence_shown": round(sum(r["gold_spans_shown"] for r in rows) / gold_spans, 4),
+        "cited_when_shown": _share(
+            sum(r["gold_spans_shown_cited"] for r in rows), sum(r["gold_spans_shown"] for r in rows)
         ),
         "mean_turns": round(statistics.fmean(r["turns"] for r in rows), 2) if rows else None,
         "mean_llm_calls": round(statistics.fmean(r["llm_calls"] for r in rows), 1) if rows else None,
