@@ -163,7 +163,7 @@ def run(
                 "stopped": report.metadata.stopped_because,
             }
         )
-    shown = sum(r["sources"] for r in rows)
+    sources = sum(r["sources"] for r in rows)
     gold_spans = max(sum(r["gold_spans"] for r in rows), 1)
     return {
         "benchmark": "qa",
@@ -171,7 +171,7 @@ def run(
         "goals": GOALS,
         "questions": len(rows),
         "models": sorted({m for r in runtime.ledger.records for m in [r.model]}),
-        "citation_validity": round(sum(r["valid_sources"] for r in rows) / shown, 4) if shown else None,
+        "citation_validity": _share(sum(r["valid_sources"] for r in rows), sources),
         "evidence_recall": round(sum(r["gold_spans_cited"] for r in rows) / gold_spans, 4),
         "evidence_shown": round(sum(r["gold_spans_shown"] for r in rows) / gold_spans, 4),
         "cited_when_shown": _share(
