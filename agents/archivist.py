@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from clausewise.backends.embeddings import Embedder
-from clausewise.config import Settings
-from clausewise.progress import NoProgress, Progress
-from clausewise.version import clausewise_version
+from clausewise.core.backends.embeddings import Embedder
+from clausewise.core.config import Settings
+from clausewise.core.progress import NoProgress, Progress
+from clausewise.core.version import clausewise_version
 from indexes.bm25 import BM25Index
 from indexes.layout import contract_id_for, validate_contract_id
 from indexes.store import INDEX_FORMAT, ContractArtifacts, ContractStore, Manifest

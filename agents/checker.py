@@ -26,10 +26,10 @@ from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
 from agents.researcher import default_plan, render_passages
-from clausewise.backends.structured import invoke_structured
-from clausewise.config import Settings
-from clausewise.domain import EvidenceSpan, Hit, RetrievalQuery, Span
-from clausewise.prompting import load_prompt
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import Settings
+from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
+from clausewise.core.prompting import load_prompt
 from indexes.store import ContractIndex
 from tools.checks.decision import (
     Decision,

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Literal
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from clausewise.backends.structured import invoke_structured
-from clausewise.config import Settings
-from clausewise.domain import Hit, RetrievalQuery, Span
-from clausewise.errors import StructuredOutputError
-from clausewise.prompting import load_prompt
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import Settings
+from clausewise.core.domain import Hit, RetrievalQuery, Span
+from clausewise.core.errors import StructuredOutputError
+from clausewise.core.prompting import load_prompt
 from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer, attribute

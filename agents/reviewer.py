@@ -21,11 +21,11 @@ from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
 from agents.researcher import render_passages
-from clausewise.backends.structured import invoke_structured
-from clausewise.config import Settings
-from clausewise.domain import EvidenceSpan, Hit
-from clausewise.errors import ConfigError, StructuredOutputError
-from clausewise.prompting import load_prompt
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import Settings
+from clausewise.core.domain import EvidenceSpan, Hit
+from clausewise.core.errors import ConfigError, StructuredOutputError
+from clausewise.core.prompting import load_prompt
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span

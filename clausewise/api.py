@@ -27,8 +27,8 @@ from agents.archivist import IngestResult
 from agents.checker import CheckResult, build_checker
 from agents.researcher import build_researcher
 from agents.reviewer import ProvisionResult, build_reviewer
-from clausewise.config import Settings, load_settings
-from clausewise.report import Report
+from clausewise.core.config import Settings, load_settings
+from clausewise.core.report import Report
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QADependencies, build_qa_graph
 from indexes.store import ContractIndex

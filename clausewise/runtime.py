@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
-from clausewise.backends.accounting import UsageLedger
-from clausewise.backends.cache import CompletionCache
-from clausewise.backends.embeddings import Embedder, create_embedder
-from clausewise.backends.llm import LlamaServerPool, create_chat_model
-from clausewise.config import LLMSettings, Settings
-from clausewise.errors import ConfigError
+from clausewise.core.backends.accounting import UsageLedger
+from clausewise.core.backends.cache import CompletionCache
+from clausewise.core.backends.embeddings import Embedder, create_embedder
+from clausewise.core.backends.llm import LlamaServerPool, create_chat_model
+from clausewise.core.config import LLMSettings, Settings
+from clausewise.core.errors import ConfigError
 from indexes.store import ContractStore
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.rerank import Reranker

@@ -25,12 +25,12 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
 from agents.researcher import Researcher
-from clausewise.backends.accounting import UsageLedger
-from clausewise.backends.structured import invoke_structured
-from clausewise.config import Settings
-from clausewise.errors import ConfigError, StructuredOutputError
-from clausewise.prompting import load_prompt
-from clausewise.report import Report, ReportMetadata, Source
+from clausewise.core.backends.accounting import UsageLedger
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import Settings
+from clausewise.core.errors import ConfigError, StructuredOutputError
+from clausewise.core.prompting import load_prompt
+from clausewise.core.report import Report, ReportMetadata, Source
 from graphs.research_graph import build_research_graph
 from graphs.routing import after_refine, pending_parts, read_spans, session_findings, stop_reason
 from graphs.state import Draft, Finding, HitSummary, QAState

@@ -8,8 +8,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.researcher import QueryPlan, Researcher, ResearchResult
-from clausewise.domain import Hit, Span
-from clausewise.errors import StructuredOutputError
+from clausewise.core.domain import Hit, Span
+from clausewise.core.errors import StructuredOutputError
 from tools.retrieval.graph import open_graph
 
 UNANSWERED = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 from graphs.state import Finding, QAState
 
 StopReason = Literal["confident", "turn limit", "not addressed", ""]

@@ -13,8 +13,8 @@ from typing import Annotated, Literal, TypedDict
 from pydantic import BaseModel, Field
 
 from agents.researcher import VerifiedCitation
-from clausewise.domain import Span
-from clausewise.report import Report
+from clausewise.core.domain import Span
+from clausewise.core.report import Report
 
 
 class HitSummary(BaseModel):

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from agents.researcher import VerifiedCitation
-from clausewise.report import REFERENCE, Source
+from clausewise.core.report import REFERENCE, Source
 from graphs.state import Draft, Finding
 from tools.citations import QuoteVerifier
 

@@ -17,7 +17,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 from scipy import sparse
 
-from clausewise.errors import IndexCorrupt
+from clausewise.core.errors import IndexCorrupt
 
 TOKENIZER_VERSION = "bm25-porter2-v1"
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[a-z0-9]+)*")  # keeps "4.2" and "u.s" whole

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from clausewise.errors import ContractNotFound, IngestInProgress
+from clausewise.core.errors import ContractNotFound, IngestInProgress
 
 _ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 STAGING_PREFIX = ".staging-"

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from clausewise.config import Settings
-from clausewise.domain import Chunk, ClauseTree, CrossReference, Definition, ParsedDocument
-from clausewise.errors import ContractNotFound, IndexCorrupt
+from clausewise.core.config import Settings
+from clausewise.core.domain import Chunk, ClauseTree, CrossReference, Definition, ParsedDocument
+from clausewise.core.errors import ContractNotFound, IndexCorrupt
 from indexes.bm25 import BM25Index
 from indexes.layout import StoreLayout, contract_id_for, validate_contract_id
 from indexes.vectors import VectorIndex, write_vectors

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from clausewise.domain import Chunk
-from clausewise.errors import IndexCorrupt
+from clausewise.core.domain import Chunk
+from clausewise.core.errors import IndexCorrupt
 
 COLLECTION = "chunks"
 _MAX_BATCH = 4000  # below chromadb's maximum batch size

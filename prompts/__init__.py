@@ -1,1 +1,1 @@
-"""Prompt templates (one file per prompt, XML-tagged sections); loaded by clausewise.prompting."""
+"""Prompt templates (one file per prompt, XML-tagged sections); loaded by clausewise.core.prompting."""

@@ -107,15 +107,15 @@ def settings(data_dir: Path, monkeypatch: pytest.MonkeyPatch):  # clausewise Set
     for name in list(os.environ):
         if name.startswith("CLAUSEWISE_"):
             monkeypatch.delenv(name)
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
 
     return load_settings(overrides={"paths": {"data_dir": str(data_dir)}})
 
 
 @pytest.fixture(scope="session")
 def embedder():  # the real default embedder, loaded once for the session
-    from clausewise.backends.embeddings import OnnxMiniLMEmbedder
-    from clausewise.config import EmbeddingSettings
+    from clausewise.core.backends.embeddings import OnnxMiniLMEmbedder
+    from clausewise.core.config import EmbeddingSettings
 
     return OnnxMiniLMEmbedder(EmbeddingSettings())
 
@@ -162,7 +162,7 @@ def ingested_sample(folder: Path, embedder, overrides: dict | None = None, name:
     """Settings on ``folder`` (plus ``overrides``) and the open index of an example contract,
     ingested with the real embedder: what module fixtures of agent tests start from."""
     from agents.archivist import Archivist
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from indexes.store import ContractStore
 
     settings = load_settings(overrides={"paths": {"data_dir": str(folder)}, **(overrides or {})})

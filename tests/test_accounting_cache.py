@@ -6,8 +6,8 @@ from pathlib import Path
 
 from langchain_core.messages import HumanMessage
 
-from clausewise.backends.accounting import UsageLedger, estimate_tokens, truncate_to_tokens
-from clausewise.backends.cache import CompletionCache
+from clausewise.core.backends.accounting import UsageLedger, estimate_tokens, truncate_to_tokens
+from clausewise.core.backends.cache import CompletionCache
 from tests.fakes import ScriptedChatModel
 
 

@@ -8,8 +8,8 @@ import pymupdf
 import pytest
 
 from clausewise.cli.main import run
-from clausewise.config import ParsingSettings
-from clausewise.errors import (
+from clausewise.core.config import ParsingSettings
+from clausewise.core.errors import (
     CorruptDocument,
     EmptyDocument,
     EncryptedDocument,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agents.checker import CheckResult, HypothesisChecker, interleave
-from clausewise.domain import Hit
-from clausewise.errors import ConfigError
+from clausewise.core.domain import Hit
+from clausewise.core.errors import ConfigError
 from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker, PhraseClassifier, ScriptedChatModel
 from tools.checks.decision import VERDICT_LABELS, Judgement, decide, nli_decision, nothing_relevant
@@ -394,7 +394,7 @@ def test_the_nli_sweep_relabels_as_the_decision_rule_would() -> None:
 
 @pytest.mark.bench_data
 def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Path, tmp_path: Path) -> None:
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from clausewise.evals import contractnli_bench
     from clausewise.evals.data import contractnli
     from clausewise.runtime import Runtime
@@ -429,7 +429,7 @@ def _interrupt(_messages, _kwargs) -> str:
 
 def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> None:
     from clausewise.api import Clausewise
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from clausewise.runtime import Runtime
     from tools.journal import ResultJournal
 

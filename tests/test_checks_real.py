@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.backends.model_files import EMBEDDED_MODELS, is_installed
-from clausewise.config import load_settings
+from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
+from clausewise.core.config import load_settings
 from tools.checks.decision import LABELS
 from tools.checks.suites import adhoc_suite, load_suite
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from clausewise.config import ChunkingSettings, StructureSettings
-from clausewise.domain import Chunk
+from clausewise.core.config import ChunkingSettings, StructureSettings
+from clausewise.core.domain import Chunk
 from indexes.bm25 import BM25Index, bm25_tokens
 from tools.chunking import build_chunks, deduplicate
 from tools.parsing.text import document_from_text

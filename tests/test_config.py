@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from clausewise.cli.overrides import setting_keys, split_overrides
-from clausewise.config import available_presets, load_settings
-from clausewise.errors import ConfigError
+from clausewise.core.config import available_presets, load_settings
+from clausewise.core.errors import ConfigError
 
 
 @pytest.fixture(autouse=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clausewise.backends.embeddings import SentenceTransformerEmbedder, create_embedder
-from clausewise.config import EmbeddingSettings
-from clausewise.errors import ModelUnavailable
+from clausewise.core.backends.embeddings import SentenceTransformerEmbedder, create_embedder
+from clausewise.core.config import EmbeddingSettings
+from clausewise.core.errors import ModelUnavailable
 
 pytestmark = pytest.mark.real_models
 

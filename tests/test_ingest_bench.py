@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from clausewise.cli.main import run
-from clausewise.config import Settings
+from clausewise.core.config import Settings
 from clausewise.evals.data import GoldDocument
 from clausewise.evals.ingest_bench import integrity, word_accuracy
 

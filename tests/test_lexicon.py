@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.domain import RetrievalQuery
-from clausewise.errors import ConfigError
+from clausewise.core.domain import RetrievalQuery
+from clausewise.core.errors import ConfigError
 from tests.conftest import ingested_sample
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.lexicon import Concept, Lexicon, load_lexicon

@@ -8,10 +8,10 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from clausewise.backends.model_files import EMBEDDED_MODELS, is_installed
-from clausewise.backends.structured import invoke_structured, yes_probability
-from clausewise.config import load_settings
-from clausewise.errors import ContextOverflow
+from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
+from clausewise.core.backends.structured import invoke_structured, yes_probability
+from clausewise.core.config import load_settings
+from clausewise.core.errors import ContextOverflow
 
 pytestmark = [
     pytest.mark.real_models,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.backends import model_files
-from clausewise.backends.model_files import EmbeddedModel, assemble, is_installed
-from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.backends import model_files
+from clausewise.core.backends.model_files import EmbeddedModel, assemble, is_installed
+from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
 
 
 @pytest.fixture

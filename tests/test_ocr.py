@@ -7,8 +7,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from clausewise.config import ParsingSettings, StructureSettings
-from clausewise.errors import EmptyDocument, OcrUnavailable
+from clausewise.core.config import ParsingSettings, StructureSettings
+from clausewise.core.errors import EmptyDocument, OcrUnavailable
 from clausewise.evals.ingest_bench import word_accuracy
 from tools.parsing import ocr, parse_document
 from tools.rendering import rasterize_pdf, text_to_pdf

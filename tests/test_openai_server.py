@@ -13,10 +13,10 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from clausewise.backends.openai_compat import create_server_model
-from clausewise.backends.structured import invoke_structured, yes_probability
-from clausewise.config import LLMSettings
-from clausewise.errors import ConfigError, ContextOverflow, ModelUnavailable
+from clausewise.core.backends.openai_compat import create_server_model
+from clausewise.core.backends.structured import invoke_structured, yes_probability
+from clausewise.core.config import LLMSettings
+from clausewise.core.errors import ConfigError, ContextOverflow, ModelUnavailable
 
 
 class _Handler(BaseHTTPRequestHandler):

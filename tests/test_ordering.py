@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clausewise.config import RetrievalSettings
+from clausewise.core.config import RetrievalSettings
 from tools.retrieval.ordering import candidate_pool, reranked_order, search_depth
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import docx
 import pytest
 
-from clausewise.config import ParsingSettings, StructureSettings
-from clausewise.domain import FileType
-from clausewise.errors import UndecodableText
+from clausewise.core.config import ParsingSettings, StructureSettings
+from clausewise.core.domain import FileType
+from clausewise.core.errors import UndecodableText
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document
 from tools.structure.tree_builder import build_tree

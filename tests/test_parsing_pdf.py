@@ -8,7 +8,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from clausewise.config import ParsingSettings, StructureSettings
+from clausewise.core.config import ParsingSettings, StructureSettings
 from clausewise.evals.ingest_bench import word_accuracy
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document

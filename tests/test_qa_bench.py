@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from clausewise.core.report import Source
 from clausewise.evals.qa_bench import score_report
-from clausewise.report import Source
 from tools.citations import QuoteVerifier
 
 TEXT = (

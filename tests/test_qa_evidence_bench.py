@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(bench_data: Path, tmp_path: Path) -> None:
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from clausewise.evals import qa_evidence_bench
     from clausewise.runtime import Runtime
 

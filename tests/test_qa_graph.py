@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.researcher import Researcher
-from clausewise.backends.accounting import UsageLedger
+from clausewise.core.backends.accounting import UsageLedger
 from graphs.qa_graph import NOT_ADDRESSED, QADependencies, build_qa_graph
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
@@ -347,7 +347,7 @@ def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> N
 
 def test_contract_text_is_data_never_instructions(tmp_path: Path, embedder) -> None:
     from agents.archivist import Archivist
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from indexes.store import ContractStore
 
     poisoned = tmp_path / "poisoned.txt"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.backends.model_files import EMBEDDED_MODELS, is_installed
-from clausewise.config import load_settings
-from clausewise.report import Report
+from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
+from clausewise.core.config import load_settings
+from clausewise.core.report import Report
 from tools.citations import QuoteVerifier
 
 pytestmark = [

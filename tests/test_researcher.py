@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.researcher import QueryPlan, Researcher, default_plan, retrieve
-from clausewise.domain import RetrievalQuery
+from clausewise.core.domain import RetrievalQuery
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
 
@@ -16,7 +16,7 @@ from tools.retrieval.contract_retriever import ContractRetriever
 @pytest.fixture(scope="module")
 def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
     from agents.archivist import Archivist
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from indexes.store import ContractStore
 
     settings = load_settings(
@@ -160,7 +160,7 @@ def test_plain_retrieval_interface(nda, embedder) -> None:
 
 
 def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, embedder) -> None:
-    from clausewise.config import with_overrides
+    from clausewise.core.config import with_overrides
     from tests.fakes import PhraseClassifier
 
     settings, index = nda
@@ -208,7 +208,7 @@ def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, e
 
 
 def test_attribution_scope_decides_which_sentences_beyond_the_passages_are_read(nda, embedder) -> None:
-    from clausewise.config import with_overrides
+    from clausewise.core.config import with_overrides
     from tests.fakes import PhraseClassifier
 
     settings, index = nda
@@ -240,7 +240,7 @@ def test_attribution_scope_decides_which_sentences_beyond_the_passages_are_read(
 
 
 def test_a_later_turn_reads_past_what_earlier_turns_read(nda, embedder) -> None:
-    from clausewise.config import with_overrides
+    from clausewise.core.config import with_overrides
     from tools.retrieval.spans import covered
 
     settings, index = nda
@@ -295,7 +295,7 @@ class _JudgesOnly:
 
 
 def test_a_follow_up_is_also_judged_against_the_users_question(nda, embedder) -> None:
-    from clausewise.config import with_overrides
+    from clausewise.core.config import with_overrides
 
     settings, index = nda
     users = "Which law governs the agreement?"

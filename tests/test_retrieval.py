@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from clausewise.domain import RetrievalQuery
+from clausewise.core.domain import RetrievalQuery
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import GRAPH_FOLDER, graph_spec, open_graph
 from tools.retrieval.spans import covered
@@ -19,7 +19,7 @@ def msa(tmp_path_factory: pytest.TempPathFactory, embedder):
     from pathlib import Path
 
     from agents.archivist import Archivist
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from indexes.store import ContractStore
 
     settings = load_settings(overrides={"paths": {"data_dir": str(tmp_path_factory.mktemp("retrieval"))}})

@@ -21,7 +21,7 @@ def _brute_force(retrieved: list[tuple[str, tuple[int, int]]], gold: list[tuple[
 def test_metric_matches_a_character_count_on_real_queries(bench_data: Path, tmp_path: Path, embedder) -> None:
     from agents.archivist import Archivist
     from agents.researcher import retrieve
-    from clausewise.config import load_settings
+    from clausewise.core.config import load_settings
     from indexes.store import ContractStore
 
     settings = load_settings(

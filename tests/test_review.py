@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agents.reviewer import ProvisionReviewer
-from clausewise.errors import ConfigError
+from clausewise.core.errors import ConfigError
 from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker, ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from agents.reviewer import ProvisionReviewer, clause_scores
-from clausewise.domain import Chunk
-from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.domain import Chunk
+from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
 from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker
 from tools.retrieval.contract_retriever import ContractRetriever

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from clausewise.errors import ContractNotFound, IngestInProgress
+from clausewise.core.errors import ContractNotFound, IngestInProgress
 from indexes import store as store_module
 
 

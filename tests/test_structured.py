@@ -9,8 +9,13 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from clausewise.backends.structured import invoke_structured, schema_format, validate_reply, yes_probability
-from clausewise.errors import StructuredOutputError
+from clausewise.core.backends.structured import (
+    invoke_structured,
+    schema_format,
+    validate_reply,
+    yes_probability,
+)
+from clausewise.core.errors import StructuredOutputError
 from tests.fakes import ScriptedChatModel
 
 

@@ -77,7 +77,7 @@ def test_the_shipped_classifier_matches_its_checksum_and_label_order() -> None:
 
 
 def test_a_missing_classifier_says_how_to_get_it(tmp_path: Path) -> None:
-    from clausewise.errors import ModelUnavailable
+    from clausewise.core.errors import ModelUnavailable
 
     with pytest.raises(ModelUnavailable, match="NLI classifier") as caught:
         NliClassifier(tmp_path).probabilities("h", ["a piece"])

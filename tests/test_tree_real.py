@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clausewise.config import ParsingSettings, StructureSettings
-from clausewise.domain import NodeKind
+from clausewise.core.config import ParsingSettings, StructureSettings
+from clausewise.core.domain import NodeKind
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document
 from tools.structure.tree_builder import build_tree

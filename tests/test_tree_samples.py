@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.config import StructureSettings
-from clausewise.domain import FileType, NodeKind
+from clausewise.core.config import StructureSettings
+from clausewise.core.domain import FileType, NodeKind
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing.text import document_from_text
 from tools.structure.definitions import find_definitions

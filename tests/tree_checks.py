@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clausewise.domain import ClauseTree
+from clausewise.core.domain import ClauseTree
 
 
 def assert_tree_invariants(tree: ClauseTree, text: str) -> None:

@@ -27,7 +27,7 @@ from typing import Protocol
 
 import numpy as np
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 from tools.checks.pieces import evidence_pieces
 from tools.retrieval.spans import overlap
 

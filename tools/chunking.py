@@ -14,8 +14,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from clausewise.config import ChunkingSettings
-from clausewise.domain import Chunk, ClauseNode, ClauseTree, NodeKind, ParsedDocument, Span
+from clausewise.core.config import ChunkingSettings
+from clausewise.core.domain import Chunk, ClauseNode, ClauseTree, NodeKind, ParsedDocument, Span
 
 _WORDS = re.compile(r"\w+")
 _SKIP_KINDS = {NodeKind.DOCUMENT, NodeKind.TABLE_OF_CONTENTS}

@@ -3,7 +3,7 @@ against the contract text, with the clause that holds them and their pages."""
 
 from __future__ import annotations
 
-from clausewise.domain import EvidenceSpan, Span
+from clausewise.core.domain import EvidenceSpan, Span
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier
 

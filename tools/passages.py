@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 from indexes.bm25 import bm25_tokens
 from tools.structure.sentences import sentence_spans
 

@@ -3,14 +3,14 @@ validated into a pydantic model, with errors that say which file, where, and how
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from clausewise.errors import ConfigError
+from clausewise.core.errors import ConfigError
+from clausewise.core.resources import suite_file
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -39,9 +39,9 @@ def parse_playbook(text: str, origin: str, model: type[ModelT], hint: str) -> Mo
 def load_playbook(
     name_or_path: str | Path, builtin: tuple[str, ...], model: type[ModelT], hint: str
 ) -> ModelT:
-    """A built-in playbook (``clausewise/suites/<name>.yaml``) or a user's YAML file."""
+    """A built-in playbook (``clausewise/core/suites/<name>.yaml``) or a user's YAML file."""
     if str(name_or_path) in builtin:
-        text = (resources.files("clausewise") / "suites" / f"{name_or_path}.yaml").read_text(encoding="utf-8")
+        text = suite_file(name_or_path).read_text(encoding="utf-8")
         return parse_playbook(text, f"built-in {name_or_path!r}", model, hint)
     path = Path(name_or_path)
     if not path.is_file():

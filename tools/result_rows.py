@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from clausewise.domain import EvidenceSpan
+from clausewise.core.domain import EvidenceSpan
 
 FORMATS = ("json", "csv", "md")
 

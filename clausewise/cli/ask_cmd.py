@@ -10,7 +10,7 @@ import typer
 from rich.markdown import Markdown
 
 from clausewise.cli.main import console, error_console, state_of
-from clausewise.report import Report
+from clausewise.core.report import Report
 
 if TYPE_CHECKING:
     from clausewise.api import ProgressEvent

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from clausewise.cli.main import console, state_of
 from clausewise.cli.overrides import setting_keys
-from clausewise.config import ENV_PREFIX, available_presets
+from clausewise.core.config import ENV_PREFIX, available_presets
 
 config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True)
 

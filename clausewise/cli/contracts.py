@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from clausewise.cli.main import console, state_of
-from clausewise.domain import ClauseNode, ClauseTree, NodeKind
+from clausewise.core.domain import ClauseNode, ClauseTree, NodeKind
 
 contracts_app = typer.Typer(help="List, show and delete ingested contracts.", no_args_is_help=True)
 
@@ -140,7 +140,7 @@ def tree_command(
     index = runtime.store.open(contract)
     tree = index.tree
     if node is not None and node not in tree.nodes:
-        from clausewise.errors import ContractNotFound
+        from clausewise.core.errors import ContractNotFound
 
         raise ContractNotFound(
             f"no node {node!r} in {index.contract_id}", hint="run `clausewise tree` without --node"

@@ -32,7 +32,7 @@ def _benchmark(
 ) -> tuple[Runtime, Path]:
     """The runtime a benchmark runs in (its own tenant, evaluation mode, ``overrides`` applied to
     the user's settings) and the data folder it reads, checked to exist."""
-    from clausewise.config import with_overrides
+    from clausewise.core.config import with_overrides
     from clausewise.evals import retrieval_bench
     from clausewise.runtime import Runtime
 
@@ -161,7 +161,7 @@ def eval_llm(
     out: Path = typer.Option(Path("bench-results/llm.json"), "--out", help="JSON results file."),
 ) -> None:
     """Embedded models: load time, prefill/decode tokens/s, valid JSON rate, peak memory."""
-    from clausewise.backends.model_files import EMBEDDED_MODELS, is_installed
+    from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
     from clausewise.evals import llm_bench
 
     runtime = state_of(ctx).runtime()

@@ -8,7 +8,7 @@ import typer
 
 from clausewise.cli.main import console, error_console, state_of
 from clausewise.cli.progress import TerminalProgress
-from clausewise.errors import ClausewiseError, ConfigError
+from clausewise.core.errors import ClausewiseError, ConfigError
 
 SUPPORTED = {
     ".pdf",

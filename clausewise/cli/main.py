@@ -15,8 +15,8 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from clausewise.config import Settings, deep_merge, load_settings
-from clausewise.errors import ClausewiseError
+from clausewise.core.config import Settings, deep_merge, load_settings
+from clausewise.core.errors import ClausewiseError
 
 app = typer.Typer(
     name="clausewise",

@@ -12,11 +12,11 @@ from pydantic import BaseModel
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from clausewise.backends.llm import model_label
-from clausewise.backends.model_files import EMBEDDED_MODELS, assemble, is_installed
-from clausewise.backends.structured import invoke_structured
 from clausewise.cli.main import console, state_of
-from clausewise.config import ROLES, LLMSettings
+from clausewise.core.backends.llm import model_label
+from clausewise.core.backends.model_files import EMBEDDED_MODELS, assemble, is_installed
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import ROLES, LLMSettings
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -133,7 +133,7 @@ def pull_models(
         names = model or sorted({runtime.settings.models.for_role(r).embedded_model for r in ROLES})
     for name in names:
         if name not in EMBEDDED_MODELS:
-            from clausewise.errors import ConfigError
+            from clausewise.core.errors import ConfigError
 
             raise ConfigError(
                 f"unknown embedded model {name!r}", hint=f"use one of {', '.join(EMBEDDED_MODELS)}"

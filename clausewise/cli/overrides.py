@@ -1,6 +1,6 @@
 """Every settings field as a CLI flag: ``--section.field VALUE`` or ``--section.field=VALUE``.
 
-The flags are derived from the :class:`~clausewise.config.Settings` model itself, so a new
+The flags are derived from the :class:`~clausewise.core.config.Settings` model itself, so a new
 setting is immediately a flag, an environment variable and a TOML key, with one name.
 """
 
@@ -12,8 +12,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
-from clausewise.config import Settings
-from clausewise.errors import ConfigError
+from clausewise.core.config import Settings
+from clausewise.core.errors import ConfigError
 
 
 def setting_keys(model: type[BaseModel] = Settings, prefix: str = "") -> Iterator[tuple[str, Any]]:

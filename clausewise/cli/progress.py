@@ -1,4 +1,4 @@
-"""Rich progress bars behind the :class:`clausewise.progress.Progress` interface."""
+"""Rich progress bars behind the :class:`clausewise.core.progress.Progress` interface."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from clausewise.cli.main import console
-from clausewise.errors import ConfigError
+from clausewise.core.errors import ConfigError
 from tools.result_rows import FORMATS
 
 

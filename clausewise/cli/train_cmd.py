@@ -73,7 +73,7 @@ def train_reranker(
         None,
         "--out",
         help="Where model.onnx, tokenizer.json, config.json, MODEL_CARD.md go "
-        "(default: clausewise/assets/reranker).",
+        "(default: clausewise/core/assets/reranker).",
     ),
     work_dir: Path | None = typer.Option(
         None,
@@ -125,7 +125,7 @@ def train_nli(
     ctx: typer.Context,
     data: Path | None = _DATA,
     out: Path | None = typer.Option(
-        None, "--out", help="Where the classifier's files go (default: clausewise/assets/nli)."
+        None, "--out", help="Where the classifier's files go (default: clausewise/core/assets/nli)."
     ),
     work_dir: Path | None = typer.Option(
         None, "--work-dir", help="Torch model, ONNX exports and report.json (default: <data_dir>/train/nli)."
@@ -188,7 +188,7 @@ def train_provisions(
     out: Path | None = typer.Option(
         None,
         "--out",
-        help="Where head.npz, config.json and MODEL_CARD.md go (default: clausewise/assets/provisions).",
+        help="Where head.npz, config.json and MODEL_CARD.md go (default: clausewise/core/assets/provisions).",
     ),
     regularisation: float = typer.Option(1.0, "--c", help="Inverse regularisation strength of each head."),
     folds: int = typer.Option(

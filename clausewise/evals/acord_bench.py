@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import acord
-from clausewise.progress import NoProgress, Progress
 from indexes.bm25 import BM25Index
 from tools.retrieval.fusion import reciprocal_rank_fusion
 

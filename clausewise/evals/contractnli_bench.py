@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import ContractNliDocument, contractnli, in_fold, ingest_text
-from clausewise.progress import NoProgress, Progress
 from tools.checks.decision import LABELS, PrecedenceSetting, nli_label, precedence_for
 from tools.checks.suites import Hypothesis
 from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
@@ -221,7 +221,7 @@ def run(
         }
         if checks.judge == "nli"
         else {"not_mentioned_below": checks.not_mentioned_below},
-        "judge_model": "clausewise/assets/nli (int8 ONNX)"
+        "judge_model": "clausewise/core/assets/nli (int8 ONNX)"
         if checks.judge == "nli"
         else runtime.settings.models.for_role("judge").model_dump(
             mode="json", include={"backend", "model", "embedded_model"}

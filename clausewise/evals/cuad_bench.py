@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import in_fold, ingest_text, require
-from clausewise.progress import NoProgress, Progress
 from tools.retrieval.spans import span_hit_rates
 from tools.review.provisions import load_provisions
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from clausewise.domain import Span
-from clausewise.errors import BenchDataMissing
+from clausewise.core.domain import Span
+from clausewise.core.errors import BenchDataMissing
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime

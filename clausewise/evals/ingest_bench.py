@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clausewise.backends.embeddings import Embedder
-from clausewise.config import Settings
+from clausewise.core.backends.embeddings import Embedder
+from clausewise.core.config import Settings
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import GoldDocument, contractnli, cuad_documents, cuad_pdfs, legalbench_documents
-from clausewise.progress import NoProgress, Progress
 from tools.chunking import build_chunks
 from tools.parsing import parse_document
 from tools.parsing.ocr import tesseract_path

@@ -21,8 +21,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from clausewise.config import load_settings
-from clausewise.errors import StructuredOutputError
+from clausewise.core.config import load_settings
+from clausewise.core.errors import StructuredOutputError
 
 CATEGORIES = (
     "Governing Law",
@@ -85,7 +85,7 @@ def run_worker(
     model_name: str, data: Path, data_dir: Path, limit: int, threads: int, mode: str = "json_schema"
 ) -> dict[str, Any]:
     """Measure one embedded model in this process (called in a subprocess by :func:`run`)."""
-    from clausewise.backends.structured import invoke_structured
+    from clausewise.core.backends.structured import invoke_structured
     from clausewise.runtime import Runtime
 
     settings = load_settings(

@@ -21,16 +21,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.contractnli_bench import ingest_document
 from clausewise.evals.data import contractnli, legalbench_queries, require
 from clausewise.evals.retrieval_bench import corpus_contract_id
-from clausewise.progress import NoProgress, Progress
 from tools.citations import QuoteVerifier
 from tools.retrieval.spans import overlap
 
 if TYPE_CHECKING:
-    from clausewise.report import Source
+    from clausewise.core.report import Source
     from clausewise.runtime import Runtime
 
 GOALS = {"citation_validity": 1.0, "evidence_recall": 0.70, "seconds_per_question": 180.0}
@@ -130,7 +130,7 @@ def run(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     from clausewise.api import Clausewise
-    from clausewise.report import Report
+    from clausewise.core.report import Report
 
     progress = progress or NoProgress()
     api = Clausewise(runtime=runtime)

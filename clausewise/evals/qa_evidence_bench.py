@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.researcher import Researcher, default_plan
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.qa_bench import ingested_questions
-from clausewise.progress import NoProgress, Progress
 from tools.passages import excerpt_span
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import open_graph

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clausewise.config import Settings, with_overrides
-from clausewise.domain import RetrievalQuery
+from clausewise.core.config import Settings, with_overrides
+from clausewise.core.domain import RetrievalQuery
+from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import LEGALBENCH_DATASETS, LegalBenchQuery, legalbench_queries, require
-from clausewise.progress import NoProgress, Progress
 from indexes.layout import contract_id_for
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.corpus import CorpusRetriever

@@ -4,7 +4,7 @@ A three-way cross-encoder over (hypothesis, evidence piece): Entailment, Contrad
 NotMentioned for that piece. It starts from the same MiniLM as the reranker, is fine-tuned with
 cross-entropy on ContractNLI's development documents outside the held-out fold
 (:mod:`clausewise.train.nli_data`), exported and quantized like the reranker, and shipped in
-``clausewise/assets/nli`` with the label order in ``config.json`` and a model card.
+``clausewise/core/assets/nli`` with the label order in ``config.json`` and a model card.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from clausewise.errors import ModelError
+from clausewise.core.errors import ModelError
+from clausewise.core.resources import asset_dir
 from clausewise.train.nli_data import NliPair, NliPairConfig, NliPairSet, build_nli_pairs
 from clausewise.train.reranker import (
     MAX_MODEL_BYTES,
@@ -39,7 +40,7 @@ from tools.checks.decision import LABELS
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder
 
-NLI_ASSETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "nli"
+NLI_ASSETS_DIR = asset_dir("nli")
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ def model_card(report: dict[str, Any]) -> str:
     config, counts, heldout = report["config"], report["counts"], report["heldout"]
     pair_config = config["pair_config"]
     init_note = (
-        ", first fine-tuned as the Clausewise reranker (`clausewise/assets/reranker/MODEL_CARD.md`)"
+        ", first fine-tuned as the Clausewise reranker (`clausewise/core/assets/reranker/MODEL_CARD.md`)"
         if config["init"]
         else ""
     )

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 from clausewise.evals import data as bench
 from clausewise.train.reranker_data import PassageIndex, is_heldout
 from tools.checks.decision import LABELS

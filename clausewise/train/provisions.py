@@ -29,16 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from clausewise.config import ChunkingSettings, StructureSettings
-from clausewise.domain import Chunk
+from clausewise.core.config import ChunkingSettings, StructureSettings
+from clausewise.core.domain import Chunk
+from clausewise.core.resources import asset_dir
 from clausewise.evals.cuad_bench import CuadContract, cuad_contracts, presence_scores
 from clausewise.train.reranker_data import document_key, is_heldout
 from tools.review.presence import PresenceHead, Wording, clause_chunks, clause_texts, word_grams
 
 if TYPE_CHECKING:
-    from clausewise.backends.embeddings import Embedder
+    from clausewise.core.backends.embeddings import Embedder
 
-PROVISIONS_ASSETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "provisions"
+PROVISIONS_ASSETS_DIR = asset_dir("provisions")
 THRESHOLD_GRID = tuple(
     sorted({round(float(t), 4) for t in np.geomspace(0.002, 0.5, 25)} | {0.55, 0.6, 0.7, 0.8, 0.9, 0.95})
 )

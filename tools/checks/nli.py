@@ -1,7 +1,7 @@
 """The shipped hypothesis classifier: (hypothesis, piece) -> P(Entailment, Contradiction, NotMentioned).
 
 A MiniLM cross-encoder fine-tuned on ContractNLI's development documents (``clausewise train
-nli``; model card in ``clausewise/assets/nli``), int8 ONNX on onnxruntime, no torch. It reads
+nli``; model card in ``clausewise/core/assets/nli``), int8 ONNX on onnxruntime, no torch. It reads
 one sentence-sized piece at a time, and is fast enough to judge every sentence of a contract
 (~2 ms a sentence on two cores) where the LLM judge needs 12-20 s per hypothesis.
 """
@@ -9,17 +9,17 @@ one sentence-sized piece at a time, and is fast enough to judge every sentence o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from clausewise.core.resources import asset_dir
 from tools.checks.decision import LABELS
 from tools.retrieval.rerank import OnnxCrossEncoder
 
 
 def shipped_nli_dir() -> Path:
-    return Path(str(resources.files("clausewise") / "assets" / "nli"))
+    return asset_dir("nli")
 
 
 class NliClassifier:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 from tools.structure.sentences import sentence_spans
 
 _LINE_BREAK = re.compile(r"\n\s*")

@@ -1,16 +1,16 @@
-"""Turn a contract file into a :class:`~clausewise.domain.ParsedDocument`.
+"""Turn a contract file into a :class:`~clausewise.core.domain.ParsedDocument`.
 
 One entry point, :func:`parse_document`, checks the file (size, type, readability) and dispatches
-to the reader for its type. Every refusal is a typed :class:`~clausewise.errors.InputError`.
+to the reader for its type. Every refusal is a typed :class:`~clausewise.core.errors.InputError`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from clausewise.config import ParsingSettings
-from clausewise.domain import FileType, ParsedDocument
-from clausewise.errors import FileTooLarge
+from clausewise.core.config import ParsingSettings
+from clausewise.core.domain import FileType, ParsedDocument
+from clausewise.core.errors import FileTooLarge
 from tools.parsing.detect import check_size, detect_file_type
 
 

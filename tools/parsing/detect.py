@@ -5,8 +5,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from clausewise.domain import FileType
-from clausewise.errors import (
+from clausewise.core.domain import FileType
+from clausewise.core.errors import (
     CorruptDocument,
     EmptyDocument,
     EncryptedDocument,

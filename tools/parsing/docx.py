@@ -15,8 +15,8 @@ from docx import Document
 from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.ns import qn
 
-from clausewise.domain import Block, FileType, PageInfo, ParsedDocument
-from clausewise.errors import CorruptDocument, EmptyDocument
+from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
+from clausewise.core.errors import CorruptDocument, EmptyDocument
 from tools.structure.labels import int_to_roman
 
 

@@ -10,8 +10,8 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from clausewise.domain import Block, FileType, PageInfo, ParsedDocument
-from clausewise.errors import EmptyDocument
+from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
+from clausewise.core.errors import EmptyDocument
 from tools.parsing.text import decode_text
 
 _BLOCK_TAGS = {

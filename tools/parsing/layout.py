@@ -13,9 +13,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 
-from clausewise.domain import Block, PageInfo, WordBoxes
+from clausewise.core.domain import Block, PageInfo, WordBoxes
+from clausewise.core.resources import asset_dir
 from tools.structure.labels import opens_item
 
 
@@ -264,9 +264,9 @@ _COMPOUND = re.compile(r"[A-Za-z]+-[A-Za-z]+")
 def english_words() -> frozenset[str]:
     """Whole English words of the MiniLM WordPiece vocabulary (~20k), shipped with the package:
     "demand" and "forecasting" are words, "confi" and "dential" are not."""
-    vocabulary = json.loads(
-        (resources.files("clausewise") / "assets" / "minilm" / "tokenizer.json").read_text(encoding="utf-8")
-    )["model"]["vocab"]
+    vocabulary = json.loads((asset_dir("minilm") / "tokenizer.json").read_text(encoding="utf-8"))["model"][
+        "vocab"
+    ]
     return frozenset(token for token in vocabulary if len(token) > 1 and token.isalpha() and token.isascii())
 
 

@@ -17,8 +17,8 @@ import pymupdf
 import pytesseract
 from PIL import Image
 
-from clausewise.config import ParsingSettings
-from clausewise.errors import CorruptDocument, OcrUnavailable
+from clausewise.core.config import ParsingSettings
+from clausewise.core.errors import CorruptDocument, OcrUnavailable
 from tools.parsing.layout import Line, Word, group_into_lines
 
 PAGE_TIMEOUT_SECONDS = 180

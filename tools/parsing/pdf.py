@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pymupdf
 
-from clausewise.config import ParsingSettings
-from clausewise.domain import FileType, ParsedDocument
-from clausewise.errors import CorruptDocument, EmptyDocument, EncryptedDocument, FileTooLarge
+from clausewise.core.config import ParsingSettings
+from clausewise.core.domain import FileType, ParsedDocument
+from clausewise.core.errors import CorruptDocument, EmptyDocument, EncryptedDocument, FileTooLarge
 from tools.parsing import ocr
 from tools.parsing.layout import (
     Line,

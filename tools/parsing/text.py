@@ -13,8 +13,8 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
-from clausewise.domain import Block, FileType, PageInfo, ParsedDocument
-from clausewise.errors import EmptyDocument, UndecodableText
+from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
+from clausewise.core.errors import EmptyDocument, UndecodableText
 from tools.structure.labels import opens_item
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from clausewise.backends.embeddings import Embedder
-from clausewise.config import RetrievalSettings
-from clausewise.domain import Chunk, Hit, RetrievalQuery, Span
+from clausewise.core.backends.embeddings import Embedder
+from clausewise.core.config import RetrievalSettings
+from clausewise.core.domain import Chunk, Hit, RetrievalQuery, Span
 from indexes.store import ContractIndex
 from tools.retrieval.expansion import TreeExpander
 from tools.retrieval.fusion import reciprocal_rank_fusion

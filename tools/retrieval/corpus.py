@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clausewise.backends.embeddings import Embedder
-from clausewise.config import RetrievalSettings
-from clausewise.domain import Chunk, Hit, RetrievalQuery, Span
+from clausewise.core.backends.embeddings import Embedder
+from clausewise.core.config import RetrievalSettings
+from clausewise.core.domain import Chunk, Hit, RetrievalQuery, Span
 from indexes.bm25 import BM25Index
 from indexes.store import ContractIndex
 from tools.retrieval.fusion import reciprocal_rank_fusion

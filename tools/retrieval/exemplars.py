@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from clausewise.backends.embeddings import Embedder
+from clausewise.core.backends.embeddings import Embedder
 
 
 class Exemplar(BaseModel):

@@ -3,7 +3,7 @@ carries that definition or clause along as linked evidence (not as a ranked hit 
 
 from __future__ import annotations
 
-from clausewise.domain import ClauseTree, CrossReference, Definition, Hit, LinkedEvidence
+from clausewise.core.domain import ClauseTree, CrossReference, Definition, Hit, LinkedEvidence
 
 
 class TreeExpander:

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from clausewise.backends.embeddings import Embedder
-from clausewise.domain import ClauseNode, ClauseTree, CrossReference, Definition, NodeKind
+from clausewise.core.backends.embeddings import Embedder
+from clausewise.core.domain import ClauseNode, ClauseTree, CrossReference, Definition, NodeKind
 
 GRAPH_FOLDER = "graph"
 _ONE_GRAPH_AT_A_TIME = threading.Lock()  # LightRAG's shared stores are process-wide

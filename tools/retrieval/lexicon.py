@@ -9,7 +9,7 @@ one. A question that already uses one of a concept's terms is not expanded for i
 those clauses, and in a contract about that very concept (confidentiality in an NDA) the
 concept's words are everywhere, so expanding only adds noise (on ten development questions,
 expanding them anyway halved the gold evidence the reports cited). The built-in lexicon is
-``clausewise/suites/legal-terms.yaml``; a user's YAML of the same shape replaces it.
+``clausewise/core/suites/legal-terms.yaml``; a user's YAML of the same shape replaces it.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clausewise.config import RetrievalSettings
-from clausewise.domain import Span
+from clausewise.core.config import RetrievalSettings
+from clausewise.core.domain import Span
 from tools.retrieval.fusion import reciprocal_rank_fusion
 
 # Chunks per returned span the first stages fetch. A node has up to three chunks (node,

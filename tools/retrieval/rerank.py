@@ -1,7 +1,7 @@
 """Rerankers: score (query, passage) pairs as probabilities of relevance.
 
 - ``onnx``: our cross-encoder (MiniLM fine-tuned on the development data), int8 ONNX shipped in
-  ``clausewise/assets/reranker``; runs on onnxruntime, no torch.
+  ``clausewise/core/assets/reranker``; runs on onnxruntime, no torch.
 - ``cross-encoder``: any sentence-transformers CrossEncoder by local path or name.
 - ``llm``: the reranker role's model, as a yes/no judge (P(yes) from first-token log-probs).
 - ``none``: keep the fused order.
@@ -15,14 +15,14 @@ import json
 import os
 import threading
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 from langchain_core.runnables import Runnable
 
-from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.resources import asset_dir
 
 
 class Reranker(Protocol):
@@ -38,7 +38,7 @@ def _sigmoid(logits: np.ndarray) -> np.ndarray:
 
 
 def shipped_reranker_dir() -> Path:
-    return Path(str(resources.files("clausewise") / "assets" / "reranker"))
+    return asset_dir("reranker")
 
 
 class OnnxCrossEncoder:
@@ -183,8 +183,8 @@ class LLMJudgeReranker:
         self.model = model
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
-        from clausewise.backends.structured import yes_probability
-        from clausewise.prompting import load_prompt
+        from clausewise.core.backends.structured import yes_probability
+        from clausewise.core.prompting import load_prompt
 
         prompt = load_prompt("relevance_judge")
         probabilities = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 
 
 def merge_spans(spans: Iterable[Span]) -> list[Span]:

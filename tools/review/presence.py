@@ -6,7 +6,7 @@ scores only what each query pack retrieved (CUAD presence macro F1 0.44 on held-
 A linear head per category reads every clause of the contract at once, costs one matrix product
 (the embeddings are in the index already; the words are counted on the fly), and was trained on
 what CUAD's annotators marked (``clausewise train provisions``; model card in
-``clausewise/assets/provisions``). A provision is present when one clause's probability reaches
+``clausewise/core/assets/provisions``). A provision is present when one clause's probability reaches
 the category's threshold, calibrated on out-of-fold predictions of the training contracts.
 
 Why words as well as vectors: many provisions are named by a few words a sentence embedding
@@ -27,14 +27,14 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
-from clausewise.domain import Chunk
-from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.domain import Chunk
+from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.resources import asset_dir
 
 HEAD_FILE = "head.npz"
 CONFIG_FILE = "config.json"
@@ -82,7 +82,7 @@ class Wording:
 
 
 def shipped_presence_dir() -> Path:
-    return Path(str(resources.files("clausewise") / "assets" / "provisions"))
+    return asset_dir("provisions")
 
 
 def clause_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:

@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from clausewise.domain import RetrievalQuery
+from clausewise.core.domain import RetrievalQuery
 from tools.playbooks import load_playbook, parse_playbook
 
 BUILTIN_PROVISIONS = ("cuad",)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from clausewise.domain import Block
+from clausewise.core.domain import Block
 from tools.structure.labels import Label, parse_heading_number, parse_label
 
 _SMALL_WORDS = {

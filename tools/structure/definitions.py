@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from clausewise.domain import ClauseNode, ClauseTree, Definition, NodeKind
+from clausewise.core.domain import ClauseNode, ClauseTree, Definition, NodeKind
 
 _QUOTE_OPEN = "\"“‘'"
 _QUOTE_CLOSE = "\"”’'"

@@ -7,8 +7,8 @@ character span llama-index reports, which we check against the text.
 
 from __future__ import annotations
 
-from clausewise.config import StructureSettings
-from clausewise.domain import ClauseNode, ClauseTree, NodeKind, ParsedDocument
+from clausewise.core.config import StructureSettings
+from clausewise.core.domain import ClauseNode, ClauseTree, NodeKind, ParsedDocument
 
 
 def _characters(text: str) -> list[str]:

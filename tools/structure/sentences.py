@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 
 _ABBREVIATIONS = {
     "inc",

@@ -17,8 +17,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from clausewise.config import StructureSettings
-from clausewise.domain import ClauseNode, ClauseTree, FileType, NodeKind, ParsedDocument
+from clausewise.core.config import StructureSettings
+from clausewise.core.domain import ClauseNode, ClauseTree, FileType, NodeKind, ParsedDocument
 from tools.structure.blocks import BlockFacts, analyze_blocks
 from tools.structure.fallback import fallback_tree
 from tools.structure.labels import Label, Reading, parse_label

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from clausewise.domain import ClauseNode, ClauseTree, CrossReference
+from clausewise.core.domain import ClauseNode, ClauseTree, CrossReference
 from tools.structure.labels import roman_to_int
 
 _KEYWORD = (

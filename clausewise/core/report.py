@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from clausewise.domain import Span
+from clausewise.core.domain import Span
 
 REFERENCE = re.compile(r"\[(\d{1,3})\]")
 

@@ -15,8 +15,8 @@ import openai
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
-from clausewise.config import LLMSettings
-from clausewise.errors import ConfigError, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable
+from clausewise.core.config import LLMSettings
+from clausewise.core.errors import ConfigError, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable
 
 
 def translate_error(error: openai.OpenAIError, base_url: str | None, model: str | None) -> ModelError:

@@ -15,7 +15,7 @@ from string import Template
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from clausewise.errors import ConfigError
+from clausewise.core.errors import ConfigError
 
 _SECTION = re.compile(r"^### (system|user)\s*$", re.MULTILINE)
 _TAGS = """evidence clause contract question context instructions report draft exemplars hypothesis provision

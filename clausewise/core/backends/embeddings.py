@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from importlib import resources
 from typing import Protocol
 
 import numpy as np
 
-from clausewise.config import EmbeddingSettings
-from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.config import EmbeddingSettings
+from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.resources import asset_dir
 
 ProgressCallback = Callable[[int], None]
 
@@ -92,7 +92,7 @@ class OnnxMiniLMEmbedder:
             # threads steal the CPU the other model needs.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
-            tokenizer_file = resources.files("clausewise") / "assets" / "minilm" / "tokenizer.json"
+            tokenizer_file = asset_dir("minilm") / "tokenizer.json"
             tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
             tokenizer.enable_truncation(max_length=self.settings.max_tokens)
             tokenizer.no_padding()

@@ -13,14 +13,14 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
-from clausewise.errors import ConfigError
+from clausewise.core.errors import ConfigError
+from clausewise.core.resources import preset_file, preset_names
 
 ENV_PREFIX = "CLAUSEWISE_"
 #: Short environment variables kept for convenience, mapped to their nested field.
@@ -456,9 +456,8 @@ class Settings(BaseSettings):
 
 
 def available_presets() -> list[str]:
-    """Names of the presets shipped in ``clausewise/presets``."""
-    folder = resources.files("clausewise") / "presets"
-    return sorted(p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml"))
+    """Names of the presets shipped in ``clausewise/core/presets``."""
+    return preset_names()
 
 
 def _read_toml(text: str, origin: str) -> dict[str, Any]:
@@ -472,11 +471,10 @@ def _read_toml(text: str, origin: str) -> dict[str, Any]:
 
 def read_preset(name: str) -> dict[str, Any]:
     """The overrides a named preset applies."""
-    folder = resources.files("clausewise") / "presets"
-    preset_file = folder / f"{name}.toml"
-    if not preset_file.is_file():
+    found = preset_file(name)
+    if not found.is_file():
         raise ConfigError(f"unknown preset {name!r}", hint=f"use one of: {', '.join(available_presets())}")
-    return _read_toml(preset_file.read_text(encoding="utf-8"), f"preset {name!r}")
+    return _read_toml(found.read_text(encoding="utf-8"), f"preset {name!r}")
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

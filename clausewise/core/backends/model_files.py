@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from clausewise.errors import ModelIntegrityError, ModelUnavailable
+from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
 
 
 @dataclass(frozen=True)

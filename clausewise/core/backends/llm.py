@@ -10,10 +10,10 @@ from langchain_core.caches import BaseCache
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 
-from clausewise.backends.llamacpp import LlamaChatModel, LlamaServer
-from clausewise.backends.model_files import EMBEDDED_MODELS, assemble
-from clausewise.config import LLMSettings
-from clausewise.errors import ConfigError
+from clausewise.core.backends.llamacpp import LlamaChatModel, LlamaServer
+from clausewise.core.backends.model_files import EMBEDDED_MODELS, assemble
+from clausewise.core.config import LLMSettings
+from clausewise.core.errors import ConfigError
 
 
 class LlamaServerPool:
@@ -69,6 +69,6 @@ def create_chat_model(
             seed=settings.seed,
             **common,
         )
-    from clausewise.backends.openai_compat import create_server_model
+    from clausewise.core.backends.openai_compat import create_server_model
 
     return create_server_model(settings, **common)

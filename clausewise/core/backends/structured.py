@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
-from clausewise.errors import StructuredOutputError
+from clausewise.core.errors import StructuredOutputError
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, conv
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
 
-from clausewise.errors import ContextOverflow, ModelError, ModelUnavailable
+from clausewise.core.errors import ContextOverflow, ModelError, ModelUnavailable
 
 _PASSTHROUGH = (
     "response_format",
