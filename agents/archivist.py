@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.config import Settings
 from clausewise.core.progress import NoProgress, Progress
+from clausewise.core.results import INDEX_FORMAT, IngestResult, Manifest
 from clausewise.core.version import clausewise_version
 from indexes.bm25 import BM25Index
 from indexes.layout import contract_id_for, validate_contract_id
-from indexes.store import INDEX_FORMAT, ContractArtifacts, ContractStore, Manifest
+from indexes.store import ContractArtifacts, ContractStore
 from tools.chunking import build_chunks
 from tools.parsing import parse_document
 from tools.parsing.detect import check_size
@@ -28,14 +27,6 @@ from tools.retrieval.graph import GRAPH_FOLDER, graph_spec, write_graph
 from tools.structure.definitions import find_definitions
 from tools.structure.tree_builder import build_tree
 from tools.structure.xrefs import find_cross_references
-
-
-@dataclass
-class IngestResult:
-    contract_id: str
-    status: Literal["ingested", "unchanged"]
-    manifest: Manifest
-    write_seconds: float = 0.0
 
 
 def file_sha256(path: Path) -> str:

@@ -23,18 +23,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from langchain_core.runnables import Runnable
-from pydantic import BaseModel, Field
 
 from agents.researcher import default_plan, render_passages
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import Settings
 from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
 from clausewise.core.prompting import load_prompt
+from clausewise.core.results import CheckResult
 from indexes.store import ContractIndex
 from tools.checks.decision import (
     Decision,
     Judgement,
-    Label,
     decide,
     nli_decision,
     nothing_relevant,
@@ -56,26 +55,6 @@ if TYPE_CHECKING:
 
 # Words that introduce exceptions; added to the keywords of the second search.
 EXCEPTION_WORDS = ("except", "unless", "provided", "notwithstanding", "however", "only", "exclude")
-
-
-class CheckResult(BaseModel):
-    key: str
-    topic: str = ""
-    hypothesis: str
-    label: Label
-    confidence: float
-    evidence: list[EvidenceSpan] = Field(default_factory=list)
-    rationale: str = ""
-    overruled: str = ""
-    asked_model: bool = True
-    best_relevance: float | None = Field(
-        default=None, description="Best reranker probability of the evidence."
-    )
-    best_probabilities: dict[str, float] | None = Field(
-        default=None, description="NLI judge: the highest P(Entailment) and P(Contradiction) of any sentence."
-    )
-    seconds: float = 0.0
-    report: str | None = Field(default=None, description="The Interrogator's report, when asked for.")
 
 
 class HypothesisChecker:

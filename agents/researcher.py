@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
@@ -20,6 +20,7 @@ from clausewise.core.config import Settings
 from clausewise.core.domain import Hit, RetrievalQuery, Span
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
+from clausewise.core.results import QueryPlan, ResearchResult, VerifiedCitation
 from indexes.bm25 import bm25_tokens
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer, attribute
@@ -35,7 +36,6 @@ from tools.retrieval.spans import covered
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
 
-Tool = Literal["bm25", "dense", "graph"]
 _QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how does do did is are was were can could may might shall
     should will would must has have had any the a an of to in on for by with under this that these those
@@ -63,17 +63,6 @@ def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: in
     return "\n\n".join(blocks)
 
 
-class QueryPlan(BaseModel):
-    keywords: list[str] = Field(default_factory=list, max_length=12)
-    semantic_query: str = ""
-    tools: list[Tool] = Field(default_factory=lambda: ["bm25", "dense", "graph"])
-
-    def query(self, question: str) -> RetrievalQuery:
-        return RetrievalQuery(
-            question=question, keywords=self.keywords, semantic=self.semantic_query or question
-        )
-
-
 def default_plan(question: str, defined_terms: Sequence[str] = ()) -> QueryPlan:
     """Keywords without a model: quoted phrases, defined terms the question mentions, then the
     question's content words; the question itself is the semantic query."""
@@ -96,37 +85,6 @@ class ModelAnswer(BaseModel):
     answer: str
     addressed: bool = True
     citations: list[Citation] = Field(default_factory=list)
-
-
-class VerifiedCitation(BaseModel):
-    """A quote that exists verbatim (whitespace/OCR-hyphen tolerant) at ``span`` of the contract."""
-
-    contract_id: str
-    node_id: str
-    title: str = ""
-    pages: list[int]
-    span: Span
-    quote: str
-    evidence: int
-    exact: bool = Field(
-        default=True,
-        description="False when the model's near-miss quote was replaced by the sentence it came from.",
-    )
-    attributed: bool = Field(
-        default=False,
-        description="Cited by post-hoc attribution (the hypothesis classifier), not by the answering model.",
-    )
-
-
-class ResearchResult(BaseModel):
-    question: str
-    plan: QueryPlan
-    hits: list[Hit]
-    answer: str = ""
-    addressed: bool = True
-    citations: list[VerifiedCitation] = Field(default_factory=list)
-    rejected_quotes: list[str] = Field(default_factory=list, description="Quotes that failed verification.")
-    error: str = Field(default="", description="Why no answer could be read, when none could.")
 
 
 class Researcher:

@@ -26,6 +26,7 @@ from clausewise.core.config import Settings
 from clausewise.core.domain import EvidenceSpan, Hit
 from clausewise.core.errors import ConfigError, StructuredOutputError
 from clausewise.core.prompting import load_prompt
+from clausewise.core.results import ProvisionResult
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span
@@ -45,18 +46,6 @@ class Extraction(BaseModel):
     value: str = ""
     evidence: int = Field(default=1, description="Number of the passage quoted.")
     quote: str = ""
-
-
-class ProvisionResult(BaseModel):
-    key: str
-    name: str
-    present: bool
-    confidence: float = Field(description="Best probability of the provision's clauses (see decided_by).")
-    decided_by: str = Field(default="reranker", description="classifier or reranker")
-    spans: list[EvidenceSpan] = Field(default_factory=list)
-    answer: str | None = Field(default=None, description="The extracted value, when verified.")
-    answer_evidence: EvidenceSpan | None = Field(default=None, description="Where the value is stated.")
-    seconds: float = 0.0
 
 
 class ProvisionReviewer:

@@ -23,12 +23,12 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
-from agents.archivist import IngestResult
-from agents.checker import CheckResult, build_checker
+from agents.checker import build_checker
 from agents.researcher import build_researcher
-from agents.reviewer import ProvisionResult, build_reviewer
+from agents.reviewer import build_reviewer
 from clausewise.core.config import Settings, load_settings
 from clausewise.core.report import Report
+from clausewise.core.results import CheckResult, IngestResult, ProvisionResult
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QADependencies, build_qa_graph
 from indexes.store import ContractIndex

@@ -31,9 +31,10 @@ from clausewise.core.config import Settings
 from clausewise.core.errors import ConfigError, StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.report import Report, ReportMetadata, Source
+from clausewise.core.results import Draft, Finding, HitSummary
 from graphs.research_graph import build_research_graph
 from graphs.routing import after_refine, pending_parts, read_spans, session_findings, stop_reason
-from graphs.state import Draft, Finding, HitSummary, QAState
+from graphs.state import QAState
 from graphs.validation import check, evidence_findings, number_sources, remove_failures
 
 NOT_ADDRESSED = (

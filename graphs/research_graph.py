@@ -7,9 +7,10 @@ from typing import TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from agents.researcher import QueryPlan, Researcher, ResearchResult
+from agents.researcher import Researcher
 from clausewise.core.domain import Hit, Span
 from clausewise.core.errors import StructuredOutputError
+from clausewise.core.results import QueryPlan, ResearchResult
 from tools.retrieval.graph import open_graph
 
 UNANSWERED = (

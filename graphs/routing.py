@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from clausewise.core.domain import Span
-from graphs.state import Finding, QAState
+from clausewise.core.results import Finding
+from graphs.state import QAState
 
 StopReason = Literal["confident", "turn limit", "not addressed", ""]
 

@@ -10,48 +10,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Literal, TypedDict
 
-from pydantic import BaseModel, Field
-
-from agents.researcher import VerifiedCitation
-from clausewise.core.domain import Span
 from clausewise.core.report import Report
-
-
-class HitSummary(BaseModel):
-    node_id: str
-    span: Span
-    pages: list[int]
-    score: float
-    excerpt: Span | None = Field(
-        default=None, description="The part of the hit the answerer read (None: recorded before it was kept)."
-    )
-
-
-class Finding(BaseModel):
-    """What one research turn established: the Researcher's answer and its verified citations."""
-
-    session: int = Field(default=1, description="Which question of a chat thread it served.")
-    turn: int
-    question: str
-    answer: str
-    addressed: bool
-    citations: list[VerifiedCitation] = Field(default_factory=list)
-    hits: list[HitSummary] = Field(default_factory=list)
-    rejected_quotes: list[str] = Field(default_factory=list)
-
-
-class Draft(BaseModel):
-    """The Interrogator's working report, rewritten after each turn, with its own verdict on
-    whether the question is answered."""
-
-    title: str
-    summary: str
-    reasoning: list[str] = Field(default_factory=list)
-    preliminary_answer: str
-    gaps: list[str] = Field(default_factory=list)
-    addressed: bool = True
-    complete: bool = False
-    confidence: float = Field(default=0.0, ge=0, le=1)
+from clausewise.core.results import Draft, Finding
 
 
 class QAState(TypedDict, total=False):

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agents.researcher import VerifiedCitation
 from clausewise.core.report import REFERENCE, Source
-from graphs.state import Draft, Finding
+from clausewise.core.results import Draft, Finding, VerifiedCitation
 from tools.citations import QuoteVerifier
 
 _INLINE_QUOTE = re.compile(r"[\"“]([^\"”]{12,400})[\"”]")

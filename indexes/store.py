@@ -21,40 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from clausewise.core.config import Settings
 from clausewise.core.domain import Chunk, ClauseTree, CrossReference, Definition, ParsedDocument
 from clausewise.core.errors import ContractNotFound, IndexCorrupt
+from clausewise.core.results import Manifest
 from indexes.bm25 import BM25Index
 from indexes.layout import StoreLayout, contract_id_for, validate_contract_id
 from indexes.vectors import VectorIndex, write_vectors
-
-INDEX_FORMAT = 1
-
-
-class Manifest(BaseModel):
-    contract_id: str
-    tenant: str
-    file_name: str
-    source_path: str
-    file_type: str
-    content_sha256: str
-    size_bytes: int
-    pages: int
-    characters: int
-    created_at: str
-    clausewise_version: str
-    index_format: int = INDEX_FORMAT
-    ingest_fingerprint: str
-    settings: dict[str, Any] = Field(default_factory=dict)
-    embedding_model: str
-    embedding_dimension: int
-    structure: str
-    counts: dict[str, int] = Field(default_factory=dict)
-    ocr_pages: list[int] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    timings: dict[str, float] = Field(default_factory=dict)
 
 
 @dataclass

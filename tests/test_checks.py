@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.checker import CheckResult, HypothesisChecker, interleave
+from agents.checker import HypothesisChecker, interleave
 from clausewise.core.domain import Hit
 from clausewise.core.errors import ConfigError
+from clausewise.core.results import CheckResult
 from tests.conftest import ingested_sample
 from tests.fakes import ConstantReranker, PhraseClassifier, ScriptedChatModel
 from tools.checks.decision import VERDICT_LABELS, Judgement, decide, nli_decision, nothing_relevant

@@ -10,7 +10,7 @@ import pytest
 
 from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
 from clausewise.core.config import load_settings
-from tools.checks.decision import LABELS
+from clausewise.core.results import LABELS
 from tools.checks.suites import adhoc_suite, load_suite
 
 pytestmark = pytest.mark.real_models

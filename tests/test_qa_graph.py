@@ -290,7 +290,7 @@ def test_a_question_the_contract_does_not_address(contract, embedder) -> None:
 
 
 def _citation():
-    from agents.researcher import VerifiedCitation
+    from clausewise.core.results import VerifiedCitation
 
     return VerifiedCitation(
         contract_id="c", node_id="9.1", pages=[4], span=(0, 10), quote="governed", evidence=1
@@ -298,8 +298,8 @@ def _citation():
 
 
 def test_an_answer_without_verified_evidence_needs_a_second_search() -> None:
+    from clausewise.core.results import Draft, Finding
     from graphs.routing import stop_reason
-    from graphs.state import Draft, Finding
 
     silent = Draft.model_validate(
         json.loads(draft(NOT_ADDRESSED, complete=True, confidence=0.9, addressed=False))
@@ -322,8 +322,8 @@ def test_an_answer_without_verified_evidence_needs_a_second_search() -> None:
 
 
 def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> None:
+    from clausewise.core.results import Draft, Finding
     from graphs.routing import pending_parts, stop_reason
-    from graphs.state import Draft, Finding
 
     done = Draft.model_validate(json.loads(draft("Two years [1].", complete=True, confidence=1.0)))
     parts = ["How long does confidentiality last?", "What exceptions apply?"]

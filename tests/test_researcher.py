@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.researcher import QueryPlan, Researcher, default_plan, retrieve
+from agents.researcher import Researcher, default_plan, retrieve
 from clausewise.core.domain import RetrievalQuery
+from clausewise.core.results import QueryPlan
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
 

@@ -13,7 +13,7 @@ from rich.table import Table
 from clausewise.cli.main import console, state_of
 
 if TYPE_CHECKING:
-    from agents.checker import CheckResult
+    from clausewise.core.results import CheckResult
     from tools.checks.suites import Suite
 
 _STYLE = {"Entailment": "green", "Contradiction": "red", "NotMentioned": "yellow"}

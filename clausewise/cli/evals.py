@@ -420,7 +420,7 @@ def eval_contractnli(
 
 
 def _print_contractnli(results: dict[str, Any]) -> None:
-    from tools.checks.decision import LABELS
+    from clausewise.core.results import LABELS
 
     labels, goals = results["labels"], results["goals"]
     table = Table(

@@ -13,7 +13,7 @@ from rich.table import Table
 from clausewise.cli.main import console, state_of
 
 if TYPE_CHECKING:
-    from agents.reviewer import ProvisionResult
+    from clausewise.core.results import ProvisionResult
 
 
 def _table(rows: list[tuple[str, ProvisionResult]], folder: bool) -> Table:

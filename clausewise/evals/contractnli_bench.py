@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from clausewise.core.progress import NoProgress, Progress
+from clausewise.core.results import LABELS
 from clausewise.evals.data import ContractNliDocument, contractnli, in_fold, ingest_text
-from tools.checks.decision import LABELS, PrecedenceSetting, nli_label, precedence_for
+from tools.checks.decision import PrecedenceSetting, nli_label, precedence_for
 from tools.checks.suites import Hypothesis
 from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
 from tools.retrieval.spans import span_hit_rates

@@ -20,6 +20,7 @@ import numpy as np
 
 from clausewise.core.errors import ModelError
 from clausewise.core.resources import asset_dir
+from clausewise.core.results import LABELS
 from clausewise.train.nli_data import NliPair, NliPairConfig, NliPairSet, build_nli_pairs
 from clausewise.train.reranker import (
     MAX_MODEL_BYTES,
@@ -35,7 +36,6 @@ from clausewise.train.reranker import (
     torch_logits,
     write_assets,
 )
-from tools.checks.decision import LABELS
 
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clausewise.core.domain import Span
+from clausewise.core.results import LABELS
 from clausewise.evals import data as bench
 from clausewise.train.reranker_data import PassageIndex, is_heldout
-from tools.checks.decision import LABELS
 from tools.checks.pieces import evidence_pieces
 from tools.retrieval.spans import overlap
 

@@ -34,9 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Label = Literal["Entailment", "Contradiction", "NotMentioned"]
-LABELS: tuple[Label, ...] = ("Entailment", "Contradiction", "NotMentioned")
-
+from clausewise.core.results import Label
 
 Verdict = Literal["supported", "not addressed", "contradicted"]
 VERDICT_LABELS: dict[str, Label] = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from clausewise.core.resources import asset_dir
-from tools.checks.decision import LABELS
+from clausewise.core.results import LABELS
 from tools.retrieval.rerank import OnnxCrossEncoder
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from tools.result_rows import FORMATS, md_cell, md_evidence, rows_to_csv, rows_to_json
 
 if TYPE_CHECKING:
-    from agents.checker import CheckResult
+    from clausewise.core.results import CheckResult
 
 Rows = Sequence[tuple[str, "CheckResult"]]
 __all__ = ["CSV_COLUMNS", "FORMATS", "render"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from tools.result_rows import FORMATS, md_cell, md_evidence, rows_to_csv, rows_to_json
 
 if TYPE_CHECKING:
-    from agents.reviewer import ProvisionResult
+    from clausewise.core.results import ProvisionResult
 
 Rows = Sequence[tuple[str, "ProvisionResult"]]
 __all__ = ["CSV_COLUMNS", "FORMATS", "render"]

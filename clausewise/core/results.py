@@ -1,0 +1,191 @@
+"""Results the agents hand each other and the entry points: what was ingested, what research
+found, the Interrogator's draft, hypothesis checks and provision reviews.
+
+They live on the ground floor because every layer above passes them along (a graph's state holds
+findings, a renderer prints check results, the service returns them as JSON); only the agents
+that produce them know how.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
+
+# --- ingestion -----------------------------------------------------------------------------------
+
+INDEX_FORMAT = 1
+
+
+class Manifest(BaseModel):
+    """What one index version holds: the file ingested, how, with which settings and models."""
+
+    contract_id: str
+    tenant: str
+    file_name: str
+    source_path: str
+    file_type: str
+    content_sha256: str
+    size_bytes: int
+    pages: int
+    characters: int
+    created_at: str
+    clausewise_version: str
+    index_format: int = INDEX_FORMAT
+    ingest_fingerprint: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+    embedding_model: str
+    embedding_dimension: int
+    structure: str
+    counts: dict[str, int] = Field(default_factory=dict)
+    ocr_pages: list[int] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+@dataclass
+class IngestResult:
+    """What an ingest did: built a new index version, or found the same bytes and settings."""
+
+    contract_id: str
+    status: Literal["ingested", "unchanged"]
+    manifest: Manifest
+    write_seconds: float = 0.0
+
+
+# --- research -------------------------------------------------------------------------------------
+
+Tool = Literal["bm25", "dense", "graph"]
+
+
+class QueryPlan(BaseModel):
+    """How the Researcher searches for one question: BM25 keywords, a semantic query, tools."""
+
+    keywords: list[str] = Field(default_factory=list, max_length=12)
+    semantic_query: str = ""
+    tools: list[Tool] = Field(default_factory=lambda: ["bm25", "dense", "graph"])
+
+    def query(self, question: str) -> RetrievalQuery:
+        return RetrievalQuery(
+            question=question, keywords=self.keywords, semantic=self.semantic_query or question
+        )
+
+
+class VerifiedCitation(BaseModel):
+    """A quote that exists verbatim (whitespace/OCR-hyphen tolerant) at ``span`` of the contract."""
+
+    contract_id: str
+    node_id: str
+    title: str = ""
+    pages: list[int]
+    span: Span
+    quote: str
+    evidence: int
+    exact: bool = Field(
+        default=True,
+        description="False when the model's near-miss quote was replaced by the sentence it came from.",
+    )
+    attributed: bool = Field(
+        default=False,
+        description="Cited by post-hoc attribution (the hypothesis classifier), not by the answering model.",
+    )
+
+
+class ResearchResult(BaseModel):
+    """One research turn: the plan, the passages read, the answer and its verified citations."""
+
+    question: str
+    plan: QueryPlan
+    hits: list[Hit]
+    answer: str = ""
+    addressed: bool = True
+    citations: list[VerifiedCitation] = Field(default_factory=list)
+    rejected_quotes: list[str] = Field(default_factory=list, description="Quotes that failed verification.")
+    error: str = Field(default="", description="Why no answer could be read, when none could.")
+
+
+# --- interrogation -------------------------------------------------------------------------------
+
+
+class HitSummary(BaseModel):
+    """A retrieved passage as a finding remembers it (no text: the index has it)."""
+
+    node_id: str
+    span: Span
+    pages: list[int]
+    score: float
+    excerpt: Span | None = Field(
+        default=None, description="The part of the hit the answerer read (None: recorded before it was kept)."
+    )
+
+
+class Finding(BaseModel):
+    """What one research turn established: the Researcher's answer and its verified citations."""
+
+    session: int = Field(default=1, description="Which question of a chat thread it served.")
+    turn: int
+    question: str
+    answer: str
+    addressed: bool
+    citations: list[VerifiedCitation] = Field(default_factory=list)
+    hits: list[HitSummary] = Field(default_factory=list)
+    rejected_quotes: list[str] = Field(default_factory=list)
+
+
+class Draft(BaseModel):
+    """The Interrogator's working report, rewritten after each turn, with its own verdict on
+    whether the question is answered."""
+
+    title: str
+    summary: str
+    reasoning: list[str] = Field(default_factory=list)
+    preliminary_answer: str
+    gaps: list[str] = Field(default_factory=list)
+    addressed: bool = True
+    complete: bool = False
+    confidence: float = Field(default=0.0, ge=0, le=1)
+
+
+# --- hypothesis checks and provision reviews ------------------------------------------------------
+
+Label = Literal["Entailment", "Contradiction", "NotMentioned"]
+LABELS: tuple[Label, ...] = ("Entailment", "Contradiction", "NotMentioned")
+
+
+class CheckResult(BaseModel):
+    """A hypothesis checked against one contract: its label, confidence and verified evidence."""
+
+    key: str
+    topic: str = ""
+    hypothesis: str
+    label: Label
+    confidence: float
+    evidence: list[EvidenceSpan] = Field(default_factory=list)
+    rationale: str = ""
+    overruled: str = ""
+    asked_model: bool = True
+    best_relevance: float | None = Field(
+        default=None, description="Best reranker probability of the evidence."
+    )
+    best_probabilities: dict[str, float] | None = Field(
+        default=None, description="NLI judge: the highest P(Entailment) and P(Contradiction) of any sentence."
+    )
+    seconds: float = 0.0
+    report: str | None = Field(default=None, description="The Interrogator's report, when asked for.")
+
+
+class ProvisionResult(BaseModel):
+    """A provision reviewed in one contract: present or absent, its clauses and verified value."""
+
+    key: str
+    name: str
+    present: bool
+    confidence: float = Field(description="Best probability of the provision's clauses (see decided_by).")
+    decided_by: str = Field(default="reranker", description="classifier or reranker")
+    spans: list[EvidenceSpan] = Field(default_factory=list)
+    answer: str | None = Field(default=None, description="The extracted value, when verified.")
+    answer_evidence: EvidenceSpan | None = Field(default=None, description="Where the value is stated.")
+    seconds: float = 0.0
