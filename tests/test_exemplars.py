@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools.retrieval.exemplars import Exemplar, ExemplarLibrary, contractnli_exemplars
+from clausewise.evals.exemplars import contractnli_exemplars
+from tools.retrieval.exemplars import Exemplar, ExemplarLibrary
 
 EXAMPLES = [
     Exemplar(

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from clausewise.evals import folds
 from clausewise.evals.acord_bench import ndcg
 from clausewise.train import reranker_data as rd
 from clausewise.train.reranker import (
@@ -70,8 +71,8 @@ def pick_names(prefix: str) -> tuple[list[str], list[str]]:
     Two per fold, so that random negatives (drawn from other documents of the same fold) exist.
     """
     names = [f"{prefix}-{i}" for i in range(200)]
-    heldout = [n for n in names if rd.is_heldout(n)][:2]
-    train = [n for n in names if not rd.is_heldout(n)][:2]
+    heldout = [n for n in names if folds.is_heldout(n)][:2]
+    train = [n for n in names if not folds.is_heldout(n)][:2]
     return heldout, train
 
 
@@ -227,12 +228,12 @@ def pair_set(data_root: Path) -> rd.PairSet:
 
 def test_heldout_rule_is_a_stable_sha1_bucket() -> None:
     name = "ABILITYINC_06_15_2020-EX-4.25-SERVICES AGREEMENT"
-    key = rd.document_key(name)
+    key = folds.document_key(name)
     assert key == "abilityinc06152020ex425servicesagreement"
-    assert rd.is_heldout(name) == (int(hashlib.sha1(key.encode()).hexdigest(), 16) % 5 == 0)
+    assert folds.is_heldout(name) == (int(hashlib.sha1(key.encode()).hexdigest(), 16) % 5 == 0)
     # a CUAD title and the LegalBench-RAG file of the same contract share the fold
-    assert rd.document_key(f"cuad/{name}.txt") == key
-    share = np.mean([rd.is_heldout(f"document {i}") for i in range(2000)])
+    assert folds.document_key(f"cuad/{name}.txt") == key
+    share = np.mean([folds.is_heldout(f"document {i}") for i in range(2000)])
     assert 0.17 < share < 0.23
 
 

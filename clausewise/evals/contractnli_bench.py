@@ -16,7 +16,7 @@ sweep relabels NotMentioned every check whose best probability falls under each 
 ``checks.not_mentioned_below``.
 
 ``fold="heldout"`` keeps the documents that neither the reranker nor the NLI classifier was
-trained on (:func:`clausewise.train.reranker_data.is_heldout`): the honest dev figure.
+trained on (:func:`clausewise.evals.folds.is_heldout`): the honest dev figure.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, get_args
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.core.results import LABELS
 from clausewise.evals.data import ContractNliDocument, contractnli, in_fold, ingest_text
+from clausewise.evals.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
 from tools.checks.decision import PrecedenceSetting, nli_label, precedence_for
 from tools.checks.suites import Hypothesis
-from tools.retrieval.exemplars import CONTRACTNLI_EXEMPLAR_SOURCE, contractnli_exemplars
 from tools.retrieval.spans import span_hit_rates
 
 if TYPE_CHECKING:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from clausewise.core.domain import Span
 from clausewise.core.errors import BenchDataMissing
+from clausewise.evals.folds import is_heldout
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -33,10 +34,8 @@ def in_fold(
     items: Sequence[T], name: Callable[[T], str], fold: str, skip: int = 0, limit: int | None = None
 ) -> list[T]:
     """The items of ``fold`` ("all", or "heldout": documents no shipped model was trained on, by
-    :func:`clausewise.train.reranker_data.is_heldout` of ``name(item)``), past the first ``skip``,
+    :func:`clausewise.evals.folds.is_heldout` of ``name(item)``), past the first ``skip``,
     at most ``limit``."""
-    from clausewise.train.reranker_data import is_heldout
-
     chosen = [item for item in items if fold == "all" or is_heldout(name(item))][skip:]
     return chosen[:limit] if limit else chosen
 

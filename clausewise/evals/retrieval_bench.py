@@ -32,6 +32,7 @@ from clausewise.core.config import Settings, with_overrides
 from clausewise.core.domain import RetrievalQuery
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import LEGALBENCH_DATASETS, LegalBenchQuery, legalbench_queries, require
+from clausewise.evals.folds import is_heldout
 from indexes.layout import contract_id_for
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.corpus import CorpusRetriever
@@ -278,6 +279,4 @@ def in_fold(queries: list[LegalBenchQuery], fold: str) -> list[LegalBenchQuery]:
         return queries
     if fold != "heldout":
         raise ValueError(f"unknown fold {fold!r}: use all or heldout")
-    from clausewise.train.reranker_data import is_heldout
-
     return [q for q in queries if all(is_heldout(name) for name, _ in q.snippets)]

@@ -16,7 +16,7 @@ Information" were read as contradicting "all Confidential Information shall be e
 identified": 11 false Contradiction labels on the held-out fold. With 6 + 3 (about twice the
 NotMentioned pairs) there were 2 (``clausewise eval contractnli --fold heldout``).
 
-Documents split by the reranker's held-out rule (:func:`reranker_data.is_heldout`), so the same
+Documents split by the reranker's held-out rule (:func:`clausewise.evals.folds.is_heldout`), so the same
 contracts stay unseen by both models and the held-out figures are honest for the whole pipeline.
 """
 
@@ -30,7 +30,8 @@ from pathlib import Path
 from clausewise.core.domain import Span
 from clausewise.core.results import LABELS
 from clausewise.evals import data as bench
-from clausewise.train.reranker_data import PassageIndex, is_heldout
+from clausewise.evals.folds import is_heldout
+from clausewise.train.reranker_data import PassageIndex
 from tools.checks.pieces import evidence_pieces
 from tools.retrieval.spans import overlap
 

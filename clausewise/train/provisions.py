@@ -33,7 +33,7 @@ from clausewise.core.config import ChunkingSettings, StructureSettings
 from clausewise.core.domain import Chunk
 from clausewise.core.resources import asset_dir
 from clausewise.evals.cuad_bench import CuadContract, cuad_contracts, presence_scores
-from clausewise.train.reranker_data import document_key, is_heldout
+from clausewise.evals.folds import document_key, is_heldout
 from tools.review.presence import PresenceHead, Wording, clause_chunks, clause_texts, word_grams
 
 if TYPE_CHECKING:

@@ -13,27 +13,25 @@ Sources (layout of ../shared/data, read with :mod:`clausewise.evals.data`):
 
 Each query also gets random negatives from other documents of the same source and fold. A
 document is held out (never trained on) when the sha1 of its normalized name falls in bucket 0
-of 5 (:func:`is_heldout`), so the validation figures are measured on unseen contracts.
+of 5 (:func:`clausewise.evals.folds.is_heldout`), so the validation figures are measured on unseen contracts.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import random
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from clausewise.core.config import ChunkingSettings, RetrievalSettings, StructureSettings
 from clausewise.core.domain import Span
 from clausewise.evals import data as bench
+from clausewise.evals.folds import document_key, is_heldout
 from indexes.bm25 import BM25Index
 
-HELDOUT_BUCKETS = 5
 SOURCES = ("acord", "cuad", "legalbenchrag", "contractnli")
 EVIDENCE_LABELS = ("Entailment", "Contradiction")
 
@@ -88,29 +86,6 @@ class PairSet:
                 }
             result[split] = by_source
         return result
-
-
-# --- the held-out rule --------------------------------------------------------------------------
-
-
-def document_key(name: str) -> str:
-    """Lowercased file stem keeping only [a-z0-9].
-
-    A CUAD title and the LegalBench-RAG file of the same contract get the same key, so one
-    contract falls in the same fold in every source.
-    """
-    stem = PurePosixPath(name.replace("\\", "/")).name
-    stem = re.sub(r"\.(txt|pdf|json|md|docx|html?)$", "", stem, flags=re.IGNORECASE)
-    return re.sub(r"[^a-z0-9]", "", stem.lower())
-
-
-def is_heldout(name: str) -> bool:
-    """True for documents in the validation fold: int(sha1(document_key(name)), 16) % 5 == 0.
-
-    A stable hash (not Python's salted ``hash``) keeps the fold identical across runs and machines.
-    """
-    digest = hashlib.sha1(document_key(name).encode("utf-8")).hexdigest()
-    return int(digest, 16) % HELDOUT_BUCKETS == 0
 
 
 # --- spans and texts ----------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 hypothesis it was judged against, where it came from), indexed with llama-index so the model can
 be shown how similar cases were decided.
 
-Seeded from the ContractNLI development data when it is present; users add their own with
-``clausewise exemplars add``. The library lives in ``<data_dir>/exemplars``: the examples as
+Users add their own with ``clausewise exemplars add``; ``clausewise exemplars seed`` adds the
+ContractNLI development evidence (an entry-point job: :mod:`clausewise.evals.exemplars`). The
+library lives in ``<data_dir>/exemplars``: the examples as
 JSON lines (the source of truth) and a llama-index vector index rebuilt from them.
 """
 
@@ -150,28 +151,3 @@ class ExemplarLibrary:
             if len(found) == k:
                 break
         return found
-
-
-CONTRACTNLI_EXEMPLAR_SOURCE = "ContractNLI dev: "
-
-
-def contractnli_exemplars(root: Path) -> list[Exemplar]:
-    """Evidence spans of ContractNLI development pairs, labelled (NotMentioned pairs have none)."""
-    from clausewise.evals.data import contractnli
-
-    data = contractnli(root)
-    examples = []
-    for document in data.documents:
-        for key, (label, span_ids) in document.annotations.items():
-            if not span_ids:
-                continue
-            text = " ... ".join(document.text[document.spans[i][0] : document.spans[i][1]] for i in span_ids)
-            examples.append(
-                Exemplar(
-                    text=text[:1500],
-                    label=label,
-                    question=data.hypotheses[key],
-                    source=f"{CONTRACTNLI_EXEMPLAR_SOURCE}{document.file_name}",
-                )
-            )
-    return examples
