@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.markdown import Markdown
 
-from clausewise.cli.main import console, error_console, state_of
+from clausewise.cli.app import console, error_console, state_of
 from clausewise.core.report import Report
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 from clausewise.cli.overrides import setting_keys
 from clausewise.core.config import ENV_PREFIX, available_presets
 

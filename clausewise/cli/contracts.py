@@ -6,7 +6,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 from clausewise.core.domain import ClauseNode, ClauseTree, NodeKind
 
 contracts_app = typer.Typer(help="List, show and delete ingested contracts.", no_args_is_help=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 from clausewise.cli.progress import TerminalProgress
 from clausewise.evals.data import require
 

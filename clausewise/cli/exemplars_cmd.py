@@ -7,9 +7,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 from clausewise.evals.data import require
-from tools.retrieval.exemplars import Exemplar, contractnli_exemplars
+from clausewise.evals.exemplars import contractnli_exemplars
+from tools.retrieval.exemplars import Exemplar
 
 exemplars_app = typer.Typer(
     help="Labelled examples shown to the model (cross-document exemplars).", no_args_is_help=True

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from clausewise.cli.main import console, error_console, state_of
+from clausewise.cli.app import console, error_console, state_of
 from clausewise.cli.progress import TerminalProgress
 from clausewise.core.errors import ClausewiseError, ConfigError
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 from clausewise.core.backends.llm import model_label
 from clausewise.core.backends.model_files import EMBEDDED_MODELS, assemble, is_installed
 from clausewise.core.backends.structured import invoke_structured

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from clausewise.cli.main import console
+from clausewise.cli.app import console
 from clausewise.core.errors import ConfigError
 from tools.result_rows import FORMATS
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 
 if TYPE_CHECKING:
     from clausewise.core.results import ProvisionResult

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from clausewise.cli.main import console, state_of
+from clausewise.cli.app import console, state_of
 from clausewise.evals.data import require
 from clausewise.train.nli_data import NliPairConfig
 
