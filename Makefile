@@ -44,6 +44,8 @@ test: setup-test system-deps
 
 lint: setup-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	PYTHONPATH=. $(BIN)/lint-imports
 
 bench-ingest: setup system-deps
 	$(BIN)/clausewise eval ingest --out bench-results/ingest.json

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from langchain_core.runnables import Runnable
 
-from agents.researcher import default_plan, render_passages
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import Settings
 from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
@@ -45,13 +43,12 @@ from tools.checks.pieces import evidence_pieces
 from tools.checks.suites import Hypothesis
 from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span
+from tools.passages import render_passages
 from tools.retrieval.contract_retriever import ContractRetriever
-from tools.retrieval.exemplars import ExemplarLibrary
+from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
 from tools.retrieval.graph import GraphSearch
+from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered
-
-if TYPE_CHECKING:
-    from clausewise.runtime import Runtime
 
 # Words that introduce exceptions; added to the keywords of the second search.
 EXCEPTION_WORDS = ("except", "unless", "provided", "notwithstanding", "however", "only", "exclude")
@@ -106,8 +103,7 @@ class HypothesisChecker:
         count = self.settings.checks.exemplars
         if not count or self.exemplars is None:
             return "(none)"
-        found = self.exemplars.search(hypothesis, count, exclude_source=self.exclude_source)
-        return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
+        return render_exemplars(self.exemplars.search(hypothesis, count, exclude_source=self.exclude_source))
 
     def _evidence_spans(self, located: Sequence[tuple[Span, str]], numbers: list[int]) -> list[EvidenceSpan]:
         """The verified evidence of the 1-based ``numbers`` among (span, node id) pairs."""
@@ -240,17 +236,3 @@ def interleave(rankings: Sequence[list[Hit]], limit: int) -> list[Hit]:
                 if len(chosen) >= limit:
                     return chosen
     return chosen
-
-
-def build_checker(
-    runtime: Runtime, index: ContractIndex, exclude_source: str | None = None
-) -> HypothesisChecker:
-    """A checker wired to the runtime's retriever, reranker, judge model and exemplar library."""
-    retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, runtime.reranker())
-    if runtime.settings.checks.judge == "nli":
-        return HypothesisChecker(
-            runtime.settings, index, retriever, None, exclude_source=exclude_source, classifier=runtime.nli()
-        )
-    exemplars = runtime.exemplars if runtime.settings.checks.exemplars else None
-    judge = runtime.chat_model("judge")
-    return HypothesisChecker(runtime.settings, index, retriever, judge, exemplars, exclude_source)

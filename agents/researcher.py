@@ -1,79 +1,44 @@
 """The Researcher: answers one sub-question from one contract with verified, cited spans.
 
-plan (rewrite the question into keyword and semantic queries, choose tools; an LLM with a
-deterministic fallback) -> gather (BM25 + dense + graph, fused, reranked, expanded along the
-tree) -> optionally filter spans -> answer with numbered citations, each checked against the
-contract text. It also offers the plain retrieval interface the benchmarks score.
+plan (rewrite the question into keyword and semantic queries, choose tools; a model with a
+deterministic fallback) -> retrieve (BM25 + dense + lexicon, the knowledge graph when enabled,
+fused, reranked, expanded along the tree; then the passages the answerer reads) -> answer with
+numbered citations, each checked against the contract text, plus the sentences attribution finds
+deciding the question. The research subgraph (:mod:`graphs.research_graph`) calls these steps in
+that order; it is the only research path.
 """
 
 from __future__ import annotations
 
-import re
+import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import Settings
-from clausewise.core.domain import Hit, RetrievalQuery, Span
+from clausewise.core.domain import Hit, Span
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
-from clausewise.core.results import QueryPlan, ResearchResult, VerifiedCitation
-from indexes.bm25 import bm25_tokens
+from clausewise.core.results import HitSummary, QueryPlan, ResearchResult, VerifiedCitation
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence
-from tools.passages import excerpt_span, focused_excerpt
+from tools.passages import excerpt_span, render_passages
 from tools.retrieval.contract_retriever import ContractRetriever
-from tools.retrieval.exemplars import ExemplarLibrary
-from tools.retrieval.graph import GraphSearch
-from tools.retrieval.rerank import Reranker
+from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
+from tools.retrieval.graph import GraphSearch, open_graph
+from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered
 
-if TYPE_CHECKING:
-    from clausewise.runtime import Runtime
+log = logging.getLogger(__name__)
 
-_QUESTION_WORDS = frozenset(
-    """what which who whom whose when where why how does do did is are was were can could may might shall
-    should will would must has have had any the a an of to in on for by with under this that these those
-    there their its it agreement contract document consider please tell me about""".split()
+UNANSWERED = (
+    "No answer this turn: the model's reply could not be read, so nothing from this search is cited. "
+    "The question remains open."
 )
-_QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
-_CAPITALISED = re.compile(r"\b(?:[A-Z][a-z]+(?:\s+(?:of|and|for|to)?\s*[A-Z][a-z]+)*)\b")
-
-
-def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: int, focus: str = "") -> str:
-    """Numbered evidence passages for a prompt: heading, page, text cut to ``passage_chars``
-    (around the sentence most related to ``focus`` when given, else from the start) and up to
-    two linked definitions or cross-reference targets."""
-    blocks = []
-    text = index.document.text
-    for number, hit in enumerate(hits, start=1):
-        node = index.tree.node(hit.node_id)
-        heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
-        links = "".join(
-            f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
-            for link in hit.linked[:2]
-        )
-        excerpt = focused_excerpt(hit.text, passage_chars, focus)
-        blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{excerpt}{links}")
-    return "\n\n".join(blocks)
-
-
-def default_plan(question: str, defined_terms: Sequence[str] = ()) -> QueryPlan:
-    """Keywords without a model: quoted phrases, defined terms the question mentions, then the
-    question's content words; the question itself is the semantic query."""
-    keywords: list[str] = [m.group(1) for m in _QUOTED.finditer(question)]
-    lowered = question.lower()
-    keywords += [t for t in defined_terms if len(t) > 2 and t.lower() in lowered]
-    keywords += [
-        w for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", question) if w.lower() not in _QUESTION_WORDS
-    ]
-    unique = list(dict.fromkeys(k for k in keywords if bm25_tokens(k)))
-    return QueryPlan(keywords=unique[:12], semantic_query=question)
 
 
 class Citation(BaseModel):
@@ -105,7 +70,7 @@ class Researcher:
         self.answerer = answerer
         self.exemplars = exemplars
         self.attributor = attributor
-        self.verifier = QuoteVerifier(index.document.text)
+        self._verifier = QuoteVerifier(index.document.text)
         self._sentences: list[Span] | None = None  # the contract's sentences, cut once when needed
 
     # -- planning ---------------------------------------------------------------------------------
@@ -118,7 +83,8 @@ class Researcher:
         messages = load_prompt("query_rewrite").messages(question=question, context=context or "none")
         try:
             planned = invoke_structured(self.rewriter, messages, QueryPlan)
-        except StructuredOutputError:
+        except StructuredOutputError as error:
+            log.warning("query plan unreadable, the deterministic plan is used: %s", error)
             return fallback  # retrieval still works on the deterministic plan
         keywords = list(dict.fromkeys([*planned.keywords, *fallback.keywords]))[:12]
         tools = planned.tools or fallback.tools
@@ -129,8 +95,21 @@ class Researcher:
     def gather(
         self, question: str, plan: QueryPlan, graph: GraphSearch | None = None, k: int | None = None
     ) -> list[Hit]:
+        """One search for ``question``: the knowledge ``graph`` ranks too when retrieval uses the
+        graph (``retrieval.graph``) and the plan chose it."""
         use_graph = graph if "graph" in plan.tools and self.settings.retrieval.graph else None
         return self.retriever.search(plan.query(question), k, graph=use_graph)
+
+    def retrieve(
+        self, question: str, plan: QueryPlan, read: Sequence[Span] = ()
+    ) -> tuple[list[Hit], list[Hit]]:
+        """Every hit retrieved for ``question`` (attribution may read them all) and the passages
+        the answerer reads (:meth:`evidence`), looking deeper when earlier turns ``read`` some.
+        The contract's knowledge graph is opened only when retrieval uses it."""
+        enabled = self.settings.retrieval.graph and "graph" in plan.tools
+        with open_graph(self.index.path, self.retriever.embedder, enabled=enabled) as graph:
+            hits = self.gather(question, plan, graph, self.depth(read))
+        return hits, self.evidence(hits, question, read)
 
     def evidence(self, hits: list[Hit], question: str = "", read: Sequence[Span] = ()) -> list[Hit]:
         """The hits the answerer reads: the best ``evidence_passages`` of the fused order (which
@@ -165,6 +144,19 @@ class Researcher:
         """The part of ``hit`` the answerer reads when asked ``question``."""
         return excerpt_span(hit.span, hit.text, self.settings.interrogation.passage_chars, question)
 
+    def summaries(self, hits: Sequence[Hit], question: str) -> list[HitSummary]:
+        """The passages of a turn as a finding remembers them, with the excerpt the answerer read."""
+        return [
+            HitSummary(
+                node_id=h.node_id,
+                span=h.span,
+                pages=h.pages,
+                score=h.score,
+                excerpt=self.read_span(h, question),
+            )
+            for h in hits
+        ]
+
     # -- answering --------------------------------------------------------------------------------
 
     def _render(self, hits: list[Hit], question: str) -> str:
@@ -174,8 +166,9 @@ class Researcher:
         count = self.settings.retrieval.exemplars
         if not count or self.exemplars is None:
             return "(none)"
-        found = self.exemplars.search(question, count, exclude_source=self.index.manifest.file_name)
-        return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in found) or "(none)"
+        return render_exemplars(
+            self.exemplars.search(question, count, exclude_source=self.index.manifest.file_name)
+        )
 
     def verify(self, answer: ModelAnswer, hits: list[Hit]) -> tuple[list[VerifiedCitation], list[str]]:
         verified: list[VerifiedCitation] = []
@@ -185,10 +178,15 @@ class Researcher:
                 rejected.append(citation.quote)
                 continue
             hit = hits[citation.evidence - 1]
-            found = self.verifier.verify(citation.quote, hint=hit.span) or closest_sentence(
+            found = self._verifier.verify(citation.quote, hint=hit.span) or closest_sentence(
                 self.index.document.text, hit.span, citation.quote
             )
             if found is None:
+                log.info(
+                    "quote rejected: not found in passage %d",
+                    citation.evidence,
+                    extra={"contract": self.index.contract_id, "quote": citation.quote[:200]},
+                )
                 rejected.append(citation.quote)
                 continue
             verified.append(self._citation(found.span, found.text, citation.evidence, exact=found.exact))
@@ -283,7 +281,7 @@ class Researcher:
         verified, still_rejected = self.verify(repaired, hits)
         return repaired, verified, still_rejected
 
-    def answer(
+    def cited_answer(
         self,
         question: str,
         hits: list[Hit],
@@ -295,8 +293,8 @@ class Researcher:
         those that fail), then the sentences attribution finds deciding the question (in the
         ``retrieved`` hits too, as the attribution scope says). A follow-up question ("What
         exceptions apply?") is rarely a claim the classifier can judge, so when it ``serves`` a
-        user's question, attribution also judges the sentences against that one. Both the
-        Researcher's own :meth:`research` and the research subgraph answer through here."""
+        user's question, attribution also judges the sentences against that one. Raises
+        :class:`StructuredOutputError` when the model's reply cannot be read even after repair."""
         if self.answerer is None:
             raise StructuredOutputError("no answerer model configured", hint="this is a bug")
         messages = load_prompt("research_answer").messages(
@@ -314,60 +312,34 @@ class Researcher:
                 verified += self.attributed(hypothesis, hits, verified, retrieved)
         return answer, verified, rejected
 
-    def research(
-        self, question: str, context: str = "", graph: GraphSearch | None = None, read: Sequence[Span] = ()
+    def answer(
+        self,
+        question: str,
+        plan: QueryPlan,
+        hits: list[Hit],
+        *,
+        context: str = "",
+        retrieved: Sequence[Hit] = (),
+        serves: str = "",
     ) -> ResearchResult:
-        plan = self.plan(question, context)
-        retrieved = self.gather(question, plan, graph, self.depth(read))
-        hits = self.evidence(retrieved, question, read)
-        answer, citations, rejected = self.answer(question, hits, context, retrieved)
+        """The turn's result: :meth:`cited_answer` over the passages ``hits``. One unreadable
+        answer must not sink the whole interrogation: the turn then yields no finding, says so,
+        and the Interrogator carries the question as a gap."""
+        try:
+            model_answer, citations, rejected = self.cited_answer(
+                question, hits, context, retrieved, serves=serves
+            )
+        except StructuredOutputError as error:
+            log.warning("research answer unreadable: %s", error, extra={"contract": self.index.contract_id})
+            return ResearchResult(
+                question=question, plan=plan, hits=hits, answer=UNANSWERED, error=str(error)
+            )
         return ResearchResult(
             question=question,
             plan=plan,
             hits=hits,
-            answer=answer.answer,
-            addressed=answer.addressed,
+            answer=model_answer.answer,
+            addressed=model_answer.addressed,
             citations=citations,
             rejected_quotes=rejected,
         )
-
-
-def build_researcher(runtime: Runtime, index: ContractIndex, reranker: Reranker | None) -> Researcher:
-    """A Researcher wired to the runtime's models (rewriter and answerer roles)."""
-    retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, reranker)
-    return Researcher(
-        runtime.settings,
-        index,
-        retriever,
-        rewriter=runtime.chat_model("rewriter"),
-        answerer=runtime.chat_model("answerer"),
-        exemplars=runtime.exemplars if runtime.settings.retrieval.exemplars else None,
-        attributor=runtime.nli() if runtime.settings.interrogation.attributed_sentences else None,
-    )
-
-
-def retrieve(
-    runtime: Runtime, scope: str | Sequence[str], query: str, k: int = 10
-) -> list[tuple[str, Span, float]]:
-    """The plain retrieval interface: ``(file name, (start, end), score)`` for a query over one
-    contract (an id or ingested file) or over several (a list: corpus scope). No language model
-    is involved, so the benchmarks can score it directly."""
-    from tools.retrieval.corpus import CorpusRetriever
-    from tools.retrieval.graph import open_graph
-
-    settings = runtime.settings.retrieval
-    request = RetrievalQuery(question=query)
-    if isinstance(scope, str):
-        index = runtime.store.open(scope)
-        try:
-            retriever = ContractRetriever(index, runtime.embedder, settings, runtime.reranker())
-            with open_graph(index.path, runtime.embedder, enabled=settings.graph) as graph:
-                hits = retriever.search(request, k, graph=graph, expand=False)
-        finally:
-            index.close()
-    else:
-        corpus = CorpusRetriever(
-            [runtime.store.open(c) for c in scope], runtime.embedder, settings, runtime.reranker()
-        )
-        hits = corpus.search(request, k)
-    return [(hit.file_name, hit.span, hit.score) for hit in hits]

@@ -14,13 +14,12 @@ are shown to the model, whose quote must be found in the contract before the val
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import TYPE_CHECKING
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from agents.researcher import render_passages
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import Settings
 from clausewise.core.domain import EvidenceSpan, Hit
@@ -30,13 +29,13 @@ from clausewise.core.results import ProvisionResult
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier
 from tools.evidence import evidence_span
+from tools.passages import render_passages
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.graph import GraphSearch
 from tools.review.presence import ClauseScores, PresenceHead, clause_chunks, clause_texts
 from tools.review.provisions import Provision
 
-if TYPE_CHECKING:
-    from clausewise.runtime import Runtime
+log = logging.getLogger(__name__)
 
 
 class Extraction(BaseModel):
@@ -123,12 +122,23 @@ class ProvisionReviewer:
         )
         try:
             extraction = invoke_structured(self.extractor, messages, Extraction)
-        except StructuredOutputError:
+        except StructuredOutputError as error:
+            log.warning(
+                "value of %s unreadable: %s",
+                provision.name,
+                error,
+                extra={"contract": self.index.contract_id},
+            )
             return None, None
         if not extraction.found or not extraction.value.strip() or not 1 <= extraction.evidence <= len(hits):
             return None, None
         found = self.verifier.verify(extraction.quote, hint=hits[extraction.evidence - 1].span)
         if found is None:
+            log.info(
+                "value of %s dropped: its quote is not in the contract",
+                provision.name,
+                extra={"contract": self.index.contract_id, "quote": extraction.quote[:200]},
+            )
             return None, None
         where = evidence_span(
             self.index, self.verifier, found.span, self.index.tree.node_at(found.span[0]).id
@@ -149,17 +159,3 @@ def clause_scores(head: PresenceHead, index: ContractIndex) -> ClauseScores | No
     chunks = [c for c in chunks if c.id in row_of]
     matrix = vectors[[row_of[c.id] for c in chunks]]
     return ClauseScores(chunks, head.probabilities(matrix, clause_texts(index.document.text, chunks)))
-
-
-def build_reviewer(runtime: Runtime, index: ContractIndex) -> ProvisionReviewer:
-    """A reviewer wired to the runtime's retriever, reranker, presence classifier and the judge
-    model (extraction)."""
-    settings = runtime.settings
-    retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, runtime.reranker())
-    extractor = runtime.chat_model("judge") if settings.review.extract_answers else None
-    presence = None
-    if settings.review.presence == "classifier":
-        head = runtime.presence_classifier().head
-        scores = clause_scores(head, index)
-        presence = (head, scores) if scores is not None else None
-    return ProvisionReviewer(settings, index, retriever, extractor, presence)

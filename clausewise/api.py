@@ -1,21 +1,23 @@
-"""The Python API: ingest contracts, ask questions, stream progress, chat in threads.
+"""The Python API: ingest contracts, ask questions, stream progress, chat in threads, check and
+review, one contract or a folder.
 
     from clausewise.api import Clausewise
     cw = Clausewise()
     cw.ingest("nda.pdf")
     for item in cw.ask_stream("nda", "How long does confidentiality last?"):
-        print(item)            # ProgressEvent ... then the Report
+        ...                    # ProgressEvent ... then the Report
     for result in cw.check("nda", load_suite("nda")):
-        print(result.key, result.label, result.confidence)
+        ...                    # CheckResult: key, label, confidence, evidence
 
-Chat threads persist in ``<data_dir>/checkpoints.sqlite`` (LangGraph's SQLite checkpointer), so
-a follow-up question reuses the thread's research and a thread can be resumed by its id.
+Everything is scoped to the runtime's tenant: its contracts, its chat threads (LangGraph's SQLite
+checkpointer in ``<data_dir>/tenants/<tenant>/checkpoints.sqlite``, so a follow-up question reuses
+the thread's research and a thread can be resumed by its id), its batch journals and caches.
 """
 
 from __future__ import annotations
 
 import contextlib
-import uuid
+import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,19 +25,19 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
-from agents.checker import build_checker
-from agents.researcher import build_researcher
-from agents.reviewer import build_reviewer
 from clausewise.core.config import Settings, load_settings
+from clausewise.core.errors import InputError, ThreadNotFound
 from clausewise.core.report import Report
-from clausewise.core.results import CheckResult, IngestResult, ProvisionResult
+from clausewise.core.results import CheckResult, IngestResult, ProvisionResult, ThreadInfo
 from clausewise.runtime import Runtime
-from graphs.qa_graph import QADependencies, build_qa_graph
+from graphs.qa_graph import QAContext, build_qa_graph
 from indexes.store import ContractIndex
 from tools.checks.suites import Hypothesis, Suite
 from tools.journal import ResultJournal, batch_key
 from tools.retrieval.graph import open_graph
 from tools.review.provisions import ProvisionList
+
+log = logging.getLogger(__name__)
 
 
 class ProgressEvent(BaseModel):
@@ -48,10 +50,12 @@ class ProgressEvent(BaseModel):
 
 
 class BatchItem(BaseModel):
-    """One decided (contract, item) of a batch; ``resumed`` when read back from its journal."""
+    """One row of a batch: a decided (contract, item), ``resumed`` when read back from its journal,
+    or a file that could not be ingested (``error`` says why; ``contract_id`` is its file name)."""
 
     contract_id: str
-    result: CheckResult | ProvisionResult
+    result: CheckResult | ProvisionResult | None = None
+    error: str | None = None
     resumed: bool = False
 
 
@@ -62,11 +66,23 @@ class Clarification(BaseModel):
     question: str
 
 
-def _events(chunk: dict[str, Any]) -> ProgressEvent:
+def _event(chunk: dict[str, Any]) -> ProgressEvent:
     payload = dict(chunk)
     return ProgressEvent(
         event=payload.pop("event"), turn=payload.pop("turn", None), of=payload.pop("of", None), data=payload
     )
+
+
+def _request(
+    question: str, context: str, instructions: str, turns: int | None, interactive: bool
+) -> dict[str, Any]:
+    return {
+        "question": question,
+        "context": context,
+        "instructions": instructions,
+        "max_turns": turns,
+        "interactive": interactive,
+    }
 
 
 class Clausewise:
@@ -77,27 +93,12 @@ class Clausewise:
     def ingest(self, path: str | Path, contract_id: str | None = None, force: bool = False) -> IngestResult:
         return self.runtime.archivist().ingest(Path(path), contract_id=contract_id, force=force)
 
-    def _graph(self, index: ContractIndex, checkpointer: Any = None) -> CompiledStateGraph:
-        deps = QADependencies(
-            settings=self.settings,
-            researcher=build_researcher(self.runtime, index, self.runtime.reranker()),
-            questioner=self.runtime.chat_model("questioner"),
-            writer=self.runtime.chat_model("writer"),
+    def _context(self, index: ContractIndex) -> QAContext:
+        return QAContext(
+            interrogator=self.runtime.interrogator(index),
+            researcher=self.runtime.researcher(index),
             ledger=self.runtime.ledger,
         )
-        return build_qa_graph(deps, checkpointer)
-
-    @staticmethod
-    def _request(
-        question: str, context: str, instructions: str, turns: int | None, interactive: bool
-    ) -> dict[str, Any]:
-        return {
-            "question": question,
-            "context": context,
-            "instructions": instructions,
-            "max_turns": turns,
-            "interactive": interactive,
-        }
 
     def ask_stream(
         self,
@@ -111,13 +112,14 @@ class Clausewise:
         """Progress events as they happen, then the report (last item)."""
         index = self.runtime.store.open(contract)
         try:
-            graph = self._graph(index)
             final: dict[str, Any] = {}
-            for mode, chunk in graph.stream(
-                self._request(question, context, instructions, turns, False), stream_mode=["custom", "values"]
+            for mode, chunk in build_qa_graph().stream(
+                _request(question, context, instructions, turns, False),
+                stream_mode=["custom", "values"],
+                context=self._context(index),
             ):
                 if mode == "custom":
-                    yield _events(chunk)
+                    yield _event(chunk)
                 else:
                     final = chunk
             yield final["report"]
@@ -132,15 +134,19 @@ class Clausewise:
         assert report is not None
         return report
 
+    @contextlib.contextmanager
+    def _knowledge_graph(self, index: ContractIndex) -> Iterator[Any]:
+        """The contract's knowledge graph when retrieval uses it (None otherwise)."""
+        with open_graph(index.path, self.runtime.embedder, enabled=self.settings.retrieval.graph) as graph:
+            yield graph
+
     def check(self, contract: str, suite: Suite, *, report: bool = False) -> Iterator[CheckResult]:
         """One result per hypothesis of ``suite``, as each is decided; with ``report``, each
         result also carries the Interrogator's full report on the hypothesis (Markdown)."""
         index = self.runtime.store.open(contract)
         try:
-            checker = build_checker(self.runtime, index)
-            with open_graph(
-                index.path, self.runtime.embedder, enabled=self.settings.retrieval.graph
-            ) as graph:
+            checker = self.runtime.checker(index)
+            with self._knowledge_graph(index) as graph:
                 for hypothesis in suite.hypotheses:
                     result = checker.check(hypothesis, graph)
                     if report:
@@ -171,10 +177,8 @@ class Clausewise:
         """One result per provision, as each is reviewed."""
         index = self.runtime.store.open(contract)
         try:
-            reviewer = build_reviewer(self.runtime, index)
-            with open_graph(
-                index.path, self.runtime.embedder, enabled=self.settings.retrieval.graph
-            ) as graph:
+            reviewer = self.runtime.reviewer(index)
+            with self._knowledge_graph(index) as graph:
                 for provision in provisions.provisions:
                     yield reviewer.review(provision, graph)
         finally:
@@ -210,17 +214,28 @@ class Clausewise:
         fresh: bool,
     ) -> Iterator[BatchItem]:
         """Every file x every item, ingesting as needed. Resumable: results already in this
-        batch's journal (``<data_dir>/<kind>/``, keyed by the files, the playbook and the settings
-        that change a result) are yielded again as ``resumed`` instead of being redone, unless
-        ``fresh``."""
+        batch's journal (in the tenant's ``batches/<kind>/``, keyed by the files, the playbook and
+        the settings that change a result) are yielded again as ``resumed`` instead of being
+        redone, unless ``fresh``. A file that cannot be ingested becomes one row with its error,
+        and the batch goes on."""
         relevant = self.settings.model_dump_json(include={"retrieval", "checks", "review", "models"})
         key = batch_key(kind, *(str(f.resolve()) for f in files), playbook, relevant)
-        journal = ResultJournal(self.settings.paths.data_dir / kind / f"{key}.jsonl", model)
+        journal = ResultJournal(self.runtime.journal_dir(kind) / f"{key}.jsonl", model)
         if fresh:
             journal.path.unlink(missing_ok=True)
         done = journal.done()
         for path in files:
-            contract_id = self.ingest(path).contract_id
+            try:
+                contract_id = self.ingest(path).contract_id
+            except InputError as error:
+                log.warning(
+                    "batch: skipped %s: %s",
+                    path.name,
+                    error,
+                    extra={"tenant": self.runtime.tenant, "file": str(path)},
+                )
+                yield BatchItem(contract_id=path.name, error=str(error))
+                continue
             for item_key in keys:
                 if (contract_id, item_key) in done:
                     yield BatchItem(
@@ -232,19 +247,34 @@ class Clausewise:
                     journal.record(contract_id, result)
                     yield BatchItem(contract_id=contract_id, result=result, resumed=False)
 
+    # -- chat threads ----------------------------------------------------------------------------
+
+    def threads(self, contract: str | None = None) -> list[ThreadInfo]:
+        """The tenant's chat threads, most recent first (of one contract when given)."""
+        contract_id = self.runtime.store.resolve(contract) if contract else None
+        return self.runtime.threads.list(contract_id)
+
     @contextlib.contextmanager
     def chat(self, contract: str, thread_id: str | None = None) -> Iterator[ChatThread]:
-        """A conversation on one contract (resumable by ``thread_id``)."""
+        """A conversation on one contract: a new thread, or the tenant's thread ``thread_id``
+        (:class:`ThreadNotFound` when the tenant has no such thread on this contract)."""
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         index = self.runtime.store.open(contract)
-        path = self.settings.paths.data_dir / "checkpoints.sqlite"
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            if thread_id is None:
+                info = self.runtime.threads.create(index.contract_id)
+            else:
+                info = self.runtime.threads.get(thread_id)
+                if info.contract_id != index.contract_id:
+                    raise ThreadNotFound(
+                        f"thread {thread_id!r} is about {info.contract_id!r}, not {index.contract_id!r}",
+                        hint=f"chat on {info.contract_id} to resume it, or start a new thread",
+                    )
+            path = self.runtime.tenant_dir / "checkpoints.sqlite"
+            path.parent.mkdir(parents=True, exist_ok=True)
             with SqliteSaver.from_conn_string(str(path)) as saver:
-                yield ChatThread(
-                    self._graph(index, saver), thread_id or uuid.uuid4().hex[:12], index.contract_id
-                )
+                yield ChatThread(build_qa_graph(saver), self._context(index), info, self.runtime)
         finally:
             index.close()
 
@@ -253,17 +283,31 @@ class ChatThread:
     """One conversation. ``ask`` streams events and ends with a Report, or with a Clarification
     when the question is ambiguous (then call ``reply``)."""
 
-    def __init__(self, graph: Any, thread_id: str, contract_id: str) -> None:
+    def __init__(
+        self, graph: CompiledStateGraph, context: QAContext, info: ThreadInfo, runtime: Runtime
+    ) -> None:
         self.graph = graph
-        self.thread_id = thread_id
-        self.contract_id = contract_id
-        self.config = {"configurable": {"thread_id": f"{contract_id}:{thread_id}"}}
+        self.context = context
+        self.info = info
+        self.runtime = runtime
+        self.config = {"configurable": {"thread_id": f"{info.contract_id}:{info.id}"}}
 
-    def _run(self, payload: Any) -> Iterator[ProgressEvent | Report | Clarification]:
+    @property
+    def thread_id(self) -> str:
+        return self.info.id
+
+    @property
+    def contract_id(self) -> str:
+        return self.info.contract_id
+
+    def _run(self, payload: Any, title: str = "") -> Iterator[ProgressEvent | Report | Clarification]:
+        self.runtime.threads.touch(self.thread_id, title)
         final: dict[str, Any] = {}
-        for mode, chunk in self.graph.stream(payload, self.config, stream_mode=["custom", "values"]):
+        for mode, chunk in self.graph.stream(
+            payload, self.config, stream_mode=["custom", "values"], context=self.context
+        ):
             if mode == "custom":
-                yield _events(chunk)
+                yield _event(chunk)
             else:
                 final = chunk
         pending = self.graph.get_state(self.config)
@@ -276,7 +320,7 @@ class ChatThread:
     def ask(
         self, question: str, *, context: str = "", instructions: str = "", turns: int | None = None
     ) -> Iterator[ProgressEvent | Report | Clarification]:
-        return self._run(Clausewise._request(question, context, instructions, turns, True))
+        return self._run(_request(question, context, instructions, turns, True), title=question)
 
     def reply(self, answer: str) -> Iterator[ProgressEvent | Report | Clarification]:
         from langgraph.types import Command

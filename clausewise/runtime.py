@@ -1,15 +1,27 @@
-"""Per-process access to settings, stores and lazily loaded models.
+"""The composition root: settings in, agents out.
 
-The CLI (and the API) creates one Runtime and passes it down; models load on first use and
-once. This replaces module-level singletons, so tests can build as many as they need.
+Two objects, so that a process serving many tenants loads each model once and still keeps every
+tenant's data apart:
+
+- :class:`ModelHub` holds what is expensive and holds no one's data: the embedders, the loaded
+  GGUF servers, the rerankers and the shipped classifiers. One per process, shared by every
+  runtime; each model loads lazily, on first use, under a lock.
+- :class:`Runtime` is one tenant's view with one set of settings: its contract store, its
+  exemplar library, its completion cache, its chat threads and batch journals (all under
+  ``<data_dir>/tenants/<tenant>/``), the chat models of its roles (over the hub's loaded
+  servers, with the tenant's own cache and usage ledger), and the agents built from them.
+
+Nothing else in the product builds an agent; the CLI, the Python API, the benchmarks and the
+service ask a runtime.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import cached_property
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
@@ -20,68 +32,149 @@ from clausewise.core.backends.embeddings import Embedder, create_embedder
 from clausewise.core.backends.llm import LlamaServerPool, create_chat_model
 from clausewise.core.config import LLMSettings, Settings
 from clausewise.core.errors import ConfigError
-from indexes.store import ContractStore
+from indexes.store import ContractIndex, ContractStore
+from indexes.threads import ThreadRegistry
 from tools.retrieval.exemplars import ExemplarLibrary
 from tools.retrieval.rerank import Reranker
 
 if TYPE_CHECKING:
+    from agents.archivist import Archivist
+    from agents.checker import HypothesisChecker
+    from agents.interrogator import Interrogator
+    from agents.researcher import Researcher
+    from agents.reviewer import ProvisionReviewer
     from tools.checks.nli import NliClassifier
     from tools.review.presence import PresenceClassifier
 
 
-class Runtime:
-    """``evaluation`` switches the completion cache on for roles whose cache setting is "auto"."""
+class ModelHub:
+    """The process's models, each loaded once and shared by every tenant's :class:`Runtime`."""
 
-    def __init__(self, settings: Settings, *, evaluation: bool = False) -> None:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._loaded: dict[Hashable, Any] = {}
+        self.llama_servers = LlamaServerPool()
+
+    def _once(self, key: Hashable, create: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key not in self._loaded:
+                self._loaded[key] = create()
+            return self._loaded[key]
+
+    def embedder(self, settings: Settings) -> Embedder:
+        embedding = settings.models.embedding
+        return self._once(("embedder", embedding), lambda: create_embedder(embedding))
+
+    def cross_encoder(self, settings: Settings) -> Reranker | None:
+        """The reranker of ``retrieval.reranker`` when it is a model of its own (onnx or a
+        sentence-transformers cross-encoder); None for ``none`` and ``llm`` (a chat model, which
+        belongs to a runtime)."""
+        retrieval = settings.retrieval
+        if retrieval.reranker == "onnx":
+            from tools.retrieval.rerank import OnnxCrossEncoder
+
+            return self._once(("reranker", "onnx"), OnnxCrossEncoder)
+        if retrieval.reranker == "cross-encoder":
+            if not retrieval.rerank_model:
+                raise ConfigError(
+                    "reranker=cross-encoder needs a model",
+                    hint="set retrieval.rerank-model to a local CrossEncoder folder",
+                )
+            from tools.retrieval.rerank import SentenceTransformersCrossEncoder
+
+            model = retrieval.rerank_model
+            return self._once(("reranker", model), lambda: SentenceTransformersCrossEncoder(model))
+        return None
+
+    def nli(self) -> NliClassifier:
+        from tools.checks.nli import NliClassifier
+
+        return self._once("nli", NliClassifier)
+
+    def presence_classifier(self) -> PresenceClassifier:
+        from tools.review.presence import PresenceClassifier
+
+        return self._once("presence", PresenceClassifier)
+
+
+class Runtime:
+    """One tenant's stores and models under one set of settings, and the agents built from them.
+
+    ``evaluation`` switches the completion cache on for roles whose cache setting is "auto".
+    """
+
+    def __init__(self, settings: Settings, *, evaluation: bool = False, hub: ModelHub | None = None) -> None:
         self.settings = settings
         self.evaluation = evaluation
+        self.hub = hub or ModelHub()
         self.ledger = UsageLedger()
         self._lock = threading.RLock()
-        self._embedder: Embedder | None = None
         self._models: dict[LLMSettings, BaseChatModel] = {}
-        self._pool = LlamaServerPool()
         self._cache: CompletionCache | None = None
-        self._reranker: Reranker | None = None
-        self._reranker_ready = False
-        self._nli: NliClassifier | None = None
-        self._presence: PresenceClassifier | None = None
+        self._llm_reranker: Reranker | None = None
+
+    # -- where this tenant's data lives ------------------------------------------------------------
+
+    @property
+    def tenant(self) -> str:
+        return self.settings.paths.tenant
+
+    @property
+    def tenant_dir(self) -> Path:
+        """Everything stored for this tenant lives under here (see the module docstring)."""
+        return self.settings.paths.tenant_dir
+
+    @property
+    def models_dir(self) -> Path:
+        """Assembled model files: shared by tenants, since they hold no one's data."""
+        return self.settings.paths.data_dir / "models"
 
     @cached_property
     def store(self) -> ContractStore:
         return ContractStore(self.settings)
 
+    @cached_property
+    def threads(self) -> ThreadRegistry:
+        return ThreadRegistry(self.tenant_dir / "threads.sqlite")
+
+    def journal_dir(self, kind: str) -> Path:
+        """Where the journals of resumable batches of ``kind`` ("checks", "reviews") are kept."""
+        return self.tenant_dir / "batches" / kind
+
+    @cached_property
+    def exemplars(self) -> ExemplarLibrary:
+        return ExemplarLibrary(self.tenant_dir / "exemplars", self.embedder)
+
+    # -- models --------------------------------------------------------------------------------
+
     @property
     def embedder(self) -> Embedder:
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = create_embedder(self.settings.models.embedding)
-            return self._embedder
+        return self.hub.embedder(self.settings)
 
-    @property
-    def models_dir(self):
-        return self.settings.paths.data_dir / "models"
-
-    def _completion_cache(self, settings: LLMSettings) -> CompletionCache | None:
+    def completion_cache(self, settings: LLMSettings) -> CompletionCache | None:
+        """The tenant's cache of completions when ``settings`` (a role's model) uses one."""
         enabled = settings.cache == "on" or (settings.cache == "auto" and self.evaluation)
         if not enabled:
             return None
         with self._lock:
             if self._cache is None:
-                self._cache = CompletionCache(self.settings.paths.data_dir / "cache" / "completions.sqlite")
+                self._cache = CompletionCache(self.tenant_dir / "cache" / "completions.sqlite")
             return self._cache
 
     def base_model(
         self, settings: LLMSettings, progress: Callable[[int], None] | None = None
     ) -> BaseChatModel:
-        """The chat model for these settings, created once (roles with equal settings share it)."""
+        """The chat model for these settings, created once (roles with equal settings share it).
+        A GGUF file is loaded once per process (the hub's servers); the model object wrapping it
+        carries this runtime's cache and usage ledger."""
         with self._lock:
             if settings not in self._models:
                 self._models[settings] = create_chat_model(
                     settings,
-                    pool=self._pool,
+                    pool=self.hub.llama_servers,
                     models_dir=self.models_dir,
                     callbacks=[self.ledger],
-                    cache=self._completion_cache(settings),
+                    cache=self.completion_cache(settings),
                     progress=progress,
                 )
             return self._models[settings]
@@ -92,57 +185,89 @@ class Runtime:
         return model.with_config(metadata={"clausewise_role": role}, run_name=role)
 
     def reranker(self) -> Reranker | None:
-        """The configured reranker, created once (None for retrieval.reranker=none)."""
+        """The configured reranker (None for retrieval.reranker=none)."""
+        if self.settings.retrieval.reranker != "llm":
+            return self.hub.cross_encoder(self.settings)
         with self._lock:
-            if not self._reranker_ready:
-                self._reranker = self._create_reranker()
-                self._reranker_ready = True
-            return self._reranker
+            if self._llm_reranker is None:
+                from tools.retrieval.rerank import LLMJudgeReranker
 
-    def _create_reranker(self) -> Reranker | None:
-        from tools.retrieval.rerank import (
-            LLMJudgeReranker,
-            OnnxCrossEncoder,
-            SentenceTransformersCrossEncoder,
-        )
-
-        settings = self.settings.retrieval
-        if settings.reranker == "onnx":
-            return OnnxCrossEncoder()
-        if settings.reranker == "cross-encoder":
-            if not settings.rerank_model:
-                raise ConfigError(
-                    "reranker=cross-encoder needs a model",
-                    hint="set retrieval.rerank-model to a local CrossEncoder folder",
-                )
-            return SentenceTransformersCrossEncoder(settings.rerank_model)
-        if settings.reranker == "llm":
-            return LLMJudgeReranker(self.chat_model("reranker"))
-        return None
+                self._llm_reranker = LLMJudgeReranker(self.chat_model("reranker"))
+            return self._llm_reranker
 
     def nli(self) -> NliClassifier:
-        """The shipped NLI classifier of the hypothesis checks, created once (loads lazily)."""
-        with self._lock:
-            if self._nli is None:
-                from tools.checks.nli import NliClassifier
-
-                self._nli = NliClassifier()
-            return self._nli
+        """The shipped NLI classifier of the hypothesis checks (loads lazily, once per process)."""
+        return self.hub.nli()
 
     def presence_classifier(self) -> PresenceClassifier:
-        """The shipped provision-presence classifier of the review, created once (loads lazily)."""
-        with self._lock:
-            if self._presence is None:
-                from tools.review.presence import PresenceClassifier
+        """The shipped provision-presence classifier (loads lazily, once per process)."""
+        return self.hub.presence_classifier()
 
-                self._presence = PresenceClassifier()
-            return self._presence
+    # -- agents ------------------------------------------------------------------------------------
 
-    @cached_property
-    def exemplars(self) -> ExemplarLibrary:
-        return ExemplarLibrary(self.settings.paths.data_dir / "exemplars", self.embedder)
-
-    def archivist(self):
+    def archivist(self) -> Archivist:
         from agents.archivist import Archivist
 
         return Archivist(self.settings, self.store, self.embedder)
+
+    def retriever(self, index: ContractIndex):
+        from tools.retrieval.contract_retriever import ContractRetriever
+
+        return ContractRetriever(index, self.embedder, self.settings.retrieval, self.reranker())
+
+    def researcher(self, index: ContractIndex) -> Researcher:
+        """A Researcher on ``index`` wired to the rewriter and answerer roles, the exemplar
+        library when exemplars are shown, and the NLI classifier when attribution is on."""
+        from agents.researcher import Researcher
+
+        settings = self.settings
+        return Researcher(
+            settings,
+            index,
+            self.retriever(index),
+            rewriter=self.chat_model("rewriter"),
+            answerer=self.chat_model("answerer"),
+            exemplars=self.exemplars if settings.retrieval.exemplars else None,
+            attributor=self.nli() if settings.interrogation.attributed_sentences else None,
+        )
+
+    def interrogator(self, index: ContractIndex) -> Interrogator:
+        """The Interrogator for questions on ``index`` (questioner and writer roles)."""
+        from agents.interrogator import ContractView, Interrogator
+
+        return Interrogator(
+            self.settings.interrogation,
+            ContractView.of(index),
+            questioner=self.chat_model("questioner"),
+            writer=self.chat_model("writer"),
+        )
+
+    def checker(self, index: ContractIndex, exclude_source: str | None = None) -> HypothesisChecker:
+        """A hypothesis checker on ``index``: the NLI classifier, or the judge model with
+        exemplars (``checks.judge``)."""
+        from agents.checker import HypothesisChecker
+
+        settings = self.settings
+        retriever = self.retriever(index)
+        if settings.checks.judge == "nli":
+            return HypothesisChecker(
+                settings, index, retriever, None, exclude_source=exclude_source, classifier=self.nli()
+            )
+        exemplars = self.exemplars if settings.checks.exemplars else None
+        judge = self.chat_model("judge")
+        return HypothesisChecker(settings, index, retriever, judge, exemplars, exclude_source)
+
+    def reviewer(self, index: ContractIndex) -> ProvisionReviewer:
+        """A provision reviewer on ``index``: the presence classifier over the stored clause
+        vectors (when the index was embedded by the model it was trained on), the reranker for
+        other provisions, and the judge model for values."""
+        from agents.reviewer import ProvisionReviewer, clause_scores
+
+        settings = self.settings
+        extractor = self.chat_model("judge") if settings.review.extract_answers else None
+        presence = None
+        if settings.review.presence == "classifier":
+            head = self.presence_classifier().head
+            scores = clause_scores(head, index)
+            presence = (head, scores) if scores is not None else None
+        return ProvisionReviewer(settings, index, self.retriever(index), extractor, presence)

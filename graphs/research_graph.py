@@ -1,82 +1,78 @@
-"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations)."""
+"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
+
+The research node of the question-answering graph invokes it once per turn; it is the only way
+research is done, so the tests drive it as the product runs it. Each node is one call of the
+Researcher (:mod:`agents.researcher`), which the caller passes as run context.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 
 from agents.researcher import Researcher
 from clausewise.core.domain import Hit, Span
-from clausewise.core.errors import StructuredOutputError
 from clausewise.core.results import QueryPlan, ResearchResult
-from tools.retrieval.graph import open_graph
-
-UNANSWERED = (
-    "No answer this turn: the model's reply could not be read, so nothing from this search is cited. "
-    "The question remains open."
-)
 
 
-class ResearchState(TypedDict, total=False):
+@dataclass(frozen=True)
+class ResearchContext:
+    """The run context of the subgraph: the Researcher on one contract."""
+
+    researcher: Researcher
+
+
+class ResearchInput(TypedDict, total=False):
     question: str
     context: str
     serves: str  # the user's question a follow-up serves ("" for the user's question itself)
-    plan: QueryPlan
-    retrieved: list[Hit]  # every hit retrieval returned (attribution may read them)
-    hits: list[Hit]  # the passages the answerer reads
     read: list[Span]  # what earlier turns on the same question showed the answerer
+
+
+class ResearchOutput(TypedDict):
     result: ResearchResult
 
 
-def build_research_graph(researcher: Researcher) -> CompiledStateGraph:
-    def plan(state: ResearchState) -> ResearchState:
-        return {"plan": researcher.plan(state["question"], state.get("context", ""))}
+class ResearchState(ResearchInput, ResearchOutput, total=False):
+    plan: QueryPlan
+    retrieved: list[Hit]  # every hit retrieval returned (attribution may read them)
+    hits: list[Hit]  # the passages the answerer reads
 
-    def retrieve(state: ResearchState) -> ResearchState:
-        read = state.get("read", [])
-        enabled = researcher.settings.retrieval.graph
-        with open_graph(researcher.index.path, researcher.retriever.embedder, enabled=enabled) as graph:
-            hits = researcher.gather(state["question"], state["plan"], graph, researcher.depth(read))
-        shown = researcher.evidence(hits, state["question"], read)
-        return {"retrieved": hits, "hits": shown}
 
-    def answer(state: ResearchState) -> ResearchState:
-        hits = state["hits"]
-        try:
-            model_answer, citations, rejected = researcher.answer(
-                state["question"],
-                hits,
-                state.get("context", ""),
-                state.get("retrieved", []),
-                serves=state.get("serves", ""),
-            )
-        except StructuredOutputError as exc:
-            # One unreadable answer must not sink the whole interrogation: the turn yields no
-            # finding, says so, and the Interrogator carries the question as a gap.
-            return {
-                "result": ResearchResult(
-                    question=state["question"],
-                    plan=state["plan"],
-                    hits=hits,
-                    answer=UNANSWERED,
-                    error=str(exc),
-                )
-            }
-        return {
-            "result": ResearchResult(
-                question=state["question"],
-                plan=state["plan"],
-                hits=hits,
-                answer=model_answer.answer,
-                addressed=model_answer.addressed,
-                citations=citations,
-                rejected_quotes=rejected,
-            )
-        }
+def plan(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
+    return {"plan": runtime.context.researcher.plan(state["question"], state.get("context", ""))}
 
-    graph = StateGraph(ResearchState)
+
+def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
+    retrieved, shown = runtime.context.researcher.retrieve(
+        state["question"], state["plan"], state.get("read", [])
+    )
+    return {"retrieved": retrieved, "hits": shown}
+
+
+def answer(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
+    result = runtime.context.researcher.answer(
+        state["question"],
+        state["plan"],
+        state["hits"],
+        context=state.get("context", ""),
+        retrieved=state.get("retrieved", []),
+        serves=state.get("serves", ""),
+    )
+    return {"result": result}
+
+
+def build_research_graph() -> CompiledStateGraph:
+    graph = StateGraph(
+        ResearchState,
+        context_schema=ResearchContext,
+        input_schema=ResearchInput,
+        output_schema=ResearchOutput,
+    )
     graph.add_node("plan", plan)
     graph.add_node("retrieve", retrieve)
     graph.add_node("answer", answer)

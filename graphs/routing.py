@@ -6,10 +6,7 @@ from typing import Literal
 
 from clausewise.core.domain import Span
 from clausewise.core.results import Finding
-from graphs.state import QAState
-
-StopReason = Literal["confident", "turn limit", "not addressed", ""]
-
+from graphs.state import QAState, StopReason
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
 # accepted only after this many searches, or all the turns there are: one search that finds

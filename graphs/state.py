@@ -1,8 +1,9 @@
-"""Typed state of the question-answering graph, with reducers.
+"""Typed state of the question-answering graph: what comes in, what goes out, and the working
+state in between, with reducers.
 
 Lists that grow over the interrogation (questions asked, findings) use ``operator.add`` so each
-node returns only what it adds; the draft and the decision are replaced each turn. In a chat
-thread the findings persist, so a follow-up question can reuse earlier research.
+node returns only what it adds; the draft is replaced each turn. In a chat thread the findings
+persist, so a follow-up question can reuse earlier research.
 """
 
 from __future__ import annotations
@@ -13,24 +14,35 @@ from typing import Annotated, Literal, TypedDict
 from clausewise.core.report import Report
 from clausewise.core.results import Draft, Finding
 
+StopReason = Literal["confident", "turn limit", "not addressed", ""]
 
-class QAState(TypedDict, total=False):
-    # the request (intake)
+
+class QAInput(TypedDict, total=False):
+    """What a caller passes in: the question, its background and how to answer it."""
+
     question: str
     context: str
     instructions: str
-    max_turns: int
-    interactive: bool
+    max_turns: int  # default: interrogation.max_turns
+    interactive: bool  # in a chat the Interrogator may ask the user to clarify
+
+
+class QAOutput(TypedDict, total=False):
+    """What the graph returns: the verified report and why the interrogation stopped."""
+
+    report: Report | None
+    stop_reason: StopReason
+
+
+class QAState(QAInput, QAOutput, total=False):
+    """The working state of one question (and, in a chat, of the thread)."""
+
     session: int  # 1 for the first question of a thread, 2 for the follow-up, ...
     ledger_mark: int  # model calls recorded before this question (for the report's accounting)
     started: float
     parts: list[str]  # the points of a compound question, researched one per turn after the first
-    # the interrogation
     turn: int
     current_question: str
     questions_asked: Annotated[list[str], operator.add]
     findings: Annotated[list[Finding], operator.add]
     draft: Draft | None
-    stop_reason: Literal["confident", "turn limit", "not addressed", ""]
-    # the result
-    report: Report | None

@@ -66,10 +66,11 @@ def fsync_tree(path: Path) -> None:
 
 
 class StoreLayout:
-    def __init__(self, data_dir: Path, tenant: str) -> None:
-        self.data_dir = Path(data_dir).expanduser()
+    """The contracts folder of one tenant (``tenant_dir`` is ``<data_dir>/tenants/<tenant>``)."""
+
+    def __init__(self, tenant_dir: Path, tenant: str) -> None:
         self.tenant = tenant
-        self.contracts_dir = self.data_dir / "tenants" / tenant / "contracts"
+        self.contracts_dir = Path(tenant_dir) / "contracts"
 
     def contract_dir(self, contract_id: str) -> Path:
         return self.contracts_dir / validate_contract_id(contract_id)

@@ -14,6 +14,7 @@ One version folder holds everything about one contract:
 
 from __future__ import annotations
 
+import logging
 import shutil
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -45,6 +46,9 @@ class ContractArtifacts:
     embeddings: np.ndarray
     bm25: BM25Index
     extra_writers: list[Any] = field(default_factory=list)  # callables(staging_dir) for later indexes
+
+
+log = logging.getLogger(__name__)
 
 
 _DEFINITIONS = TypeAdapter(list[Definition])
@@ -124,7 +128,7 @@ class ContractStore:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.layout = StoreLayout(settings.paths.data_dir, settings.paths.tenant)
+        self.layout = StoreLayout(settings.paths.tenant_dir, settings.paths.tenant)
 
     @property
     def tenant(self) -> str:
@@ -206,4 +210,5 @@ class ContractStore:
         with self.layout.ingest_lock(contract_id):
             pass  # fails fast if an ingest holds the lock
         self.layout.delete(contract_id)
+        log.info("deleted", extra={"contract": contract_id, "tenant": self.tenant})
         return contract_id

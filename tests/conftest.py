@@ -113,11 +113,39 @@ def settings(data_dir: Path, monkeypatch: pytest.MonkeyPatch):  # clausewise Set
 
 
 @pytest.fixture(scope="session")
-def embedder():  # the real default embedder, loaded once for the session
-    from clausewise.core.backends.embeddings import OnnxMiniLMEmbedder
-    from clausewise.core.config import EmbeddingSettings
+def hub():  # the models of the test session, each loaded once, as a server process shares them
+    from clausewise.runtime import ModelHub
 
-    return OnnxMiniLMEmbedder(EmbeddingSettings())
+    return ModelHub()
+
+
+@pytest.fixture(scope="session")
+def embedder(hub):  # the real default embedder, loaded once for the session
+    from clausewise.core.config import load_settings
+
+    return hub.embedder(load_settings())
+
+
+@pytest.fixture
+def runtime_for(hub):
+    """A runtime on given settings that shares the session's models."""
+    from clausewise.runtime import Runtime
+
+    def _runtime(settings, **options):
+        return Runtime(settings, hub=hub, **options)
+
+    return _runtime
+
+
+def research_turn(researcher, question: str, *, context: str = "", serves: str = "", read=()):
+    """One research turn through the research subgraph, as the question-answering graph runs it."""
+    from graphs.research_graph import ResearchContext, build_research_graph
+
+    out = build_research_graph().invoke(
+        {"question": question, "context": context, "serves": serves, "read": list(read)},
+        context=ResearchContext(researcher),
+    )
+    return out["result"]
 
 
 @pytest.fixture

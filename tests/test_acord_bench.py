@@ -72,7 +72,12 @@ def write_acord(root: Path) -> None:
 
 @pytest.fixture
 def fake_runtime(settings) -> SimpleNamespace:
-    return SimpleNamespace(settings=settings, embedder=WordCountEmbedder(), reranker=WordReranker)
+    return SimpleNamespace(
+        settings=settings,
+        tenant_dir=settings.paths.tenant_dir,
+        embedder=WordCountEmbedder(),
+        reranker=WordReranker,
+    )
 
 
 def test_judged_pool_ranks_only_judged_clauses_and_summarises_grades(tmp_path: Path, fake_runtime) -> None:

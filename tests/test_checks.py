@@ -458,7 +458,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
         for item in Clausewise(runtime=runtime).check_batch(sorted(files), suite):
             seen.append((item.contract_id, item.result.key, item.resumed))
     assert seen == [("mutual-nda", "h1", False), ("mutual-nda", "h2", False)]
-    journal = next((tmp_path / "data" / "checks").glob("*.jsonl"))
+    journal = next(runtime.journal_dir("checks").glob("*.jsonl"))
     with journal.open("a", encoding="utf-8") as handle:
         handle.write('{"contract": "services-agreement", "result": {"key": "h1", "lab')  # torn by the crash
     assert len(ResultJournal(journal, CheckResult).done()) == 2

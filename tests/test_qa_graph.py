@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
+from agents.interrogator import NOT_ADDRESSED, ContractView, Interrogator
 from agents.researcher import Researcher
 from clausewise.core.backends.accounting import UsageLedger
-from graphs.qa_graph import NOT_ADDRESSED, QADependencies, build_qa_graph
+from graphs.qa_graph import QAContext, build_qa_graph
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -57,6 +59,24 @@ def contract(tmp_path_factory: pytest.TempPathFactory, embedder):
         yield ingested
 
 
+class Bound:
+    """The compiled graph with its run context, as the Python API runs it; ``state`` is the whole
+    working state of the thread (the graph's output holds only the report and the stop reason)."""
+
+    def __init__(self, graph, context: QAContext, config: dict) -> None:
+        self.graph, self.context, self.config = graph, context, config
+
+    def invoke(self, payload, config=None):
+        self.graph.invoke(payload, config or self.config, context=self.context)
+        return self.state(config)
+
+    def get_state(self, config=None):
+        return self.graph.get_state(config or self.config)
+
+    def state(self, config=None) -> dict:
+        return dict(self.get_state(config).values)
+
+
 def run(
     contract,
     embedder,
@@ -77,17 +97,19 @@ def run(
     researcher = Researcher(
         settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
     )
-    deps = QADependencies(
-        settings=settings,
-        researcher=researcher,
+    interrogator = Interrogator(
+        settings.interrogation,
+        ContractView.of(index),
         questioner=questioner or ScriptedChatModel(replies=[]),
         writer=writer,
-        ledger=ledger,
     )
-    graph = build_qa_graph(deps, checkpointer)
-    result = graph.invoke(
-        payload or {"question": "Which law governs the agreement?", "max_turns": turns}, config
+    context = QAContext(interrogator=interrogator, researcher=researcher, ledger=ledger)
+    graph = Bound(
+        build_qa_graph(checkpointer or InMemorySaver()),
+        context,
+        config or {"configurable": {"thread_id": "t"}},
     )
+    result = graph.invoke(payload or {"question": "Which law governs the agreement?", "max_turns": turns})
     return graph, result
 
 
@@ -146,7 +168,7 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
 
 
 def test_an_unreadable_answer_costs_the_turn_not_the_report(contract, embedder) -> None:
-    from graphs.research_graph import UNANSWERED
+    from agents.researcher import UNANSWERED
 
     answerer = ScriptedChatModel(replies=["I think it is English law", "Sorry, English law."])
     writer = ScriptedChatModel(replies=[draft("Not established.", complete=False, confidence=0.2, refs="")])
@@ -390,8 +412,6 @@ def test_contract_text_is_data_never_instructions(tmp_path: Path, embedder) -> N
 
 
 def test_chat_clarifies_and_follow_ups_reuse_the_research(contract, embedder, tmp_path: Path) -> None:
-    from langgraph.checkpoint.memory import InMemorySaver
-
     answerer = ScriptedChatModel(
         replies=[
             answer("English law [1].", GOVERNING),

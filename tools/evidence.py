@@ -3,9 +3,13 @@ against the contract text, with the clause that holds them and their pages."""
 
 from __future__ import annotations
 
+import logging
+
 from clausewise.core.domain import EvidenceSpan, Span
 from indexes.store import ContractIndex
 from tools.citations import QuoteVerifier
+
+log = logging.getLogger(__name__)
 
 
 def evidence_span(
@@ -16,6 +20,9 @@ def evidence_span(
     quote = index.document.text[span[0] : span[1]].strip()
     found = verifier.verify(quote, hint=span)
     if found is None:
+        log.warning(
+            "evidence at %s does not verify and is not shown", span, extra={"contract": index.contract_id}
+        )
         return None
     node = index.tree.node(node_id)
     return EvidenceSpan(

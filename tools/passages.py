@@ -1,4 +1,4 @@
-"""Passages shown to a language model, cut to a character budget.
+"""Passages shown to a language model, cut to a character budget, and rendered for a prompt.
 
 A retrieved clause is often longer than the budget a small model can read per passage (a quarter
 of the hits exceed 900 characters). Cutting from the start hides whatever the clause says later:
@@ -10,9 +10,11 @@ verified against the whole contract, so an excerpt can never produce a false cit
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from clausewise.core.domain import Span
+from clausewise.core.domain import Hit, Span
 from indexes.bm25 import bm25_tokens
+from indexes.store import ContractIndex
 from tools.structure.sentences import sentence_spans
 
 ELLIPSIS = "[...]"
@@ -76,3 +78,22 @@ def focused_excerpt(text: str, limit: int, question: str) -> str:
     if end < len(text):
         window = window.rsplit(" ", 1)[0] + f" {ELLIPSIS}"
     return f"{ELLIPSIS} {window.strip()}"
+
+
+def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: int, focus: str = "") -> str:
+    """Numbered evidence passages for a prompt: heading, page, text cut to ``passage_chars``
+    (around the sentence most related to ``focus`` when given, else from the start) and up to
+    two linked definitions or cross-reference targets. Every agent that shows passages to a
+    model (answerer, judge, extractor) renders them here, so the numbers it cites mean the same."""
+    blocks = []
+    text = index.document.text
+    for number, hit in enumerate(hits, start=1):
+        node = index.tree.node(hit.node_id)
+        heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
+        links = "".join(
+            f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
+            for link in hit.linked[:2]
+        )
+        excerpt = focused_excerpt(hit.text, passage_chars, focus)
+        blocks.append(f"[{number}] {heading} (p. {hit.pages[0]})\n{excerpt}{links}")
+    return "\n\n".join(blocks)

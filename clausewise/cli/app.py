@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from clausewise.core.config import Settings, deep_merge, load_settings
+from clausewise.core.logs import configure_logging
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -60,11 +61,16 @@ def main(
     config: Path | None = typer.Option(None, "--config", help="TOML settings file.", dir_okay=False),
     tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
     data_dir: Path | None = typer.Option(None, "--data-dir", help="Where indexes and caches live."),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True, help="Log what the system does (-v), in detail (-vv), to stderr."
+    ),
+    log_json: bool = typer.Option(False, "--log-json", help="Log records as JSON lines (for a collector)."),
 ) -> None:
     """Offline, cited question answering over long legal contracts.
 
     Any setting can be given as [bold]--section.field VALUE[/bold] (see `clausewise config show`).
     """
+    configure_logging(verbose, json_lines=log_json)
     state = state_of(ctx)
     state.preset = preset
     state.config_file = config

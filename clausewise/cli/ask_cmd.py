@@ -91,6 +91,7 @@ def chat(
     ctx: typer.Context,
     contract: str = typer.Argument(..., help="Contract id or ingested file."),
     thread: str | None = typer.Option(None, "--thread", help="Resume this conversation."),
+    list_threads: bool = typer.Option(False, "--list", help="List the conversations on this contract."),
     turns: int | None = _TURNS,
     tenant: str | None = _TENANT,
 ) -> None:
@@ -98,6 +99,13 @@ def chat(
     from clausewise.api import Clarification, Clausewise
 
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    if list_threads:
+        threads = api.threads(contract)
+        for info in threads:
+            console.print(f"{info.id}  {info.updated_at}  {info.title or '(no question yet)'}")
+        if not threads:
+            console.print(f"No conversations on {contract} yet: `clausewise chat {contract}` starts one.")
+        return
     with api.chat(contract, thread) as conversation:
         console.print(
             f"Chatting about [bold]{conversation.contract_id}[/bold], thread [bold]{conversation.thread_id}"

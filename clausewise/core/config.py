@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from clausewise.core.errors import ConfigError
@@ -56,8 +56,15 @@ class PathsSettings(Section):
     tenant: str = Field(
         default="default",
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
-        description="Tenant whose contracts the commands see; indexes are separated per tenant.",
+        description="Tenant whose contracts the commands see; everything stored is separated per tenant.",
     )
+
+    @property
+    def tenant_dir(self) -> Path:
+        """Where everything stored for the tenant lives: contracts, chat threads, batch journals,
+        the completion cache and the exemplar library (``<data_dir>/tenants/<tenant>``). The
+        tenant pattern allows no path separator, so no tenant can name another's folder."""
+        return self.data_dir.expanduser() / "tenants" / self.tenant
 
 
 class ParsingSettings(Section):
@@ -197,7 +204,16 @@ class ModelsSettings(Section):
         return self.llm.model_copy(update=overrides) if overrides else self.llm
 
 
+Ranker = Literal["bm25", "dense", "lexicon"]
+
+
 class RetrievalSettings(Section):
+    rankers: tuple[Ranker, ...] = Field(
+        default=("bm25", "dense", "lexicon"),
+        min_length=1,
+        description="First-stage rankings fused by RRF (comma-separated on the command line; the "
+        "knowledge graph joins them when `graph` is on; corpus-wide search has no lexicon ranking).",
+    )
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     bm25_top_k: int = Field(default=100, ge=1, description="BM25 candidates per query.")
@@ -273,6 +289,14 @@ class RetrievalSettings(Section):
     exemplars: int = Field(
         default=0, ge=0, le=10, description="Labelled examples from other contracts shown to the answerer."
     )
+
+    @field_validator("rankers", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """``bm25,dense`` from the command line or the environment is the tuple of its names."""
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
 
 class InterrogationSettings(Section):

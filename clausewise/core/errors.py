@@ -94,6 +94,10 @@ class IngestInProgress(IndexStoreError):
     """Another process is ingesting the same contract right now."""
 
 
+class ThreadNotFound(IndexStoreError):
+    """No chat thread with that id in the tenant (or it belongs to another contract)."""
+
+
 # --- models ------------------------------------------------------------------------------------
 
 

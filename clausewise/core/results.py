@@ -9,7 +9,7 @@ that produce them know how.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -56,6 +56,16 @@ class IngestResult:
     write_seconds: float = 0.0
 
 
+class ThreadInfo(BaseModel):
+    """A chat thread: its id, the contract it is about, and its first question as its title."""
+
+    id: str
+    contract_id: str
+    title: str = ""
+    created_at: str
+    updated_at: str
+
+
 # --- research -------------------------------------------------------------------------------------
 
 Tool = Literal["bm25", "dense", "graph"]
@@ -72,6 +82,14 @@ class QueryPlan(BaseModel):
         return RetrievalQuery(
             question=question, keywords=self.keywords, semantic=self.semantic_query or question
         )
+
+
+class RetrievedSpan(NamedTuple):
+    """One answer of the plain retrieval interface: the file, the span of its text, the score."""
+
+    file: str
+    span: Span
+    score: float
 
 
 class VerifiedCitation(BaseModel):
@@ -108,6 +126,16 @@ class ResearchResult(BaseModel):
 
 
 # --- interrogation -------------------------------------------------------------------------------
+
+
+class Inquiry(BaseModel):
+    """What the user asks: the question, the background and instructions they give, and the
+    research turns it may take."""
+
+    question: str
+    context: str = ""
+    instructions: str = ""
+    max_turns: int = Field(ge=1)
 
 
 class HitSummary(BaseModel):

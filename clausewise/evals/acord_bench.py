@@ -76,7 +76,7 @@ def probability_by_grade(scored: list[tuple[int, float]]) -> dict[str, dict[str,
 def _embeddings(runtime: Runtime, ids: list[str], texts: list[str], progress: Progress) -> np.ndarray:
     """Clause embeddings, cached in the data directory (keyed by model and corpus)."""
     digest = hashlib.sha256(("\x00".join(ids) + runtime.embedder.model_id).encode()).hexdigest()[:16]
-    cache = runtime.settings.paths.data_dir / "cache" / f"acord-{digest}.npy"
+    cache = runtime.tenant_dir / "cache" / f"acord-{digest}.npy"
     if cache.is_file():
         return np.load(cache)
     progress.stage("embedding ACORD clauses", total=len(texts))

@@ -159,7 +159,6 @@ def run(
     calibrate: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    from agents.checker import build_checker
     from tools.retrieval.graph import open_graph
 
     progress = progress or NoProgress()
@@ -177,7 +176,7 @@ def run(
             index = runtime.store.open(contract_id)
             try:
                 offsets_ok = index.document.text == document.text
-                checker = build_checker(runtime, index, exclude_source=exemplar_source(document))
+                checker = runtime.checker(index, exclude_source=exemplar_source(document))
                 with open_graph(
                     index.path, runtime.embedder, enabled=runtime.settings.retrieval.graph
                 ) as graph:

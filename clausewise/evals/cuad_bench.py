@@ -135,7 +135,6 @@ def run(
     calibrate: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    from agents.reviewer import build_reviewer
     from tools.retrieval.graph import open_graph
 
     progress = progress or NoProgress()
@@ -151,7 +150,7 @@ def run(
             index = runtime.store.open(contract_id)
             try:
                 offsets_ok = index.document.text == contract.text
-                reviewer = build_reviewer(runtime, index)
+                reviewer = runtime.reviewer(index)
                 started = time.perf_counter()
                 with open_graph(
                     index.path, runtime.embedder, enabled=runtime.settings.retrieval.graph

@@ -18,12 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.researcher import Researcher, default_plan
+from agents.researcher import Researcher
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.qa_bench import ingested_questions
 from tools.passages import excerpt_span
-from tools.retrieval.contract_retriever import ContractRetriever
-from tools.retrieval.graph import open_graph
 from tools.retrieval.spans import overlap
 
 if TYPE_CHECKING:
@@ -54,18 +52,14 @@ def run(
     progress = progress or NoProgress()
     settings = runtime.settings
     passages, chars = settings.interrogation.evidence_passages, settings.interrogation.passage_chars
-    reranker = runtime.reranker()
     rows: list[dict[str, Any]] = []
     for item, contract_id in ingested_questions(runtime, root, limit, seed, progress, "retrieving evidence"):
         index = runtime.store.open(contract_id)
         try:
-            retriever = ContractRetriever(index, runtime.embedder, settings.retrieval, reranker)
-            # no chat models: nothing is asked; the classifier only for attribution
-            researcher = Researcher(settings, index, retriever, attributor=runtime.nli())
-            plan = default_plan(item["question"], [d.term for d in index.definitions])
-            with open_graph(index.path, runtime.embedder, enabled=settings.retrieval.graph) as graph:
-                hits = researcher.gather(item["question"], plan, graph)
-            evidence = researcher.evidence(hits)
+            # no chat models: nothing is asked (the deterministic plan); the classifier only for
+            # attribution
+            researcher = Researcher(settings, index, runtime.retriever(index), attributor=runtime.nli())
+            hits, evidence = researcher.retrieve(item["question"], researcher.plan(item["question"]))
             attributed = [c.span for c in researcher.attributed(item["question"], evidence, retrieved=hits)]
         finally:
             index.close()

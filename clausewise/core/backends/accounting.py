@@ -6,6 +6,7 @@ any graph node, any backend) records its role, model, prompt and completion toke
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -15,6 +16,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
+
+log = logging.getLogger(__name__)
 
 #: Characters per token assumed when budgeting before a call (conservative for English legal
 #: text with Qwen's tokenizer, which averages ~4.2).
@@ -42,6 +45,16 @@ class CallRecord:
     completion_tokens: int
     seconds: float
     cached: bool
+
+
+@dataclass(frozen=True)
+class UsageSummary:
+    """The model calls of one piece of work (a report's footer): models, calls and tokens."""
+
+    models: list[str]
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
 
 
 class UsageLedger(BaseCallbackHandler):
@@ -82,10 +95,37 @@ class UsageLedger(BaseCallbackHandler):
         )
         with self._lock:
             self.records.append(record)
+        log.debug(
+            "model call",
+            extra={
+                "role": record.role,
+                "model": record.model,
+                "seconds": record.seconds,
+                "prompt_tokens": record.prompt_tokens,
+                "completion_tokens": record.completion_tokens,
+                "cached": record.cached,
+            },
+        )
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         with self._lock:
-            self._started.pop(run_id, None)
+            started, role = self._started.pop(run_id, (time.perf_counter(), "unassigned"))
+        log.warning(
+            "model call failed: %s",
+            error,
+            extra={"role": role, "seconds": round(time.perf_counter() - started, 3)},
+        )
+
+    def summary(self, since: int = 0) -> UsageSummary:
+        """The calls recorded from position ``since`` on (a mark taken with ``len(records)``)."""
+        with self._lock:
+            records = self.records[since:]
+        return UsageSummary(
+            models=sorted({r.model for r in records}),
+            calls=len(records),
+            prompt_tokens=sum(r.prompt_tokens for r in records),
+            completion_tokens=sum(r.completion_tokens for r in records),
+        )
 
     def totals(self) -> dict[str, Any]:
         with self._lock:

@@ -6,6 +6,7 @@ error. Never a silent empty result.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from collections.abc import Iterator
@@ -22,6 +23,8 @@ T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _PYTHON_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+log = logging.getLogger(__name__)
 
 
 def underlying_model(model: Runnable) -> Runnable:
@@ -161,6 +164,7 @@ def invoke_structured(
                 last_error += f"; the reply began {text[:80]!r}"
             if cut_off(text):
                 last_error += "; the reply was cut off before its JSON ended, so answer more briefly"
+            log.info("unreadable %s reply (attempt %d): %s", schema.__name__, attempt + 1, last_error)
             if attempt == retries:
                 break
             conversation = [
@@ -171,6 +175,7 @@ def invoke_structured(
                     f"that matches this schema: {json.dumps(schema.model_json_schema())}"
                 ),
             ]
+    log.warning("no valid %s after %d attempt(s): %s", schema.__name__, retries + 1, last_error)
     raise StructuredOutputError(
         f"the model did not produce a valid {schema.__name__} after {retries + 1} attempt(s) ({last_error})",
         hint="use a larger model for this role, or raise models.llm.max-tokens if answers are cut off",

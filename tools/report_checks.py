@@ -1,4 +1,4 @@
-"""Deterministic checks of a report before it reaches the user.
+"""Deterministic checks of a report before it reaches the user (used by the Interrogator).
 
 Three kinds of failure, each named so the writer can repair it once:
 - a source whose quote is not the contract's text at the source's span;

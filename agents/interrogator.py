@@ -1,0 +1,304 @@
+"""The Interrogator: questions the Researcher over several turns, keeps a draft report, and writes
+the final report whose every quote is verified against the contract.
+
+It asks first the user's question itself, then each part of a compound question, then what
+fills the draft's biggest gap, knowing what was asked and how many turns remain. After each
+finding it rewrites the draft from the previous draft and the new finding only (never the whole
+history: small models lose it), with its own verdict on whether the answer is complete. At the
+end it checks every citation deterministically, asks the writer for one repair, removes what
+still fails and says so.
+
+Its methods take and return domain values (questions, findings, drafts, reports); the graph in
+:mod:`graphs.qa_graph` decides when each is called.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field
+
+from clausewise.core.backends.accounting import UsageSummary
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import InterrogationSettings
+from clausewise.core.errors import StructuredOutputError
+from clausewise.core.prompting import load_prompt
+from clausewise.core.report import Report, ReportMetadata, Source
+from clausewise.core.results import Draft, Finding, Inquiry
+from indexes.store import ContractIndex
+from tools.citations import QuoteVerifier
+from tools.report_checks import check, evidence_findings, number_sources, remove_failures
+
+log = logging.getLogger(__name__)
+
+NOT_ADDRESSED = (
+    "The contract does not appear to address this question: no passage that answers it could be "
+    "found and verified."
+)
+
+
+class NextQuestion(BaseModel):
+    question: str
+
+
+class Decomposition(BaseModel):
+    parts: list[str] = Field(default_factory=list, max_length=6)
+
+
+class ClarifyingCheck(BaseModel):
+    ambiguous: bool = False
+    clarifying_question: str = ""
+
+
+@dataclass(frozen=True)
+class ContractView:
+    """What the Interrogator knows of the contract: its name, its outline (to judge whether a
+    question is ambiguous) and its text, through the verifier every quoted word must pass."""
+
+    contract_id: str
+    file_name: str
+    outline: str
+    verifier: QuoteVerifier
+
+    @classmethod
+    def of(cls, index: ContractIndex) -> ContractView:
+        tree = index.tree
+        outline = "\n".join(f"{n.id} {n.title}".strip() for n in tree.children(tree.root_id))[:1500]
+        return cls(index.contract_id, index.manifest.file_name, outline, QuoteVerifier(index.document.text))
+
+
+def draft_text(draft: Draft | None) -> str:
+    return draft.model_dump_json(exclude={"complete", "confidence"}) if draft else "(no draft yet)"
+
+
+def sources_text(sources: list[Source]) -> str:
+    return (
+        "\n".join(
+            f'[{s.number}] {s.node_id} {s.title} (p. {s.pages[0]}): "{s.quote[:300]}"'.replace("  ", " ")
+            for s in sources
+        )
+        or "(none yet)"
+    )
+
+
+class Interrogator:
+    def __init__(
+        self,
+        settings: InterrogationSettings,
+        contract: ContractView,
+        *,
+        questioner: Runnable,
+        writer: Runnable,
+    ) -> None:
+        self.settings = settings
+        self.contract = contract
+        self.questioner = questioner
+        self.writer = writer
+
+    # -- intake -----------------------------------------------------------------------------------
+
+    def clarifying_question(self, question: str, context: str) -> str | None:
+        """A question to put to the user first, when ``question`` is too ambiguous to research
+        (None when it is clear, when clarifying is switched off, or when the check is unreadable)."""
+        if not self.settings.clarify:
+            return None
+        messages = load_prompt("intake_clarify").messages(
+            question=question, context=context or "none", outline=self.contract.outline
+        )
+        try:
+            verdict = invoke_structured(self.questioner, messages, ClarifyingCheck)
+        except StructuredOutputError as error:
+            log.warning("clarity check unreadable, question taken as clear: %s", error)
+            return None
+        asked = verdict.clarifying_question.strip()
+        return asked if verdict.ambiguous and asked else None
+
+    def decompose(self, question: str, context: str) -> list[str]:
+        """The separate points a compound question asks about (none when it asks one thing), so
+        later turns research each of them instead of rephrasing the whole question."""
+        if not self.settings.decompose:
+            return []
+        messages = load_prompt("interrogator_decompose").messages(
+            question=question, context=context or "none"
+        )
+        try:
+            parts = invoke_structured(self.questioner, messages, Decomposition).parts
+        except StructuredOutputError as error:
+            log.warning("decomposition unreadable, question researched whole: %s", error)
+            return []
+        cleaned = list(dict.fromkeys(" ".join(p.split()) for p in parts if len(p.split()) >= 3))[:3]
+        return [] if len(cleaned) < 2 else cleaned
+
+    # -- questioning ------------------------------------------------------------------------------
+
+    def next_question(
+        self, inquiry: Inquiry, turn: int, asked: list[str], draft: Draft | None, pending: list[str]
+    ) -> str:
+        """The question for the Researcher in ``turn``: the user's own first, then each part not
+        yet researched (``pending``), then what the draft most needs, never one already asked."""
+        if turn == 1 or draft is None:
+            return inquiry.question
+        if pending:
+            return pending[0]
+        asked_lower = {q.lower() for q in asked}
+        prompt = "interrogator_critique" if self.settings.critique else "interrogator_question"
+        messages = load_prompt(prompt).messages(
+            question=inquiry.question,
+            context=inquiry.context or "none",
+            instructions=inquiry.instructions or "none",
+            asked="\n".join(f"- {q}" for q in asked),
+            draft=draft_text(draft),
+            remaining=inquiry.max_turns - turn,
+        )
+        try:
+            question = invoke_structured(self.questioner, messages, NextQuestion).question.strip()
+        except StructuredOutputError as error:
+            log.warning("next question unreadable, a gap of the draft is asked instead: %s", error)
+            question = ""
+        if not question or question.lower() in asked_lower:
+            fresh = [g for g in draft.gaps if g.lower() not in asked_lower]
+            question = fresh[0] if fresh else f"What else in the contract bears on: {inquiry.question}"
+        return question
+
+    # -- drafting ---------------------------------------------------------------------------------
+
+    def refine(self, inquiry: Inquiry, draft: Draft | None, findings: list[Finding]) -> Draft:
+        """The draft rewritten with the latest of ``findings`` (the sources are numbered over
+        all of them, so a reference keeps its number from turn to turn)."""
+        sources = number_sources(findings)
+        number = {(s.contract_id, s.span): s.number for s in sources}
+        latest = findings[-1]
+        cited = "\n".join(
+            f'[{number[(c.contract_id, c.span)]}] {c.node_id} (p. {c.pages[0]}): "{c.quote}"'
+            for c in latest.citations
+        )
+        finding_text = (
+            f"Answer: {latest.answer}\nAddressed by the contract: {'yes' if latest.addressed else 'no'}\n"
+            f"Cited: {cited or '(nothing verified)'}"
+        )
+        messages = load_prompt("interrogator_refine").messages(
+            question=inquiry.question,
+            context=inquiry.context or "none",
+            instructions=inquiry.instructions or "none",
+            draft=draft_text(draft),
+            turn=latest.turn,
+            finding_question=latest.question,
+            finding=finding_text,
+            sources=sources_text(sources),
+        )
+        try:
+            return invoke_structured(self.writer, messages, Draft)
+        except StructuredOutputError as error:
+            log.warning("draft unreadable, the finding itself becomes the draft: %s", error)
+            return self._fallback_draft(inquiry, draft, latest, number)
+
+    @staticmethod
+    def _fallback_draft(inquiry: Inquiry, previous: Draft | None, latest: Finding, number: dict) -> Draft:
+        """When the writer cannot produce a valid draft, the finding itself becomes the draft."""
+        refs = " ".join(f"[{number[(c.contract_id, c.span)]}]" for c in latest.citations)
+        reasoning = [*(previous.reasoning if previous else []), f"{latest.answer} {refs}".strip()]
+        return Draft(
+            title=previous.title if previous else inquiry.question,
+            summary=inquiry.question,
+            reasoning=reasoning,
+            preliminary_answer=f"{latest.answer} {refs}".strip(),
+            gaps=previous.gaps if previous else [],
+            addressed=latest.addressed,
+            complete=False,
+            confidence=0.0,
+        )
+
+    # -- the report -------------------------------------------------------------------------------
+
+    def final_report(
+        self,
+        inquiry: Inquiry,
+        draft: Draft | None,
+        findings: list[Finding],
+        session: list[Finding],
+        *,
+        turns_used: int,
+        stop: str,
+        usage: UsageSummary,
+        seconds: float,
+    ) -> tuple[Report, Draft]:
+        """The report on ``inquiry`` from the last draft: sources numbered over every finding of
+        the thread, each quote checked against the contract, one repair by the writer naming the
+        failures, then whatever still fails removed with the gap stated. ``session`` holds the
+        findings of this question, ``stop`` why the interrogation stopped ("" = turns ran out)."""
+        sources = number_sources(findings)
+        draft = draft or Draft(
+            title=inquiry.question,
+            summary=inquiry.question,
+            preliminary_answer=NOT_ADDRESSED,
+            addressed=False,
+        )
+        draft, sources, removed = self._verified(draft, sources)
+        supported = any(f.citations for f in session)
+        addressed = draft.addressed and supported
+        summary, preliminary, reasoning = draft.summary, draft.preliminary_answer, draft.reasoning
+        if not supported:  # nothing verified: nothing may be asserted, not even in the summary
+            summary, preliminary, reasoning = f"Question examined: {inquiry.question}", NOT_ADDRESSED, []
+        elif not reasoning:  # the writer gave no findings: state what the verified sources say
+            reasoning = evidence_findings(sources)
+        reason = "not addressed" if not addressed else (stop or "turn limit")
+        report = Report(
+            question=inquiry.question,
+            title=draft.title,
+            summary=summary,
+            reasoning=reasoning,
+            preliminary_answer=preliminary,
+            gaps=draft.gaps,
+            sources=sources,
+            addressed=addressed,
+            metadata=ReportMetadata(
+                contract_id=self.contract.contract_id,
+                file_name=self.contract.file_name,
+                turns_used=turns_used,
+                max_turns=inquiry.max_turns,
+                questions_asked=[f.question for f in session],
+                stopped_because=reason,
+                confidence=draft.confidence,
+                models=usage.models,
+                llm_calls=usage.calls,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                seconds=seconds,
+                removed_citations=removed,
+            ),
+        )
+        return report, draft
+
+    def _verified(self, draft: Draft, sources: list[Source]) -> tuple[Draft, list[Source], list[str]]:
+        """The draft and sources after the citation checks: one repair, then removal of what
+        still fails (returned as descriptions, for the report's metadata)."""
+        verifier = self.contract.verifier
+        failures = check(draft, sources, verifier)
+        if not failures:
+            return draft, sources, []
+        log.info(
+            "report citations failed, asking for one repair",
+            extra={"contract": self.contract.contract_id, "failures": failures.describe()},
+        )
+        messages = load_prompt("report_repair").messages(
+            draft=draft_text(draft),
+            sources=sources_text(sources),
+            failures="\n".join(f"- {f}" for f in failures.describe()),
+        )
+        try:
+            draft = invoke_structured(self.writer, messages, Draft)
+            failures = check(draft, sources, verifier)
+        except StructuredOutputError as error:
+            log.warning("report repair unreadable, failing citations are removed: %s", error)
+        if not failures:
+            return draft, sources, []
+        removed = failures.describe()
+        log.warning(
+            "removed %d unverifiable citation(s) from the report",
+            len(removed),
+            extra={"contract": self.contract.contract_id, "failures": removed},
+        )
+        draft = remove_failures(draft, failures)
+        return draft, [s for s in sources if s.number not in failures.bad_sources], removed

@@ -1,0 +1,107 @@
+"""The chat threads of one tenant: which thread ids exist, on which contract, since when.
+
+LangGraph's checkpointer keeps what a thread has said and found (``checkpoints.sqlite`` beside
+this registry); the registry is what makes a thread id a thing one can list, resume or refuse.
+A thread id the tenant never created is :class:`~clausewise.core.errors.ThreadNotFound`, so
+resuming an unknown (or another tenant's) id fails loudly instead of silently starting afresh.
+Both files live in the tenant's own folder, so no tenant can see another's threads.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from clausewise.core.errors import ThreadNotFound
+from clausewise.core.results import ThreadInfo
+
+_ID = re.compile(r"^[a-z0-9]{6,32}$")
+_COLUMNS = "id, contract_id, title, created_at, updated_at"
+
+
+def validate_thread_id(thread_id: str) -> str:
+    if not _ID.match(thread_id):
+        raise ThreadNotFound(
+            f"{thread_id!r} is not a thread id",
+            hint="thread ids are 6-32 lowercase letters and digits, as `clausewise chat` prints them",
+        )
+    return thread_id
+
+
+class ThreadRegistry:
+    """Thread ids of one tenant in a small SQLite table (thread-safe, created on first use)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), check_same_thread=False)
+            with db:
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, contract_id TEXT NOT NULL, "
+                    "title TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"
+                )
+            self._db = db
+        return self._db
+
+    @staticmethod
+    def _info(row: tuple[str, str, str, str, str]) -> ThreadInfo:
+        return ThreadInfo(id=row[0], contract_id=row[1], title=row[2], created_at=row[3], updated_at=row[4])
+
+    def create(self, contract_id: str) -> ThreadInfo:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        thread_id = secrets.token_hex(6)
+        with self._lock, self._connection() as db:
+            db.execute(
+                f"INSERT INTO threads ({_COLUMNS}) VALUES (?, ?, '', ?, ?)",
+                (thread_id, contract_id, now, now),
+            )
+        return ThreadInfo(id=thread_id, contract_id=contract_id, created_at=now, updated_at=now)
+
+    def get(self, thread_id: str) -> ThreadInfo:
+        validate_thread_id(thread_id)
+        with self._lock:
+            row = (
+                self._connection()
+                .execute(f"SELECT {_COLUMNS} FROM threads WHERE id = ?", (thread_id,))
+                .fetchone()
+            )
+        if row is None:
+            raise ThreadNotFound(
+                f"no chat thread {thread_id!r} in this tenant",
+                hint="list them with `clausewise chat CONTRACT --list`",
+            )
+        return self._info(row)
+
+    def list(self, contract_id: str | None = None) -> list[ThreadInfo]:
+        """Threads, most recently used first (of one contract when given)."""
+        query = f"SELECT {_COLUMNS} FROM threads"
+        arguments: tuple[str, ...] = ()
+        if contract_id is not None:
+            query, arguments = f"{query} WHERE contract_id = ?", (contract_id,)
+        with self._lock:
+            rows = self._connection().execute(f"{query} ORDER BY updated_at DESC, id", arguments).fetchall()
+        return [self._info(row) for row in rows]
+
+    def touch(self, thread_id: str, title: str = "") -> None:
+        """Mark the thread used now; its title is set by its first question."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._lock, self._connection() as db:
+            db.execute(
+                "UPDATE threads SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END "
+                "WHERE id = ?",
+                (now, title[:200], thread_id),
+            )
+
+    def delete(self, thread_id: str) -> None:
+        self.get(thread_id)
+        with self._lock, self._connection() as db:
+            db.execute("DELETE FROM threads WHERE id = ?", (thread_id,))
