@@ -8,6 +8,7 @@ with the same settings is a no-op; ``force`` rebuilds.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,8 @@ from tools.retrieval.graph import GRAPH_FOLDER, graph_spec, write_graph
 from tools.structure.definitions import find_definitions
 from tools.structure.tree_builder import build_tree
 from tools.structure.xrefs import find_cross_references
+
+log = logging.getLogger(__name__)
 
 
 def file_sha256(path: Path) -> str:
@@ -82,6 +85,9 @@ class Archivist:
                 and existing.index_format == INDEX_FORMAT
                 and existing.embedding_model == self.embedder.model_id
             ):
+                log.debug(
+                    "unchanged, not rebuilt", extra={"contract": contract_id, "tenant": self.store.tenant}
+                )
                 return IngestResult(contract_id, "unchanged", existing)
             timings: dict[str, float] = {}
 
@@ -149,12 +155,29 @@ class Archivist:
             )
             if self.settings.structure.knowledge_graph:
                 progress.stage("knowledge graph")
+                started = time.perf_counter()
                 spec = graph_spec(document.text, tree, definitions, references)
-                artifacts.extra_writers.append(
-                    lambda staging: write_graph(staging / GRAPH_FOLDER, spec, self.embedder)
-                )
+                spec_seconds = time.perf_counter() - started
+
+                def write_knowledge_graph(staging: Path) -> None:
+                    began = time.perf_counter()
+                    write_graph(staging / GRAPH_FOLDER, spec, self.embedder)
+                    # the manifest is written after this, so it records what the graph cost
+                    manifest.timings["graph"] = round(spec_seconds + time.perf_counter() - began, 3)
+
+                artifacts.extra_writers.append(write_knowledge_graph)
             started = time.perf_counter()
             self.store.write(artifacts)
-            return IngestResult(
-                contract_id, "ingested", manifest, write_seconds=time.perf_counter() - started
+            write_seconds = time.perf_counter() - started
+            log.info(
+                "ingested %s",
+                path.name,
+                extra={
+                    "contract": contract_id,
+                    "tenant": self.store.tenant,
+                    "pages": manifest.pages,
+                    "ocr_pages": len(manifest.ocr_pages),
+                    "seconds": round(sum(timings.values()) + write_seconds, 2),
+                },
             )
+            return IngestResult(contract_id, "ingested", manifest, write_seconds=write_seconds)

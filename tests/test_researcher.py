@@ -7,11 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.researcher import Researcher, default_plan, retrieve
+from agents.researcher import Researcher
+from clausewise.core.config import with_overrides
 from clausewise.core.domain import RetrievalQuery
 from clausewise.core.results import QueryPlan
+from clausewise.retrieval import retrieve
+from tests.conftest import research_turn
 from tests.fakes import ScriptedChatModel
 from tools.retrieval.contract_retriever import ContractRetriever
+from tools.retrieval.query_plan import default_plan
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +104,8 @@ def test_failed_quotes_get_one_repair_naming_them(nda, embedder) -> None:
         }
     )
     answerer = ScriptedChatModel(replies=[FIRST_ANSWER, repaired])
-    result = _researcher(settings, index, embedder, answerer=answerer).research(
-        "Which law governs the agreement?"
+    result = research_turn(
+        _researcher(settings, index, embedder, answerer=answerer), "Which law governs the agreement?"
     )
     assert result.answer == "English law governs [1]."
     assert [c.quote for c in result.citations] == ["governed by the laws of England and Wales"]
@@ -119,49 +123,53 @@ def test_failed_quotes_get_one_repair_naming_them(nda, embedder) -> None:
 def test_quotes_that_still_fail_after_repair_are_removed(nda, embedder) -> None:
     settings, index = nda
     answerer = ScriptedChatModel(replies=[FIRST_ANSWER, FIRST_ANSWER])
-    result = _researcher(settings, index, embedder, answerer=answerer).research(
-        "Which law governs the agreement?"
+    result = research_turn(
+        _researcher(settings, index, embedder, answerer=answerer), "Which law governs the agreement?"
     )
     assert [c.quote for c in result.citations] == ["governed by the laws of England and Wales"]
     assert result.rejected_quotes == ["governed by the laws of New York", "England and Wales"]
     assert len(answerer.calls) == 2  # one repair, not more
 
 
-def test_plan_tools_decide_whether_the_graph_is_used(nda, embedder) -> None:
+class RecordingGraph:
+    """A knowledge graph that records the questions it is asked and finds nothing."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def search(self, question: str, *args: object) -> list[str]:
+        self.asked.append(question)
+        return []
+
+
+def test_the_graph_is_queried_only_when_retrieval_uses_it_and_the_plan_chose_it(nda, embedder) -> None:
     settings, index = nda
-    researcher = _researcher(settings, index, embedder)
+    question = "Can the agreement be assigned?"
+    planned = QueryPlan(keywords=["assign"], semantic_query="assignment", tools=["bm25", "dense", "graph"])
+    unplanned = planned.model_copy(update={"tools": ["bm25", "dense"]})
+    graph_on = with_overrides(settings, {"retrieval": {"graph": True}})
+    graph = RecordingGraph()
+    assert _researcher(graph_on, index, embedder).gather(question, planned, graph=graph)  # type: ignore[arg-type]
+    assert graph.asked == [question]
+    _researcher(graph_on, index, embedder).gather(question, unplanned, graph=graph)  # type: ignore[arg-type]
+    assert graph.asked == [question]  # the plan left the graph out
+    assert not settings.retrieval.graph
+    _researcher(settings, index, embedder).gather(question, planned, graph=graph)  # type: ignore[arg-type]
+    assert graph.asked == [question]  # graph retrieval is off
 
-    class Boom:
-        def search(self, *args: object, **kwargs: object) -> list[str]:
-            raise AssertionError("the graph must not be queried when the plan excludes it")
 
-    plan = QueryPlan(keywords=["assign"], semantic_query="assignment", tools=["bm25", "dense"])
-    assert researcher.gather("Can the agreement be assigned?", plan, graph=Boom())  # type: ignore[arg-type]
-
-
-def test_plain_retrieval_interface(nda, embedder) -> None:
+def test_plain_retrieval_interface(nda, runtime_for) -> None:
     settings, index = nda
-
-    class Runtime:
-        def __init__(self) -> None:
-            from indexes.store import ContractStore
-
-            self.settings = settings
-            self.store = ContractStore(settings)
-            self.embedder = embedder
-
-        def reranker(self) -> None:
-            return None
-
-    results = retrieve(Runtime(), "mutual-nda", "return or destroy confidential documents", k=3)
+    results = retrieve(runtime_for(settings), "mutual-nda", "return or destroy confidential documents", k=3)
     assert len(results) == 3
     file_name, span, score = results[0]
     assert file_name == "mutual-nda.txt" and score > 0
     assert "destroy" in index.document.text[span[0] : span[1]]
+    # a list of contracts is a corpus; another tenant's contract is not found
+    assert retrieve(runtime_for(settings), ["mutual-nda"], "governing law", k=1)[0].file == "mutual-nda.txt"
 
 
 def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, embedder) -> None:
-    from clausewise.core.config import with_overrides
     from tests.fakes import PhraseClassifier
 
     settings, index = nda
@@ -177,7 +185,7 @@ def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, e
             answerer=ScriptedChatModel(replies=[reply], repeat_last=True),
             attributor=classifier,
         )
-        return researcher.research(question).citations
+        return research_turn(researcher, question).citations
 
     passages_only = {"interrogation": {"attribution_scope": "passages"}}
     citations = research(passages_only)
@@ -209,7 +217,6 @@ def test_sentences_the_classifier_finds_deciding_are_cited_by_attribution(nda, e
 
 
 def test_attribution_scope_decides_which_sentences_beyond_the_passages_are_read(nda, embedder) -> None:
-    from clausewise.core.config import with_overrides
     from tests.fakes import PhraseClassifier
 
     settings, index = nda
@@ -241,7 +248,6 @@ def test_attribution_scope_decides_which_sentences_beyond_the_passages_are_read(
 
 
 def test_a_later_turn_reads_past_what_earlier_turns_read(nda, embedder) -> None:
-    from clausewise.core.config import with_overrides
     from tools.retrieval.spans import covered
 
     settings, index = nda
@@ -296,7 +302,6 @@ class _JudgesOnly:
 
 
 def test_a_follow_up_is_also_judged_against_the_users_question(nda, embedder) -> None:
-    from clausewise.core.config import with_overrides
 
     settings, index = nda
     users = "Which law governs the agreement?"
@@ -320,7 +325,7 @@ def test_a_follow_up_is_also_judged_against_the_users_question(nda, embedder) ->
             answerer=ScriptedChatModel(replies=[reply]),
             attributor=classifier,
         )
-        _, citations, _ = researcher.answer(follow_up, hits, retrieved=hits, serves=serves)
+        _, citations, _ = researcher.cited_answer(follow_up, hits, retrieved=hits, serves=serves)
         return [c.quote for c in citations if c.attributed], classifier.asked
 
     quotes, asked = attributed(users)

@@ -18,16 +18,16 @@ def _brute_force(retrieved: list[tuple[str, tuple[int, int]]], gold: list[tuple[
     return len(got & truth) / len(got), len(got & truth) / len(truth)
 
 
-def test_metric_matches_a_character_count_on_real_queries(bench_data: Path, tmp_path: Path, embedder) -> None:
-    from agents.archivist import Archivist
-    from agents.researcher import retrieve
+def test_metric_matches_a_character_count_on_real_queries(
+    bench_data: Path, tmp_path: Path, runtime_for
+) -> None:
     from clausewise.core.config import load_settings
-    from indexes.store import ContractStore
+    from clausewise.retrieval import retrieve
 
     settings = load_settings(
         overrides={"paths": {"data_dir": str(tmp_path)}, "retrieval": {"reranker": "none"}}
     )
-    store = ContractStore(settings)
+    runtime = runtime_for(settings)
     queries = [
         q
         for q in legalbench_queries(bench_data, "contractnli")
@@ -35,19 +35,9 @@ def test_metric_matches_a_character_count_on_real_queries(bench_data: Path, tmp_
     ][:3]
     file_path = queries[0].snippets[0][0]
     contract_id = corpus_contract_id(file_path)
-    Archivist(settings, store, embedder).ingest(
-        bench_data / "legalbenchrag" / "corpus" / file_path, contract_id=contract_id
-    )
-
-    class Runtime:
-        def __init__(self) -> None:
-            self.settings, self.store, self.embedder = settings, store, embedder
-
-        def reranker(self) -> None:
-            return None
-
+    runtime.archivist().ingest(bench_data / "legalbenchrag" / "corpus" / file_path, contract_id=contract_id)
     for query in queries:
-        hits = retrieve(Runtime(), contract_id, question_part(query.query), k=8)
+        hits = retrieve(runtime, contract_id, question_part(query.query), k=8)
         retrieved = [(file_path, span) for _, span, _ in hits]
         assert all(name == Path(file_path).name for name, _, _ in hits)
         for k in (1, 2, 4, 8):

@@ -7,6 +7,8 @@
   of the chunks measured apart.
 - OCR: ContractNLI texts rendered to PDF and rasterized at 300 dpi, read back by OCR: seconds per
   page (goal <= 2.5) and word accuracy against the source text (goal >= 98%).
+- Knowledge graph: the real PDFs ingested whole by the Archivist; what the LightRAG graph costs
+  per contract (seconds, disk) against the rest of the ingest and of the index.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.config import Settings
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import GoldDocument, contractnli, cuad_documents, cuad_pdfs, legalbench_documents
+from clausewise.runtime import Runtime
 from tools.chunking import build_chunks
 from tools.parsing import parse_document
 from tools.parsing.ocr import tesseract_path
@@ -192,6 +195,65 @@ def ocr_suite(root: Path, settings: Settings, max_pages: int, progress: Progress
     }
 
 
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def graph_cost(root: Path, runtime: Runtime, limit: int | None, progress: Progress) -> dict[str, Any]:
+    """Ingest each CUAD PDF with the knowledge graph on, in a scratch data directory, and split
+    the cost: seconds of the graph against the rest of the ingest, its disk against the index."""
+    from clausewise.core.config import with_overrides
+    from tools.retrieval.graph import GRAPH_FOLDER
+
+    pdfs = cuad_pdfs(root)[:limit] if limit else cuad_pdfs(root)
+    rows: list[dict[str, Any]] = []
+    progress.stage("knowledge graph cost", total=len(pdfs))
+    with tempfile.TemporaryDirectory() as scratch:
+        settings = with_overrides(
+            runtime.settings,
+            {
+                "paths": {"data_dir": scratch, "tenant": "ingest-bench"},
+                "structure": {"knowledge_graph": True},
+            },
+        )
+        archivist = Runtime(settings, hub=runtime.hub).archivist()
+        for pdf in pdfs:
+            result = archivist.ingest(pdf, force=True)
+            index = archivist.store.open(result.contract_id)
+            timings = result.manifest.timings
+            graph_seconds = timings.get("graph", 0.0)
+            rest = sum(v for k, v in timings.items() if k != "graph") + result.write_seconds - graph_seconds
+            rows.append(
+                {
+                    "file": pdf.name,
+                    "pages": result.manifest.pages,
+                    "graph_seconds": graph_seconds,
+                    "other_seconds": round(rest, 3),
+                    "graph_bytes": _folder_bytes(index.path / GRAPH_FOLDER),
+                    "index_bytes": _folder_bytes(index.path),
+                }
+            )
+            index.close()
+            archivist.store.delete(result.contract_id)
+            progress.advance()
+    count = max(len(rows), 1)
+    graph_seconds = sum(r["graph_seconds"] for r in rows)
+    other_seconds = sum(r["other_seconds"] for r in rows)
+    graph_bytes = sum(r["graph_bytes"] for r in rows)
+    index_bytes = sum(r["index_bytes"] for r in rows)
+    return {
+        "pdfs": len(rows),
+        "pages": sum(r["pages"] for r in rows),
+        "graph_seconds_per_contract": round(graph_seconds / count, 2),
+        "other_ingest_seconds_per_contract": round(other_seconds / count, 2),
+        "graph_share_of_ingest_seconds": round(graph_seconds / max(graph_seconds + other_seconds, 1e-9), 3),
+        "graph_mb_per_contract": round(graph_bytes / count / 1e6, 2),
+        "index_mb_per_contract": round(index_bytes / count / 1e6, 2),
+        "graph_share_of_index_bytes": round(graph_bytes / max(index_bytes, 1), 3),
+        "rows": rows,
+    }
+
+
 def run(
     settings: Settings,
     root: Path,
@@ -200,9 +262,13 @@ def run(
     limit: int | None = None,
     ocr_pages: int = 20,
     embed_pages: int = 100,
+    graph_runtime: Runtime | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
+    """Every part of the benchmark; the knowledge graph's cost only when given a runtime to
+    ingest with (``graph_runtime``: its settings and models, in a scratch data directory)."""
     progress = progress or NoProgress()
+    graph = graph_cost(root, graph_runtime, limit, progress) if graph_runtime is not None else None
     return {
         "benchmark": "ingest",
         "data": str(root),
@@ -210,4 +276,5 @@ def run(
         "integrity": integrity_suite(root, settings, limit, progress),
         "pdf_speed": pdf_speed(root, settings, embedder, embed_pages, limit, progress),
         "ocr": ocr_suite(root, settings, ocr_pages, progress),
+        **({"knowledge_graph": graph} if graph is not None else {}),
     }

@@ -21,26 +21,23 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import statistics
 import time
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from clausewise.core.config import Settings, with_overrides
-from clausewise.core.domain import RetrievalQuery
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import LEGALBENCH_DATASETS, LegalBenchQuery, legalbench_queries, require
 from clausewise.evals.folds import is_heldout
+from clausewise.retrieval import SpanSearch
+from clausewise.runtime import Runtime
 from indexes.layout import contract_id_for
-from tools.retrieval.contract_retriever import ContractRetriever
-from tools.retrieval.corpus import CorpusRetriever
-from tools.retrieval.graph import open_graph
 from tools.retrieval.spans import merge_spans, precision_recall
-
-if TYPE_CHECKING:
-    from clausewise.runtime import Runtime
 
 KS = (1, 2, 4, 8, 16, 32, 64)
 TENANT = "legalbenchrag"
@@ -55,10 +52,21 @@ GOALS = {
 
 @dataclass(frozen=True)
 class Configuration:
+    """One row: the product's retrieval under these settings (``retrieval.*`` overrides)."""
+
     name: str
-    use: tuple[str, ...]
+    rankers: tuple[str, ...]
     graph: bool
     rerank: bool
+
+    def overrides(self, reranker: str) -> dict[str, Any]:
+        return {
+            "retrieval": {
+                "rankers": list(self.rankers),
+                "graph": self.graph,
+                "reranker": reranker if self.rerank else "none",
+            }
+        }
 
 
 CONFIGURATIONS = (
@@ -149,11 +157,15 @@ def run(
     configurations: tuple[str, ...],
     datasets: tuple[str, ...] = LEGALBENCH_DATASETS,
     fold: str = "all",
+    queries_kind: str = "all",
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Score every chosen configuration; ``fold="heldout"`` keeps only queries whose documents
     the shipped reranker never saw in training (its validation fold), so + rerank rows are not
-    flattered by training on the same documents."""
+    flattered by training on the same documents. ``queries_kind="terms"`` keeps only the sampled
+    queries whose question names a defined term of their document (a party such as "the
+    Company", or "Confidential Information"): where the knowledge graph, whose entities are the
+    defined terms, parties and clauses, should help if anywhere."""
     progress = progress or NoProgress()
     require(root / "legalbenchrag")
     chosen = [c for c in CONFIGURATIONS if c.name in configurations]
@@ -164,12 +176,21 @@ def run(
         "goals": GOALS,
         "limit_per_dataset": limit,
         "fold": fold,
+        "queries_kind": queries_kind,
         "queries": {},
         "scopes": {},
     }
     per_dataset: dict[str, dict[str, dict[str, list]]] = {s: {c.name: {} for c in chosen} for s in scopes}
     latency_ms: dict[str, list[float]] = defaultdict(list)
     rerank_seconds: list[float] = []
+    reranker_kind = runtime.settings.retrieval.reranker
+    # every row is the product's retrieval interface under the row's settings (models shared)
+    runtimes = {
+        c.name: Runtime(
+            with_overrides(runtime.settings, c.overrides(reranker_kind)), evaluation=True, hub=runtime.hub
+        )
+        for c in chosen
+    }
     reranker = runtime.reranker() if any(c.rerank for c in chosen) else None
     for dataset in datasets:
         queries = sample_queries(in_fold(legalbench_queries(root, dataset), fold), limit)
@@ -188,6 +209,9 @@ def run(
             )
         )
         ids = ingest_corpus(runtime, root, files, progress)
+        if queries_kind == "terms":
+            queries = naming_defined_terms(runtime, queries, ids)
+            results["queries"][dataset] = len(queries)
         rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         if "document" in scopes:
             by_document: dict[str, list[LegalBenchQuery]] = defaultdict(list)
@@ -195,46 +219,44 @@ def run(
                 by_document[query.snippets[0][0]].append(query)
             progress.stage(f"{dataset}: per-document retrieval", total=len(queries))
             for file_path, group in by_document.items():
-                index = runtime.store.open(ids[file_path])
-                retriever = ContractRetriever(index, runtime.embedder, runtime.settings.retrieval, reranker)
-                with open_graph(index.path, runtime.embedder, enabled=any(c.graph for c in chosen)) as graph:
+                with ExitStack() as stack:
+                    searches = {
+                        c.name: stack.enter_context(SpanSearch(runtimes[c.name], ids[file_path]))
+                        for c in chosen
+                    }
                     for query in group:
                         question = question_part(query.query)
-                        request = RetrievalQuery(question=question, semantic=question)
                         for configuration in chosen:
                             started = time.perf_counter()
-                            hits = retriever.search(
-                                request,
-                                max(KS),
-                                rerank=configuration.rerank,
-                                graph=graph if configuration.graph else None,
-                                expand=False,
-                                use=configuration.use,
-                            )
+                            spans = searches[configuration.name](question, max(KS))
                             latency_ms[configuration.name].append(1000 * (time.perf_counter() - started))
-                            retrieved = [(file_path, h.span) for h in hits]
+                            retrieved = [(file_path, span) for _, span, _ in spans]
                             rows[("document", configuration.name)].append(_scores(retrieved, query.snippets))
                         progress.advance()
-                    if reranker is not None and group:
-                        texts = [c.text for c in list(index.chunks.values())[:50]]
-                        started = time.perf_counter()
-                        reranker.score(group[0].query, texts)
-                        rerank_seconds.append(time.perf_counter() - started)
-                index.close()
+                if reranker is not None and group:
+                    index = runtime.store.open(ids[file_path])
+                    texts = [c.text for c in list(index.chunks.values())[:50]]
+                    index.close()
+                    started = time.perf_counter()
+                    reranker.score(group[0].query, texts)
+                    rerank_seconds.append(time.perf_counter() - started)
         if "corpus" in scopes:
-            indexes = [runtime.store.open(ids[f]) for f in files]
-            corpus = CorpusRetriever(indexes, runtime.embedder, runtime.settings.retrieval, reranker)
-            by_contract = {contract_id: file_path for file_path, contract_id in ids.items()}
+            by_name = {Path(file_path).name: file_path for file_path in files}
+            corpus_rows = [c for c in chosen if not c.graph and "lexicon" not in c.rankers]
+            # graphs are per contract and concept words say nothing about which document is
+            # meant: no corpus-scope graph or lexicon rows
             progress.stage(f"{dataset}: corpus retrieval", total=len(queries))
-            for query in queries:
-                request = RetrievalQuery(question=query.query, semantic=query.query)
-                for configuration in chosen:
-                    if (configuration.graph and not configuration.rerank) or "lexicon" in configuration.use:
-                        continue  # graphs are per contract: no corpus-scope graph row; see above
-                    hits = corpus.search(request, max(KS), rerank=configuration.rerank, use=configuration.use)
-                    retrieved = [(by_contract[h.contract_id], h.span) for h in hits]
-                    rows[("corpus", configuration.name)].append(_scores(retrieved, query.snippets))
-                progress.advance()
+            with ExitStack() as stack:
+                searches = {
+                    c.name: stack.enter_context(SpanSearch(runtimes[c.name], [ids[f] for f in files]))
+                    for c in corpus_rows
+                }
+                for query in queries:
+                    for configuration in corpus_rows:
+                        spans = searches[configuration.name](query.query, max(KS))
+                        retrieved = [(by_name[name], span) for name, span, _ in spans]
+                        rows[("corpus", configuration.name)].append(_scores(retrieved, query.snippets))
+                    progress.advance()
         for (scope, name), values in rows.items():
             per_dataset[scope][name][dataset] = _mean(values)
     for scope, by_configuration in per_dataset.items():
@@ -263,6 +285,25 @@ def run(
         "measured_on": "per-document retrieval of 64 spans, one query at a time, tree expansion off",
     }
     return results
+
+
+def naming_defined_terms(
+    runtime: Runtime, queries: list[LegalBenchQuery], ids: dict[str, str]
+) -> list[LegalBenchQuery]:
+    """The queries whose question (without its document designation) names a defined term of
+    their document, as a word, in the case the contract defines it."""
+    terms: dict[str, list[str]] = {}
+    kept = []
+    for query in queries:
+        file_path = query.snippets[0][0]
+        if file_path not in terms:
+            index = runtime.store.open(ids[file_path])
+            terms[file_path] = [d.term for d in index.definitions if len(d.term) > 2]
+            index.close()
+        question = question_part(query.query)
+        if any(re.search(rf"\b{re.escape(term)}\b", question) for term in terms[file_path]):
+            kept.append(query)
+    return kept
 
 
 def _percentiles(values: list[float], digits: int) -> dict[str, float | None]:

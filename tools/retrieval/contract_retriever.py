@@ -23,9 +23,6 @@ from tools.retrieval.ordering import candidate_pool, reranked_order, search_dept
 from tools.retrieval.rerank import Reranker
 from tools.retrieval.spans import covered
 
-# First-stage rankings of a search: BM25, dense, and the lexicon's contract words (the graph is
-# added when the caller passes one).
-DEFAULT_USE = ("bm25", "dense", "lexicon")
 _CONTEXT_PREFERENCE = {"ancestor": 0, "node": 1, "passage": 1, "descendant": 2}
 
 
@@ -79,12 +76,14 @@ class ContractRetriever:
         self,
         query: RetrievalQuery,
         graph: GraphSearch | None = None,
-        use: tuple[str, ...] = DEFAULT_USE,
+        use: tuple[str, ...] | None = None,
         k: int = 0,
     ) -> dict[str, list[str]]:
-        """Chunk ids ranked by each retriever in ``use`` (and by the graph, when one is given),
-        deep enough for ``k`` distinct spans. ``lexicon`` ranks by the contract words of the
-        concepts the question touches; a question that touches none gets no such ranking."""
+        """Chunk ids ranked by each retriever in ``use`` (default ``retrieval.rankers``; and by
+        the graph, when one is given), deep enough for ``k`` distinct spans. ``lexicon`` ranks by
+        the contract words of the concepts the question touches; a question that touches none
+        gets no such ranking."""
+        use = use or self.settings.rankers
         rankings: dict[str, list[str]] = {}
         if "bm25" in use:
             depth = search_depth(self.settings.bm25_top_k, k)
@@ -139,7 +138,7 @@ class ContractRetriever:
         rerank: bool = True,
         graph: GraphSearch | None = None,
         expand: bool = True,
-        use: tuple[str, ...] = DEFAULT_USE,
+        use: tuple[str, ...] | None = None,
     ) -> list[Hit]:
         """Ranked hits for a query (``k`` defaults to ``retrieval.top_k``)."""
         k = k or self.settings.top_k

@@ -63,8 +63,11 @@ class CorpusRetriever:
         return [self.vector_ids[i] for i in top[np.argsort(-scores[top], kind="stable")]]
 
     def search(
-        self, query: RetrievalQuery, k: int, *, rerank: bool = True, use: tuple[str, ...] = ("bm25", "dense")
+        self, query: RetrievalQuery, k: int, *, rerank: bool = True, use: tuple[str, ...] | None = None
     ) -> list[Hit]:
+        """Ranked hits over every contract, by the rankers in ``use`` (default
+        ``retrieval.rankers``; the lexicon has no meaning across documents and is not used)."""
+        use = use or self.settings.rankers
         rankings: dict[str, list[str]] = {}
         if "bm25" in use:
             depth = search_depth(self.settings.bm25_top_k, k)
