@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +47,7 @@ class Archivist:
         self.store = store
         self.embedder = embedder
 
-    def _free_id(self, path: Path) -> str:
+    def contract_id_for(self, path: Path) -> str:
         """The id derived from the file name, unless another file already holds it: then the
         extension is added ("nda-txt"), then a content hash, so two files never overwrite each
         other. The same file name again is an update of the same contract."""
@@ -62,6 +63,20 @@ class Archivist:
                 return candidate
         return candidates[-1]
 
+    def current(self, contract_id: str, content_hash: str) -> Manifest | None:
+        """The manifest of ``contract_id`` when it was built from these bytes with these settings
+        (ingesting them again would build the same indexes), else None."""
+        existing = self.store.manifest(contract_id)
+        if (
+            existing is not None
+            and existing.content_sha256 == content_hash
+            and existing.ingest_fingerprint == self.settings.ingest_fingerprint()
+            and existing.index_format == INDEX_FORMAT
+            and existing.embedding_model == self.embedder.model_id
+        ):
+            return existing
+        return None
+
     def ingest(
         self,
         path: Path,
@@ -72,19 +87,12 @@ class Archivist:
         progress = progress or NoProgress()
         path = Path(path)
         size = check_size(path, self.settings.parsing.max_file_mb)
-        contract_id = validate_contract_id(contract_id or self._free_id(path))
+        contract_id = validate_contract_id(contract_id or self.contract_id_for(path))
         content_hash = file_sha256(path)
         fingerprint = self.settings.ingest_fingerprint()
         with self.store.layout.ingest_lock(contract_id):
-            existing = self.store.manifest(contract_id)
-            if (
-                existing is not None
-                and not force
-                and existing.content_sha256 == content_hash
-                and existing.ingest_fingerprint == fingerprint
-                and existing.index_format == INDEX_FORMAT
-                and existing.embedding_model == self.embedder.model_id
-            ):
+            existing = self.current(contract_id, content_hash)
+            if existing is not None and not force:
                 log.debug(
                     "unchanged, not rebuilt", extra={"contract": contract_id, "tenant": self.store.tenant}
                 )
@@ -153,6 +161,10 @@ class Archivist:
             artifacts = ContractArtifacts(
                 manifest, document, tree, definitions, references, chunks, embeddings, bm25
             )
+            # the original travels with the index version (atomically, like the rest), so its
+            # pages can be rendered as long as the contract exists, wherever the file was
+            manifest.original = f"original{path.suffix.lower()}"
+            artifacts.extra_writers.append(lambda staging: shutil.copyfile(path, staging / manifest.original))
             if self.settings.structure.knowledge_graph:
                 progress.stage("knowledge graph")
                 started = time.perf_counter()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -156,12 +156,18 @@ class Clausewise:
             index.close()
 
     def check_batch(
-        self, files: list[Path], suite: Suite, *, report: bool = False, fresh: bool = False
+        self,
+        sources: Sequence[Path | str],
+        suite: Suite,
+        *,
+        report: bool = False,
+        fresh: bool = False,
+        journal: Path | None = None,
     ) -> Iterator[BatchItem]:
-        """Every file x every hypothesis, resumable (see :meth:`_batch`)."""
+        """Every contract x every hypothesis, resumable (see :meth:`_batch`)."""
         return self._batch(
             "checks",
-            files,
+            sources,
             suite.model_dump_json() + str(report),
             [h.key for h in suite.hypotheses],
             CheckResult,
@@ -171,6 +177,7 @@ class Clausewise:
                 report=report,
             ),
             fresh,
+            journal,
         )
 
     def review(self, contract: str, provisions: ProvisionList) -> Iterator[ProvisionResult]:
@@ -185,12 +192,17 @@ class Clausewise:
             index.close()
 
     def review_batch(
-        self, files: list[Path], provisions: ProvisionList, *, fresh: bool = False
+        self,
+        sources: Sequence[Path | str],
+        provisions: ProvisionList,
+        *,
+        fresh: bool = False,
+        journal: Path | None = None,
     ) -> Iterator[BatchItem]:
-        """Every file (a data room) x every provision, resumable (see :meth:`_batch`)."""
+        """Every contract (a data room) x every provision, resumable (see :meth:`_batch`)."""
         return self._batch(
             "reviews",
-            files,
+            sources,
             provisions.model_dump_json(),
             [p.key for p in provisions.provisions],
             ProvisionResult,
@@ -201,41 +213,51 @@ class Clausewise:
                 ),
             ),
             fresh,
+            journal,
         )
 
     def _batch(
         self,
         kind: str,
-        files: list[Path],
+        sources: Sequence[Path | str],
         playbook: str,
         keys: list[str],
         model: type[Any],
         run: Callable[[str, set[str]], Iterator[Any]],
         fresh: bool,
+        journal_path: Path | None,
     ) -> Iterator[BatchItem]:
-        """Every file x every item, ingesting as needed. Resumable: results already in this
-        batch's journal (in the tenant's ``batches/<kind>/``, keyed by the files, the playbook and
-        the settings that change a result) are yielded again as ``resumed`` instead of being
-        redone, unless ``fresh``. A file that cannot be ingested becomes one row with its error,
-        and the batch goes on."""
-        relevant = self.settings.model_dump_json(include={"retrieval", "checks", "review", "models"})
-        key = batch_key(kind, *(str(f.resolve()) for f in files), playbook, relevant)
-        journal = ResultJournal(self.runtime.journal_dir(kind) / f"{key}.jsonl", model)
+        """Every contract x every item. A source is a file (ingested first, as needed) or the id
+        of an ingested contract. Resumable: results already in the batch's journal are yielded
+        again as ``resumed`` instead of being redone, unless ``fresh``. The journal is
+        ``journal_path`` when given (a service job's own), else one in the tenant's
+        ``batches/<kind>/`` keyed by the sources, the playbook and the settings that change a
+        result. A file that cannot be ingested becomes one row with its error, and the batch
+        goes on."""
+        if journal_path is None:
+            relevant = self.settings.model_dump_json(include={"retrieval", "checks", "review", "models"})
+            names = (str(s.resolve()) if isinstance(s, Path) else f"contract:{s}" for s in sources)
+            key = batch_key(kind, *names, playbook, relevant)
+            journal_path = self.runtime.journal_dir(kind) / f"{key}.jsonl"
+        journal = ResultJournal(journal_path, model)
         if fresh:
             journal.path.unlink(missing_ok=True)
         done = journal.done()
-        for path in files:
-            try:
-                contract_id = self.ingest(path).contract_id
-            except InputError as error:
-                log.warning(
-                    "batch: skipped %s: %s",
-                    path.name,
-                    error,
-                    extra={"tenant": self.runtime.tenant, "file": str(path)},
-                )
-                yield BatchItem(contract_id=path.name, error=str(error))
-                continue
+        for source in sources:
+            if isinstance(source, Path):
+                try:
+                    contract_id = self.ingest(source).contract_id
+                except InputError as error:
+                    log.warning(
+                        "batch: skipped %s: %s",
+                        source.name,
+                        error,
+                        extra={"tenant": self.runtime.tenant, "file": str(source)},
+                    )
+                    yield BatchItem(contract_id=source.name, error=str(error))
+                    continue
+            else:
+                contract_id = self.runtime.store.resolve(source)
             for item_key in keys:
                 if (contract_id, item_key) in done:
                     yield BatchItem(
@@ -300,8 +322,12 @@ class ChatThread:
     def contract_id(self) -> str:
         return self.info.contract_id
 
-    def _run(self, payload: Any, title: str = "") -> Iterator[ProgressEvent | Report | Clarification]:
-        self.runtime.threads.touch(self.thread_id, title)
+    def _run(
+        self, payload: Any, said: str, title: str = ""
+    ) -> Iterator[ProgressEvent | Report | Clarification]:
+        threads = self.runtime.threads
+        threads.touch(self.thread_id, title)
+        threads.add_message(self.thread_id, "user", said)
         final: dict[str, Any] = {}
         for mode, chunk in self.graph.stream(
             payload, self.config, stream_mode=["custom", "values"], context=self.context
@@ -313,19 +339,39 @@ class ChatThread:
         pending = self.graph.get_state(self.config)
         interrupts = [i for task in pending.tasks for i in task.interrupts]
         if interrupts:
-            yield Clarification(thread_id=self.thread_id, question=interrupts[0].value["clarifying_question"])
+            question = interrupts[0].value["clarifying_question"]
+            threads.add_message(self.thread_id, "assistant", question)
+            yield Clarification(thread_id=self.thread_id, question=question)
         elif final.get("report") is not None:
-            yield final["report"]
+            report: Report = final["report"]
+            threads.add_message(self.thread_id, "assistant", report.preliminary_answer, report.to_json())
+            yield report
 
     def ask(
         self, question: str, *, context: str = "", instructions: str = "", turns: int | None = None
     ) -> Iterator[ProgressEvent | Report | Clarification]:
-        return self._run(_request(question, context, instructions, turns, True), title=question)
+        return self._run(_request(question, context, instructions, turns, True), question, title=question)
 
     def reply(self, answer: str) -> Iterator[ProgressEvent | Report | Clarification]:
+        """Answer the clarifying question the thread is waiting on."""
         from langgraph.types import Command
 
-        return self._run(Command(resume=answer))
+        return self._run(Command(resume=answer), answer)
+
+    def awaiting_reply(self) -> str | None:
+        """The clarifying question the thread waits on, if any."""
+        state = self.graph.get_state(self.config)
+        interrupts = [i for task in state.tasks for i in task.interrupts]
+        return interrupts[0].value["clarifying_question"] if interrupts else None
+
+    def send(
+        self, text: str, *, context: str = "", instructions: str = "", turns: int | None = None
+    ) -> Iterator[ProgressEvent | Report | Clarification]:
+        """The next message of the conversation: the answer to a pending clarifying question, or a
+        new question (a chat front end need not know which)."""
+        if self.awaiting_reply():
+            return self.reply(text)
+        return self.ask(text, context=context, instructions=instructions, turns=turns)
 
     def history(self) -> list[str]:
         """Questions answered so far in this thread."""

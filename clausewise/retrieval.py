@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import Any
 
-from clausewise.core.domain import RetrievalQuery
-from clausewise.core.results import RetrievedSpan
+from clausewise.core.domain import Hit, RetrievalQuery
+from clausewise.core.results import Passage, RetrievedSpan
 from clausewise.runtime import Runtime
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.corpus import CorpusRetriever
@@ -50,14 +50,37 @@ class SpanSearch:
             indexes = [runtime.store.open(contract) for contract in scope]
             self._corpus = CorpusRetriever(indexes, runtime.embedder, settings, runtime.reranker())
 
-    def __call__(self, query: str, k: int = 10) -> list[RetrievedSpan]:
+    def hits(self, query: str, k: int = 10) -> list[Hit]:
         request = RetrievalQuery(question=query)
         if self._contract is not None:
-            hits = self._contract.search(request, k, graph=self._graph, expand=False)
-        else:
-            assert self._corpus is not None
-            hits = self._corpus.search(request, k)
-        return [RetrievedSpan(hit.file_name, hit.span, hit.score) for hit in hits]
+            return self._contract.search(request, k, graph=self._graph, expand=False)
+        assert self._corpus is not None
+        return self._corpus.search(request, k)
+
+    def __call__(self, query: str, k: int = 10) -> list[RetrievedSpan]:
+        return [RetrievedSpan(hit.file_name, hit.span, hit.score) for hit in self.hits(query, k)]
+
+    def passages(self, query: str, k: int = 10) -> list[Passage]:
+        """The top ``k`` spans with their text, clause and pages (one contract only)."""
+        if self._contract is None:
+            raise ValueError("passages are read from one contract: open the search on a contract id")
+        index = self._contract.index
+        passages = []
+        for hit in self.hits(query, k):
+            node = index.tree.node(hit.node_id)
+            passages.append(
+                Passage(
+                    contract_id=hit.contract_id,
+                    file=hit.file_name,
+                    node_id=hit.node_id,
+                    title=node.title,
+                    pages=hit.pages,
+                    span=hit.span,
+                    quote=index.document.text[hit.span[0] : hit.span[1]],
+                    score=round(hit.score, 4),
+                )
+            )
+        return passages
 
     def close(self) -> None:
         self._stack.close()

@@ -3,6 +3,7 @@
 One version folder holds everything about one contract:
 
     manifest.json        what was ingested, how, with which settings and versions
+    original.<ext>       the ingested file itself (to render its pages)
     document.json        normalized text, page map, layout blocks, word boxes
     tree.json            the clause tree
     definitions.json     defined terms with their defining node and usages
@@ -110,6 +111,14 @@ class ContractIndex:
     @cached_property
     def bm25(self) -> BM25Index:
         return BM25Index.load(self.path / "bm25.json")
+
+    @property
+    def original(self) -> Path | None:
+        """The ingested file as it was, kept in the version (None for versions built before it was)."""
+        if self.manifest.original is None:
+            return None
+        path = self.path / self.manifest.original
+        return path if path.is_file() else None
 
     @property
     def vectors(self) -> VectorIndex:

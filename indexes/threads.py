@@ -9,6 +9,7 @@ Both files live in the tenant's own folder, so no tenant can see another's threa
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import sqlite3
@@ -17,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from clausewise.core.errors import ThreadNotFound
-from clausewise.core.results import ThreadInfo
+from clausewise.core.results import ThreadInfo, ThreadMessage
 
 _ID = re.compile(r"^[a-z0-9]{6,32}$")
 _COLUMNS = "id, contract_id, title, created_at, updated_at"
@@ -48,6 +49,14 @@ class ThreadRegistry:
                 db.execute(
                     "CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, contract_id TEXT NOT NULL, "
                     "title TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"
+                )
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS conversations (key TEXT PRIMARY KEY, thread_id TEXT NOT NULL)"
+                )
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS messages (thread_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+                    "role TEXT NOT NULL, content TEXT NOT NULL, report TEXT, at TEXT NOT NULL, "
+                    "PRIMARY KEY (thread_id, seq))"
                 )
             self._db = db
         return self._db
@@ -101,7 +110,62 @@ class ThreadRegistry:
                 (now, title[:200], thread_id),
             )
 
+    def add_message(self, thread_id: str, role: str, content: str, report: str | None = None) -> None:
+        """Record a turn of the conversation: the user's words, or the assistant's question or
+        report (``report``: the report as JSON), so the thread can be shown again."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._lock, self._connection() as db:
+            (last,) = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+            db.execute(
+                "INSERT INTO messages (thread_id, seq, role, content, report, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (thread_id, last + 1, role, content, report, now),
+            )
+
+    def messages(self, thread_id: str) -> list[ThreadMessage]:
+        self.get(thread_id)
+        with self._lock:
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT seq, role, content, report, at FROM messages WHERE thread_id = ? ORDER BY seq",
+                    (thread_id,),
+                )
+                .fetchall()
+            )
+        return [
+            ThreadMessage(
+                seq=r[0], role=r[1], content=r[2], report=json.loads(r[3]) if r[3] else None, at=r[4]
+            )
+            for r in rows
+        ]
+
+    def remember_conversation(self, key: str, thread_id: str) -> None:
+        """Note that a stateless client's conversation so far (its digest, ``key``) is this thread,
+        so its next message continues the thread's research."""
+        with self._lock, self._connection() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO conversations (key, thread_id) VALUES (?, ?)", (key, thread_id)
+            )
+
+    def thread_for_conversation(self, key: str) -> ThreadInfo | None:
+        with self._lock:
+            row = (
+                self._connection()
+                .execute("SELECT thread_id FROM conversations WHERE key = ?", (key,))
+                .fetchone()
+            )
+        if row is None:
+            return None
+        try:
+            return self.get(row[0])
+        except ThreadNotFound:
+            return None  # the thread was deleted since
+
     def delete(self, thread_id: str) -> None:
         self.get(thread_id)
         with self._lock, self._connection() as db:
+            db.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
+            db.execute("DELETE FROM conversations WHERE thread_id = ?", (thread_id,))
             db.execute("DELETE FROM threads WHERE id = ?", (thread_id,))

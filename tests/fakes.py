@@ -122,3 +122,72 @@ class PhraseClassifier:
                     rows[row, column] = self.probability
                     rows[row, 2] = 1.0 - self.probability
         return rows
+
+
+def passage_number(messages: list[BaseMessage], phrase: str) -> int:
+    """The number of the first evidence passage of a prompt that contains ``phrase`` (1 if none)."""
+    text = str(messages[-1].content)
+    blocks = text.split("<evidence>", 1)[-1].split("\n\n[")
+    return next((i for i, block in enumerate(blocks, start=1) if phrase in block), 1)
+
+
+class LegalScript:
+    """Replies for every prompt of the product, chosen by the prompt's own words, so one scripted
+    model can stand in for every role across many questions (a service test asks several).
+
+    Answers cite ``quote`` from whichever passage holds it; drafts are complete and confident
+    (one turn); ``ambiguous`` makes the clarity check ask ``clarify`` once."""
+
+    def __init__(
+        self, quote: str, answer: str, clarify: str | None = None, fail: BaseException | None = None
+    ) -> None:
+        self.quote = quote
+        self.answer = answer
+        self.clarify = clarify
+        self.fail = fail
+
+    def __call__(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+        import json
+
+        if self.fail is not None:
+            raise self.fail
+        system = str(messages[0].content)
+        if "too ambiguous to research" in system:
+            clarify, self.clarify = self.clarify, None  # ask once
+            return json.dumps({"ambiguous": bool(clarify), "clarifying_question": clarify or ""})
+        if "Split the user's" in system:
+            return json.dumps({"parts": []})
+        if "prepare searches" in system:
+            return json.dumps({"keywords": [], "semantic_query": "", "tools": ["bm25", "dense"]})
+        if "legal researcher answering" in system or "Some quotations in your answer" in system:
+            number = passage_number(messages, self.quote)
+            return json.dumps(
+                {
+                    "answer": f"{self.answer} [1]",
+                    "addressed": True,
+                    "citations": [{"evidence": number, "quote": self.quote}],
+                }
+            )
+        if "check one hypothesis" in system:
+            number = passage_number(messages, self.quote)
+            return json.dumps(
+                {"rationale": "stated", "verdict": "supported", "confidence": 0.9, "evidence": [number]}
+            )
+        if "extract one fact" in system:
+            number = passage_number(messages, self.quote)
+            return json.dumps({"found": True, "value": self.answer, "evidence": number, "quote": self.quote})
+        # the Interrogator's draft, its repair, its next question
+        if "next question" in system or "most important thing it" in system:
+            return json.dumps({"question": "What else bears on it?"})
+        return json.dumps(
+            {
+                "title": "Answer",
+                "summary": "The question, restated.",
+                "reasoning": [f"{self.answer} [1]."],
+                "preliminary_answer": f"{self.answer} [1].",
+                "gaps": [],
+                "addressed": True,
+                "complete": True,
+                "confidence": 0.95,
+            }
+        )

@@ -25,6 +25,7 @@ def _register_commands() -> None:
         ingest,
         models_cmd,
         review_cmd,
+        serve_cmd,
         train_cmd,
     )
 
@@ -37,6 +38,7 @@ def _register_commands() -> None:
     models_cmd.register(app)
     config_cmd.register(app)
     evals.register(app)
+    serve_cmd.register(app)
     train_cmd.register(app)
 
 

@@ -433,6 +433,29 @@ class ReviewSettings(Section):
     passage_chars: int = Field(default=600, ge=200, description="Longest passage shown for extraction.")
 
 
+class ServiceSettings(Section):
+    """``clausewise serve``: the HTTP API, the web page and the jobs behind them."""
+
+    host: str = Field(default="127.0.0.1", description="Address to listen on (loopback unless keys exist).")
+    port: int = Field(default=8000, ge=0, le=65535, description="Port to listen on (0: any free port).")
+    workers_in_process: int = Field(
+        default=1,
+        ge=1,
+        le=16,
+        description="Jobs run at once in the server process. One model per process: more only helps "
+        "jobs that use no language model (ingests, NLI checks) or a model server.",
+    )
+    max_question_chars: int = Field(
+        default=4000, ge=100, description="Longest question accepted (a longer one is refused, 422)."
+    )
+    max_queued_jobs: int = Field(
+        default=200, ge=1, description="Jobs one tenant may have waiting; beyond, requests are refused (429)."
+    )
+    wait_seconds: float = Field(
+        default=900.0, gt=0, description="How long a request that is not streamed waits for its answer."
+    )
+
+
 class Settings(BaseSettings):
     """All configuration. Build with :func:`load_settings`; pass it explicitly, never globally."""
 
@@ -450,6 +473,7 @@ class Settings(BaseSettings):
     interrogation: InterrogationSettings = InterrogationSettings()
     checks: ChecksSettings = ChecksSettings()
     review: ReviewSettings = ReviewSettings()
+    service: ServiceSettings = ServiceSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):  # type: ignore[override]

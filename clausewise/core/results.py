@@ -44,6 +44,9 @@ class Manifest(BaseModel):
     ocr_pages: list[int] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
+    original: str | None = Field(
+        default=None, description="The ingested file's bytes kept in the version (to render its pages)."
+    )
 
 
 @dataclass
@@ -64,6 +67,17 @@ class ThreadInfo(BaseModel):
     title: str = ""
     created_at: str
     updated_at: str
+
+
+class ThreadMessage(BaseModel):
+    """One turn of a chat thread: the user's words, or the assistant's clarifying question or
+    report (then ``report`` holds it, as its JSON)."""
+
+    seq: int
+    role: Literal["user", "assistant"]
+    content: str
+    report: dict[str, Any] | None = None
+    at: str
 
 
 # --- research -------------------------------------------------------------------------------------
@@ -89,6 +103,20 @@ class RetrievedSpan(NamedTuple):
 
     file: str
     span: Span
+    score: float
+
+
+class Passage(BaseModel):
+    """A retrieved span with what a reader needs: the contract's own text at the span (so it is
+    verified by construction), the clause holding it and its pages."""
+
+    contract_id: str
+    file: str
+    node_id: str
+    title: str = ""
+    pages: list[int]
+    span: Span
+    quote: str
     score: float
 
 

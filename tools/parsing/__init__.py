@@ -44,4 +44,21 @@ def parse_document(path: Path, settings: ParsingSettings) -> ParsedDocument:
     return document
 
 
-__all__ = ["parse_document"]
+def check_document(path: Path, settings: ParsingSettings) -> FileType:
+    """The refusals of :func:`parse_document` that cost little, for a caller that must answer at
+    once (an upload): size, type, a PDF that does not open, is encrypted, empty or too long, and,
+    for the formats that parse in milliseconds (DOCX, HTML, text), the whole parse. Scanned
+    pages are not read: OCR is the ingest's job."""
+    path = Path(path)
+    check_size(path, settings.max_file_mb)
+    file_type = detect_file_type(path)
+    if file_type in (FileType.PDF, FileType.IMAGE):
+        from tools.parsing.pdf import open_pdf
+
+        open_pdf(path, settings.max_pages).close()
+    else:
+        parse_document(path, settings)
+    return file_type
+
+
+__all__ = ["check_document", "parse_document"]

@@ -1,0 +1,65 @@
+"""The FastAPI application: one :class:`Service` per process holds the settings, the models (loaded
+lazily and once, shared by every tenant), the API keys, the job store and the runner.
+
+    app = create_app(load_settings())
+    uvicorn.run(app, host="127.0.0.1", port=8000)
+
+The lifespan starts the job runner (accounting for jobs a stopped server left running) and stops
+it; nothing heavy happens at import or at start-up: the first request that needs a model loads it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from clausewise.core.config import Settings
+from clausewise.service import errors
+from clausewise.service.state import RuntimeFactory, Service, default_runtime
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings, *, runtime_factory: RuntimeFactory = default_runtime) -> FastAPI:
+    """The API (and, later, the web page) over ``settings``; ``runtime_factory`` builds the
+    runtime of each request and job (the default: real models, shared through one hub)."""
+    service = Service(settings, runtime_factory=runtime_factory)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.runner.start()
+        async with _mcp_lifespan(app):
+            yield
+        service.runner.stop()
+        service.jobs.close()
+
+    app = FastAPI(
+        title="Clausewise",
+        summary="Offline, cited question answering over long legal contracts.",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    errors.install(app)
+    from clausewise.service.routes import contracts, health, jobs, openai_chat, questions, reviews
+
+    for module in (health, contracts, questions, reviews, jobs, openai_chat):
+        app.include_router(module.router)
+    from clausewise.service.mcp_server import mount_mcp
+
+    mount_mcp(app)
+    return app
+
+
+@asynccontextmanager
+async def _mcp_lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Run the MCP session manager for as long as the app runs (when MCP is mounted)."""
+    manager = getattr(app.state, "mcp_lifespan", None)
+    if manager is None:
+        yield
+        return
+    async with manager():
+        yield

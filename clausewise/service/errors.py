@@ -1,0 +1,129 @@
+"""Every refusal of the API is one JSON shape with the right status:
+
+    {"error": {"code": "contract_not_found", "message": "...", "hint": "..."}}
+
+The message and hint are the same words the CLI prints for the same error. Bad input is never a
+500 and never a traceback; an unexpected failure is a 500 with the same envelope and is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from clausewise.core import errors as domain
+
+log = logging.getLogger(__name__)
+
+#: The status of each typed error (the first matching class wins: subclasses before bases).
+STATUS: tuple[tuple[type[domain.ClausewiseError], int], ...] = (
+    (domain.FileTooLarge, 413),
+    (domain.UnsupportedFileType, 415),
+    (domain.OcrUnavailable, 503),
+    (domain.InputError, 422),
+    (domain.ContractNotFound, 404),
+    (domain.ThreadNotFound, 404),
+    (domain.IngestInProgress, 409),
+    (domain.IndexCorrupt, 500),
+    (domain.ModelError, 503),
+    (domain.ConfigError, 400),
+    (domain.BenchDataMissing, 404),
+)
+
+
+class ApiError(domain.ClausewiseError):
+    """A refusal decided by the API itself (authentication, limits, unknown jobs ...)."""
+
+    def __init__(self, status: int, code: str, message: str, *, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.code = code
+
+
+def code_of(kind: type[domain.ClausewiseError]) -> str:
+    """``ContractNotFound`` -> ``contract_not_found``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower()
+
+
+def error_code(error: domain.ClausewiseError) -> str:
+    return error.code if isinstance(error, ApiError) else code_of(type(error))
+
+
+def status_for_code(code: str) -> int:
+    """The status of the typed error whose code is ``code`` (500 for an unknown one)."""
+    return next((status for kind, status in STATUS if code_of(kind) == code), 500)
+
+
+def status_of(error: domain.ClausewiseError) -> int:
+    if isinstance(error, ApiError):
+        return error.status
+    return next((status for kind, status in STATUS if isinstance(error, kind)), 500)
+
+
+def envelope(code: str, message: str, hint: str = "") -> dict[str, dict[str, str]]:
+    return {"error": {"code": code, "message": message, "hint": hint}}
+
+
+def error_body(error: domain.ClausewiseError) -> dict[str, dict[str, str]]:
+    """The envelope of a typed error: its message as the CLI words it (file name included)."""
+    where = f"{error.path.name}: " if error.path is not None else ""
+    return envelope(error_code(error), f"{where}{error.message}", error.hint)
+
+
+def _field(location: tuple) -> str:
+    """``("body", "question")`` -> ``question``: where in the request a problem is."""
+    return ".".join(str(part) for part in location if part != "body") or "body"
+
+
+def _response(status: int, body: dict, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into the envelope."""
+
+    @app.exception_handler(domain.ClausewiseError)
+    async def _typed(request: Request, error: domain.ClausewiseError) -> JSONResponse:
+        status = status_of(error)
+        if status >= 500:
+            log.warning("%s %s: %s", request.method, request.url.path, error, extra={"status": status})
+        headers = {"Retry-After": "5"} if status in (429, 503) else None
+        if status == 401:
+            headers = {"WWW-Authenticate": "Bearer"}
+        return _response(status, error_body(error), headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = error.errors()
+        if any(p.get("type") == "json_invalid" for p in problems):
+            return _response(
+                400, envelope("malformed_json", "the request body is not valid JSON", "send a JSON object")
+            )
+        described = "; ".join(f"{_field(p.get('loc', ()))}: {p.get('msg', '')}" for p in problems[:5])
+        return _response(
+            422, envelope("invalid_request", described, "see the API documentation at /docs for the fields")
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+        code = codes.get(error.status_code, f"http_{error.status_code}")
+        hint = "see the API documentation at /docs" if error.status_code in (404, 405) else ""
+        return _response(
+            error.status_code, envelope(code, str(error.detail), hint), getattr(error, "headers", None)
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected failure on %s %s", request.method, request.url.path)
+        return _response(
+            500,
+            envelope(
+                "internal_error", "the server failed on this request", "it was logged; try again or report it"
+            ),
+        )

@@ -1,0 +1,144 @@
+"""MCP tools over streamable HTTP at ``/mcp``, with the same keys and tenants as the REST API:
+list contracts, search a contract (retrieval only: verified spans, no model), ask a question,
+check a hypothesis. Work that needs a model goes through the same job queue as the REST routes.
+
+Authentication is the API's own (:func:`clausewise.service.auth.tenant_for`) applied in front of
+the MCP app, so a missing or wrong key is the same 401 envelope, a single-user server needs no
+key, and the tenant reaches the tools through a context variable. The caller is also set as the
+ASGI user, which binds an MCP session to the key that opened it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from typing import Any
+
+from fastapi import FastAPI
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from clausewise.core.errors import ClausewiseError
+from clausewise.core.report import Report
+from clausewise.core.results import Passage
+from clausewise.retrieval import SpanSearch
+from clausewise.service.answers import answer_text, check_question, references
+from clausewise.service.auth import tenant_for
+from clausewise.service.errors import error_body, status_of
+from clausewise.service.schemas import ContractSummary
+from clausewise.service.state import Service
+from clausewise.service.work import outcome, submit, wait_for
+from tools.checks.suites import adhoc_suite
+
+_tenant: contextvars.ContextVar[str] = contextvars.ContextVar("clausewise_mcp_tenant")
+
+
+class KeyCheck:
+    """The API's authentication in front of the MCP app."""
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        header = headers.get("authorization", "")
+        key = header[7:].strip() if header.lower().startswith("bearer ") else headers.get("x-api-key")
+        try:
+            tenant = await asyncio.to_thread(tenant_for, self.service, key or None)
+        except ClausewiseError as error:
+            response = JSONResponse(
+                error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
+            )
+            await response(scope, receive, send)
+            return
+        scope["user"] = AuthenticatedUser(AccessToken(token=key or "local", client_id=tenant, scopes=[]))
+        token = _tenant.set(tenant)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _tenant.reset(token)
+
+
+def build_mcp(service: Service) -> MCPServer:
+    """The MCP server and its four tools, bound to ``service``."""
+    mcp = MCPServer(
+        "clausewise",
+        instructions="Question answering over the caller's legal contracts, with verified citations.",
+        log_level="WARNING",
+    )
+
+    def runtime():
+        return service.runtime(_tenant.get())
+
+    @mcp.tool()
+    async def list_contracts() -> list[ContractSummary]:
+        """The contracts you can use (ids for the other tools)."""
+        manifests = await asyncio.to_thread(lambda: runtime().store.manifests())
+        return [ContractSummary.of(m) for m in manifests]
+
+    @mcp.tool()
+    async def search_contract(contract: str, query: str, k: int = 5) -> list[Passage]:
+        """The contract's spans that best match the query, each its own verbatim text with clause
+        id and pages. Retrieval only: no language model."""
+
+        def search() -> list[Passage]:
+            with SpanSearch(runtime(), contract) as spans:
+                return spans.passages(query, max(1, min(k, 32)))
+
+        return await asyncio.to_thread(search)
+
+    @mcp.tool()
+    async def ask(contract: str, question: str) -> dict[str, Any]:
+        """A verified, cited answer to a question about the contract (may take minutes)."""
+        check_question(question, service)
+        tenant = _tenant.get()
+        resolved = await asyncio.to_thread(lambda: runtime().store.resolve(contract))
+        job = submit(service, tenant, "ask", {"contract": resolved, "question": question})
+        report = Report.model_validate(
+            outcome(await wait_for(service, tenant, job.id, service.settings.service.wait_seconds))
+        )
+        return {
+            "answer": answer_text(report),
+            "addressed": report.addressed,
+            "references": references(report),
+        }
+
+    @mcp.tool()
+    async def check_hypothesis(contract: str, hypothesis: str) -> dict[str, Any]:
+        """Whether the contract entails, contradicts or does not mention a statement, with the
+        verified evidence that decides it."""
+        tenant = _tenant.get()
+        resolved = await asyncio.to_thread(lambda: runtime().store.resolve(contract))
+        suite = adhoc_suite([hypothesis])
+        job = submit(
+            service, tenant, "check", {"contracts": [resolved], "suite": suite.model_dump(), "report": False}
+        )
+        result = outcome(await wait_for(service, tenant, job.id, service.settings.service.wait_seconds))
+        [row] = result["rows"]
+        return row["result"]
+
+    return mcp
+
+
+def mount_mcp(app: FastAPI) -> None:
+    """Serve the MCP tools at exactly ``/mcp`` and run their session manager with the app."""
+    service: Service = app.state.service
+    mcp = build_mcp(service)
+    settings = service.settings.service
+    loopback = settings.host in ("127.0.0.1", "localhost", "::1")
+    # DNS-rebinding protection matters to a server only loopback can reach; one listening on a
+    # network is reached by host names we cannot list, and keys protect it
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=loopback, allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    )
+    endpoint = mcp.streamable_http_app(transport_security=security)
+    app.add_route("/mcp", KeyCheck(endpoint, service), methods=["GET", "POST", "DELETE"])
+    app.state.mcp_lifespan = mcp.session_manager.run

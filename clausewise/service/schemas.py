@@ -1,0 +1,195 @@
+"""Request and response bodies of the HTTP API (what ``/docs`` shows). Results reuse the domain
+models (Report, CheckResult, ProvisionResult, Manifest, ThreadInfo ...) as they are."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clausewise.core.domain import NodeKind, Span
+from clausewise.core.results import Manifest, ThreadInfo, ThreadMessage
+from clausewise.service.jobs import Job
+
+ReportFormat = Literal["json", "md", "html"]
+
+
+class Strict(BaseModel):
+    """Unknown fields are refused, so a typo is an error rather than silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- contracts ---------------------------------------------------------------------------------
+
+
+class ContractSummary(BaseModel):
+    contract_id: str
+    file_name: str
+    file_type: str
+    pages: int
+    clauses: int
+    definitions: int
+    structure: str
+    ocr_pages: list[int]
+    ingested_at: str
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> ContractSummary:
+        return cls(
+            contract_id=manifest.contract_id,
+            file_name=manifest.file_name,
+            file_type=manifest.file_type,
+            pages=manifest.pages,
+            clauses=manifest.counts.get("nodes", 0),
+            definitions=manifest.counts.get("definitions", 0),
+            structure=manifest.structure,
+            ocr_pages=manifest.ocr_pages,
+            ingested_at=manifest.created_at,
+        )
+
+
+class DefinedTerm(BaseModel):
+    term: str
+    node_id: str
+    span: Span
+
+
+class UnresolvedReference(BaseModel):
+    text: str
+    source_node: str
+    span: Span
+
+
+class ContractDetail(BaseModel):
+    manifest: Manifest
+    defined_terms: list[DefinedTerm]
+    unresolved_references: list[UnresolvedReference]
+
+
+class TreeNode(BaseModel):
+    id: str
+    kind: NodeKind
+    label: str
+    title: str
+    start: int
+    end: int
+    pages: list[int]
+    parent: str | None
+    children: list[str]
+    depth: int
+
+
+class ContractTree(BaseModel):
+    contract_id: str
+    structure: str
+    root_id: str
+    nodes: list[TreeNode]
+
+
+class TextSpan(BaseModel):
+    contract_id: str
+    start: int
+    end: int
+    pages: list[int]
+    text: str
+
+
+class Upload(BaseModel):
+    """The answer to an upload: the contract's id and the job that ingests it (none when the same
+    bytes were already ingested with the same settings)."""
+
+    contract_id: str
+    status: Literal["queued", "unchanged"]
+    job: Job | None = None
+
+
+# --- questions and threads ---------------------------------------------------------------------
+
+
+class AskRequest(Strict):
+    question: str = Field(min_length=1, description="The question (at most service.max_question_chars).")
+    context: str = Field(default="", max_length=20_000, description="Background the answer should use.")
+    instructions: str = Field(default="", max_length=5_000, description="How the report should be written.")
+    turns: int | None = Field(default=None, ge=1, le=10, description="Research turns at most.")
+    stream: bool = Field(default=False, description="Answer with Server-Sent Events as the work goes on.")
+    format: ReportFormat = Field(default="json", description="The report's rendering when not streamed.")
+    cancel_on_disconnect: bool = Field(
+        default=False, description="Streamed: stop the work when the client goes away (default: finish it)."
+    )
+
+
+class ThreadCreate(Strict):
+    contract: str = Field(min_length=1)
+
+
+class ThreadDetail(BaseModel):
+    thread: ThreadInfo
+    messages: list[ThreadMessage]
+    awaiting_reply: bool = Field(description="The last assistant message is a clarifying question.")
+
+
+class MessageRequest(Strict):
+    content: str = Field(min_length=1, description="A question, or the answer to a clarifying question.")
+    turns: int | None = Field(default=None, ge=1, le=10)
+    stream: bool = False
+    cancel_on_disconnect: bool = False
+
+
+# --- checks and reviews ------------------------------------------------------------------------
+
+
+class CheckRequest(Strict):
+    contracts: list[str] = Field(min_length=1, max_length=10_000)
+    suite: str | None = Field(default=None, description="A built-in suite: nda.")
+    playbook: str | None = Field(default=None, max_length=200_000, description="A playbook's YAML text.")
+    hypotheses: list[str] = Field(default_factory=list, max_length=200, description="Hypotheses typed in.")
+    report: bool = Field(default=False, description="Add the Interrogator's report to each result (slow).")
+
+
+class ReviewRequest(Strict):
+    contracts: list[str] = Field(min_length=1, max_length=10_000)
+    provisions: str | None = Field(default="cuad", description="A built-in provision list: cuad.")
+    playbook: str | None = Field(
+        default=None, max_length=200_000, description="A provision list's YAML text."
+    )
+
+
+class JobList(BaseModel):
+    jobs: list[Job]
+
+
+# --- health ------------------------------------------------------------------------------------
+
+
+class Readiness(BaseModel):
+    ready: bool
+    checks: dict[str, str] = Field(description="Each check: 'ok' or what is wrong.")
+
+
+class Problem(BaseModel):
+    """The error envelope's inner object."""
+
+    code: str
+    message: str
+    hint: str = ""
+
+
+class ErrorBody(BaseModel):
+    error: Problem
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in {
+        400: "Bad request (malformed JSON, invalid setting)",
+        401: "Missing or invalid API key",
+        404: "Not found for this key (another tenant's is not found either)",
+        409: "Conflict (being ingested, already finished)",
+        413: "Too large",
+        415: "Unsupported file type",
+        422: "Invalid input (corrupt, encrypted, empty file; invalid field)",
+        429: "Too many jobs waiting",
+        503: "A model or OCR is unavailable",
+    }.items()
+}

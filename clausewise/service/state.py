@@ -1,0 +1,44 @@
+"""What every route, job and tool of one server process shares: the settings, the models
+(loaded lazily and once, shared by every tenant), the API keys, the job store and the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from clausewise.core.config import Settings, with_overrides
+from clausewise.runtime import ModelHub, Runtime
+from clausewise.service.jobs import JobStore
+from clausewise.service.keys import KeyStore, service_dir
+from clausewise.service.runner import LocalRunner
+
+RuntimeFactory = Callable[[Settings, ModelHub], Runtime]
+
+
+def default_runtime(settings: Settings, hub: ModelHub) -> Runtime:
+    return Runtime(settings, hub=hub)
+
+
+@dataclass
+class Service:
+    """What the routes share: built once by :func:`create_app`."""
+
+    settings: Settings
+    hub: ModelHub = field(default_factory=ModelHub)
+    runtime_factory: RuntimeFactory = default_runtime
+    keys: KeyStore = field(init=False)
+    jobs: JobStore = field(init=False)
+    runner: LocalRunner = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.keys = KeyStore.of(self.settings)
+        self.jobs = JobStore(service_dir(self.settings) / "jobs.sqlite")
+        self.runner = LocalRunner(self.jobs, self.runtime, self.settings.service.workers_in_process)
+
+    def runtime(self, tenant: str) -> Runtime:
+        """A runtime for one request or job of ``tenant``: its own stores, ledger and caches over
+        the process's shared models."""
+        settings = self.settings
+        if tenant != settings.paths.tenant:
+            settings = with_overrides(settings, {"paths": {"tenant": tenant}})
+        return self.runtime_factory(settings, self.hub)

@@ -1,0 +1,91 @@
+"""Submitting work and following it: what the routes, the OpenAI-compatible endpoint and the MCP
+tools share. Work that uses a model is a job (queued, persistent); a caller either waits for its
+end or follows its events as Server-Sent Events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import Request
+
+from clausewise.core.errors import ClausewiseError
+from clausewise.service.errors import ApiError, status_for_code
+from clausewise.service.jobs import FINISHED, Job, JobKind
+from clausewise.service.state import Service
+
+_POLL_SECONDS = 0.1
+
+
+def submit(service: Service, tenant: str, kind: JobKind, request: dict[str, Any]) -> Job:
+    return service.jobs.create(tenant, kind, request, max_queued=service.settings.service.max_queued_jobs)
+
+
+async def wait_for(service: Service, tenant: str, job_id: str, timeout: float) -> Job:
+    """The job once it has finished, or as it stands after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
+        if job.status in FINISHED or time.monotonic() >= deadline:
+            return job
+        await asyncio.sleep(_POLL_SECONDS)
+
+
+def outcome(job: Job) -> Any:
+    """A finished job's result, or its failure as the refusal it would have been (same status,
+    code, message and hint)."""
+    if job.status == "done":
+        return job.result
+    if job.status == "failed":
+        error = job.error or {}
+        code = error.get("code", "internal_error")
+        raise ApiError(
+            status_for_code(code), code, error.get("message", "the job failed"), hint=error.get("hint", "")
+        )
+    if job.status == "cancelled":
+        raise ApiError(409, "job_cancelled", f"job {job.id!r} was cancelled", hint="submit it again")
+    raise ApiError(
+        504,
+        "still_running",
+        f"job {job.id!r} is still {job.status}",
+        hint=f"follow it: GET /v1/jobs/{job.id}",
+    )
+
+
+async def follow(
+    service: Service,
+    tenant: str,
+    job_id: str,
+    request: Request,
+    *,
+    after: int = 0,
+    cancel_on_disconnect: bool,
+) -> AsyncIterator[dict[str, Any]]:
+    """The job's events as Server-Sent Events (``event``, JSON ``data``, ``id`` = sequence number,
+    so a client can resume with ``Last-Event-ID``), ending with its outcome: ``result`` when it is
+    done, otherwise its last event (``failed`` with the error, ``cancelled``). A client that goes
+    away stops the job only when it asked for that; the job's events stay stored either way."""
+    seen = after
+    while True:
+        if await request.is_disconnected():
+            if cancel_on_disconnect:
+                with contextlib.suppress(ClausewiseError):  # it may have finished meanwhile
+                    await asyncio.to_thread(service.jobs.cancel, tenant, job_id)
+            return
+        events = await asyncio.to_thread(service.jobs.events, tenant, job_id, seen)
+        for event in events:
+            seen = event.seq
+            if event.event == "done":
+                job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
+                yield {"event": "result", "data": json.dumps(job.result), "id": str(event.seq)}
+                return
+            yield {"event": event.event, "data": json.dumps(event.data), "id": str(event.seq)}
+            if event.event in ("failed", "cancelled"):
+                return
+        if not events:
+            await asyncio.sleep(_POLL_SECONDS)
