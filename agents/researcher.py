@@ -11,6 +11,7 @@ that order; it is the only research path.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 
 from langchain_core.runnables import Runnable
@@ -25,7 +26,7 @@ from clausewise.core.results import HitSummary, QueryPlan, ResearchResult, Verif
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
-from tools.citations import QuoteVerifier, closest_sentence
+from tools.citations import QuoteVerifier, closest_sentence, sentence_stating
 from tools.passages import excerpt_span, render_passages
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
@@ -34,6 +35,8 @@ from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered
 
 log = logging.getLogger(__name__)
+
+REFERENCE_MARK = re.compile(r"\[\d{1,3}\]")
 
 UNANSWERED = (
     "No answer this turn: the model's reply could not be read, so nothing from this search is cited. "
@@ -50,6 +53,13 @@ class ModelAnswer(BaseModel):
     answer: str
     addressed: bool = True
     citations: list[Citation] = Field(default_factory=list)
+
+
+class CitedAnswer(ModelAnswer):
+    """The repair of an answer that cited nothing: at least one citation (constrained decoding
+    makes the model point at the words it answered from; verification still judges them)."""
+
+    citations: list[Citation] = Field(min_length=1)
 
 
 class Researcher:
@@ -261,12 +271,35 @@ class Researcher:
         text = self.index.document.text
         return list(dict.fromkeys(piece for hit in retrieved for piece in evidence_pieces(text, hit.span)))
 
+    def grounded(self, answer: str, hits: list[Hit], max_words: int = 12) -> list[VerifiedCitation]:
+        """A short answer left without a verified quote, cited where a passage states it word for
+        word (the first such sentence, in the order the passages were shown); none for a longer
+        answer, whose words cannot be matched so safely."""
+        phrase = REFERENCE_MARK.sub("", answer).strip().rstrip(".").strip()
+        if not phrase or len(phrase.split()) > max_words:
+            return []
+        text = self.index.document.text
+        for number, hit in enumerate(hits, start=1):
+            found = sentence_stating(text, hit.span, phrase)
+            if found is not None:
+                log.info(
+                    "uncited answer grounded in passage %d",
+                    number,
+                    extra={"contract": self.index.contract_id},
+                )
+                return [self._citation(found.span, found.text, number, exact=False)]
+        return []
+
     def _repair(
         self, question: str, hits: list[Hit], answer: ModelAnswer, rejected: list[str]
     ) -> tuple[ModelAnswer, list[VerifiedCitation], list[str]]:
-        """One more attempt, naming each quote that failed; whatever still fails is dropped."""
+        """One more attempt, naming each quote that failed (or that an answer saying the contract
+        addresses the question cites nothing); whatever still fails is dropped."""
         failures = "\n".join(
             f'- "{quote}" is not, character for character, in the passage it cites' for quote in rejected
+        ) or (
+            "- the answer says the contract addresses the question but cites no passage: quote the "
+            "exact words of the passage that says it, or set addressed to false"
         )
         messages = load_prompt("research_repair").messages(
             question=question,
@@ -274,8 +307,9 @@ class Researcher:
             answer=answer.model_dump_json(),
             failures=failures,
         )
+        schema = ModelAnswer if rejected else CitedAnswer
         try:
-            repaired = invoke_structured(self.answerer, messages, ModelAnswer)
+            repaired = invoke_structured(self.answerer, messages, schema)
         except StructuredOutputError:
             return answer, *self.verify(answer, hits)
         verified, still_rejected = self.verify(repaired, hits)
@@ -305,8 +339,12 @@ class Researcher:
         )
         answer = invoke_structured(self.answerer, messages, ModelAnswer)
         verified, rejected = self.verify(answer, hits)
-        if rejected:
+        if rejected or (answer.addressed and not answer.citations):
+            # an uncited answer is the commonest failure of small models ("England and Wales", no
+            # quote): unsupported, it would be dropped, so it gets the same one repair
             answer, verified, rejected = self._repair(question, hits, answer, rejected)
+        if answer.addressed and not verified:
+            verified = self.grounded(answer.answer, hits)
         if answer.addressed:  # a "not addressed" answer stays without sources
             for hypothesis in dict.fromkeys(q for q in (question, serves) if q):
                 verified += self.attributed(hypothesis, hits, verified, retrieved)

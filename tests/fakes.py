@@ -159,7 +159,7 @@ class LegalScript:
             return json.dumps({"parts": []})
         if "prepare searches" in system:
             return json.dumps({"keywords": [], "semantic_query": "", "tools": ["bm25", "dense"]})
-        if "legal researcher answering" in system or "Some quotations in your answer" in system:
+        if "legal researcher answering" in system or "citations failed verification" in system:
             number = passage_number(messages, self.quote)
             return json.dumps(
                 {

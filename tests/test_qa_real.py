@@ -1,5 +1,6 @@
 """One real run of the whole graph with the embedded 0.5B model, one turn, on the sample NDA:
-the report parses and every quote it shows is the contract's text at its span."""
+the report answers from the clause that governs (9.1), every quote it shows is the contract's
+text at its span, and the research event says what the answerer read."""
 
 from __future__ import annotations
 
@@ -41,6 +42,12 @@ def test_one_turn_report_on_the_sample_nda(tmp_path: Path) -> None:
     assert report.metadata.models == ["qwen2.5-coder-0.5b"]
     text = api.runtime.store.open("mutual-nda").document.text
     verifier = QuoteVerifier(text)
+    # what it must find: the governing-law clause, among the verified sources
+    assert report.addressed and report.metadata.stopped_because != "not addressed"
+    governing = [s for s in report.sources if s.node_id == "9.1"]
+    assert governing and "laws of England and Wales" in governing[0].quote, [
+        s.node_id for s in report.sources
+    ]
     for source in report.sources:
         assert verifier.is_at(source.quote, source.span), source
         assert source.pages == [1]

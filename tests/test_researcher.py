@@ -333,3 +333,46 @@ def test_a_follow_up_is_also_judged_against_the_users_question(nda, embedder) ->
     assert len(quotes) == 1 and GOVERNED in quotes[0]
     # judged against the follow-up alone, the clause decides nothing
     assert attributed("") == ([], [follow_up])
+
+
+def test_an_uncited_answer_gets_one_repair_then_is_grounded_where_a_passage_states_it(nda, embedder) -> None:
+    settings, index = nda
+    uncited = json.dumps({"answer": "England and Wales", "addressed": True, "citations": []})
+    heading = json.dumps(
+        {
+            "answer": "England and Wales",
+            "addressed": True,
+            "citations": [{"evidence": 1, "quote": "9.1 (p. 1)"}],
+        }
+    )
+    answerer = ScriptedChatModel(replies=[uncited, heading])
+    result = research_turn(_researcher(settings, index, embedder, answerer=answerer), "Which law governs?")
+    assert len(answerer.calls) == 2  # the answer, then one repair that must cite
+    repair = answerer.calls[1]
+    assert "cites no passage" in repair[0][1].content
+    [citation] = result.citations
+    assert citation.node_id == "9.1" and not citation.exact and not citation.attributed
+    assert citation.quote.endswith("governed by the laws of England and Wales.")
+    assert index.document.text[citation.span[0] : citation.span[1]] == citation.quote
+    assert result.rejected_quotes == ["9.1 (p. 1)"]
+
+
+def test_a_long_uncited_answer_is_not_grounded_and_a_silent_one_is_not_repaired(nda, embedder) -> None:
+    settings, index = nda
+    long = "The agreement is governed by the laws of England and Wales and the English courts decide disputes"
+    answerer = ScriptedChatModel(
+        replies=[json.dumps({"answer": long, "addressed": True, "citations": []})], repeat_last=True
+    )
+    assert (
+        research_turn(
+            _researcher(settings, index, embedder, answerer=answerer), "Which law governs?"
+        ).citations
+        == []
+    )
+    silent = ScriptedChatModel(
+        replies=[json.dumps({"answer": "Not stated.", "addressed": False, "citations": []})]
+    )
+    result = research_turn(
+        _researcher(settings, index, embedder, answerer=silent), "May employees bring pets?"
+    )
+    assert result.citations == [] and len(silent.calls) == 1

@@ -138,3 +138,19 @@ def closest_sentence(text: str, within: Span, quote: str, min_overlap: float = 0
         return None
     start, end = best[1]
     return VerifiedQuote((start, end), text[start:end], False)
+
+
+def sentence_stating(text: str, within: Span, phrase: str, min_words: int = 2) -> VerifiedQuote | None:
+    """The first sentence of ``text[within]`` that states ``phrase`` word for word (case and
+    whitespace aside), or None. A short answer ("England and Wales", "three (3) years") that a
+    model gives without a quote is grounded where the passage says it; the sentence is the
+    contract's own text at its own offsets, marked not exact (the model did not quote it)."""
+    from tools.structure.sentences import sentence_spans
+
+    wanted = " ".join(_WORD.findall(phrase.lower()))
+    if len(wanted.split()) < min_words:
+        return None
+    for start, end in sentence_spans(text, within[0], within[1], min_chars=10):
+        if f" {wanted} " in f" {' '.join(_WORD.findall(text[start:end].lower()))} ":
+            return VerifiedQuote((start, end), text[start:end], False)
+    return None
