@@ -152,5 +152,62 @@ def pull_models(
         console.print(f"[green]✓[/green] {name}: {path} (sha256 verified)")
 
 
+@models_app.command("serve")
+def serve_model(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8080, "--port", help="Port to listen on."),
+    api_key_env: str = typer.Option(
+        "CLAUSEWISE_LLM_KEY",
+        "--api-key-env",
+        help="Variable holding the key clients must send (unset: random).",
+    ),
+    parallel: int = typer.Option(
+        1, "--parallel", help="Requests answered at once (each gets the full context)."
+    ),
+) -> None:
+    """Serve the configured language model (models.llm: embedded or gguf) as an OpenAI-compatible
+    server, so several processes (service workers) share one loaded model."""
+    import os
+    import signal
+    import threading
+
+    from clausewise.core.backends.llama_http import LlamaHttpServer
+    from clausewise.core.backends.llm import gguf_file
+    from clausewise.core.errors import ConfigError
+
+    runtime = state_of(ctx).runtime()
+    settings = runtime.settings.models.llm
+    if settings.backend not in ("embedded", "gguf"):
+        raise ConfigError("models serve runs a GGUF model", hint="set models.llm.backend to embedded or gguf")
+    server = LlamaHttpServer(
+        gguf_file(settings, runtime.models_dir),
+        alias=model_label(settings),
+        host=host,
+        port=port,
+        threads=settings.threads,
+        context_tokens=settings.context_tokens,
+        parallel=parallel,
+        api_key=os.environ.get(api_key_env) or None,
+    )
+    with console.status(f"Loading {model_label(settings)}..."):
+        url = server.start()
+    key_note = f"key from ${api_key_env}" if os.environ.get(api_key_env) else f"key {server.api_key}"
+    console.print(f"Serving {model_label(settings)} at {url} ({key_note}); Ctrl-C stops.")
+    console.print(
+        f"Point roles at it: --models.llm.backend openai --models.llm.base-url {url} "
+        f"--models.llm.model {model_label(settings)} --models.llm.api-key-env {api_key_env}"
+    )
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    try:
+        while not stopping.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(models_app, name="models")

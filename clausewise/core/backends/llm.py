@@ -42,6 +42,15 @@ def model_label(settings: LLMSettings) -> str:
     return f"{settings.model} @ {settings.base_url}"
 
 
+def gguf_file(settings: LLMSettings, models_dir: Path, progress: Callable[[int], None] | None = None) -> Path:
+    """The GGUF file an embedded or gguf model runs (an embedded one joined and verified first)."""
+    if settings.backend == "embedded":
+        return assemble(EMBEDDED_MODELS[settings.embedded_model], models_dir, progress)
+    if settings.gguf_path is None:
+        raise ConfigError("backend gguf needs a model file", hint="set models.llm.gguf-path to a .gguf file")
+    return Path(settings.gguf_path).expanduser()
+
+
 def create_chat_model(
     settings: LLMSettings,
     *,
@@ -53,16 +62,8 @@ def create_chat_model(
 ) -> BaseChatModel:
     common = {"callbacks": list(callbacks), "cache": cache if cache is not None else False}
     if settings.backend in {"embedded", "gguf"}:
-        if settings.backend == "embedded":
-            path = assemble(EMBEDDED_MODELS[settings.embedded_model], models_dir, progress)
-        elif settings.gguf_path is None:
-            raise ConfigError(
-                "backend gguf needs a model file", hint="set models.llm.gguf-path to a .gguf file"
-            )
-        else:
-            path = Path(settings.gguf_path).expanduser()
         return LlamaChatModel(
-            server=pool.get(path, settings),
+            server=pool.get(gguf_file(settings, models_dir, progress), settings),
             model_name=model_label(settings),
             max_tokens=settings.max_tokens,
             temperature=settings.temperature,

@@ -40,8 +40,12 @@ def translate_error(error: openai.OpenAIError, base_url: str | None, model: str 
             hint="list its models (e.g. `ollama list`) and set models.llm.model",
         )
     message = str(error)
-    if isinstance(error, openai.BadRequestError) and (
-        ("context" in message.lower() and "length" in message.lower()) or "maximum context" in message.lower()
+    lowered = message.lower()
+    # OpenAI and vLLM say "maximum context length", llama.cpp "exceeds the available context size"
+    if (
+        isinstance(error, openai.BadRequestError)
+        and "context" in lowered
+        and ("length" in lowered or "size" in lowered)
     ):
         return ContextOverflow(
             f"the prompt is longer than {model!r} accepts", hint="lower models.llm.max-prompt-tokens"
