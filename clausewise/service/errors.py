@@ -54,9 +54,17 @@ def error_code(error: domain.ClausewiseError) -> str:
     return error.code if isinstance(error, ApiError) else code_of(type(error))
 
 
+def _subclasses(kind: type[domain.ClausewiseError]) -> list[type[domain.ClausewiseError]]:
+    return [kind, *(sub for child in kind.__subclasses__() for sub in _subclasses(child))]
+
+
 def status_for_code(code: str) -> int:
-    """The status of the typed error whose code is ``code`` (500 for an unknown one)."""
-    return next((status for kind, status in STATUS if code_of(kind) == code), 500)
+    """The status of the typed error whose code is ``code`` (500 for an unknown one): how a job's
+    stored error is answered when the request waited for the job."""
+    kind = next((k for k in _subclasses(domain.ClausewiseError) if code_of(k) == code), None)
+    if kind is None or kind is ApiError:
+        return 500
+    return next((status for known, status in STATUS if issubclass(kind, known)), 500)
 
 
 def status_of(error: domain.ClausewiseError) -> int:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from typing import Any
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -34,6 +37,7 @@ from clausewise.service.state import Service
 from clausewise.service.work import outcome, submit, wait_for
 from tools.checks.suites import adhoc_suite
 
+T = TypeVar("T")
 _tenant: contextvars.ContextVar[str] = contextvars.ContextVar("clausewise_mcp_tenant")
 
 
@@ -67,6 +71,20 @@ class KeyCheck:
             _tenant.reset(token)
 
 
+def clear_errors(tool: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """A refusal reaches the caller as the tool's error message (what and how to fix it); without
+    this, the SDK would show only "Error executing tool"."""
+
+    @functools.wraps(tool)
+    async def wrapped(*args: Any, **kwargs: Any) -> T:
+        try:
+            return await tool(*args, **kwargs)
+        except ClausewiseError as error:
+            raise ToolError(str(error)) from error
+
+    return wrapped
+
+
 def build_mcp(service: Service) -> MCPServer:
     """The MCP server and its four tools, bound to ``service``."""
     mcp = MCPServer(
@@ -79,12 +97,14 @@ def build_mcp(service: Service) -> MCPServer:
         return service.runtime(_tenant.get())
 
     @mcp.tool()
+    @clear_errors
     async def list_contracts() -> list[ContractSummary]:
         """The contracts you can use (ids for the other tools)."""
         manifests = await asyncio.to_thread(lambda: runtime().store.manifests())
         return [ContractSummary.of(m) for m in manifests]
 
     @mcp.tool()
+    @clear_errors
     async def search_contract(contract: str, query: str, k: int = 5) -> list[Passage]:
         """The contract's spans that best match the query, each its own verbatim text with clause
         id and pages. Retrieval only: no language model."""
@@ -96,6 +116,7 @@ def build_mcp(service: Service) -> MCPServer:
         return await asyncio.to_thread(search)
 
     @mcp.tool()
+    @clear_errors
     async def ask(contract: str, question: str) -> dict[str, Any]:
         """A verified, cited answer to a question about the contract (may take minutes)."""
         check_question(question, service)
@@ -112,6 +133,7 @@ def build_mcp(service: Service) -> MCPServer:
         }
 
     @mcp.tool()
+    @clear_errors
     async def check_hypothesis(contract: str, hypothesis: str) -> dict[str, Any]:
         """Whether the contract entails, contradicts or does not mention a statement, with the
         verified evidence that decides it."""

@@ -70,22 +70,25 @@ async def follow(
     so a client can resume with ``Last-Event-ID``), ending with its outcome: ``result`` when it is
     done, otherwise its last event (``failed`` with the error, ``cancelled``). A client that goes
     away stops the job only when it asked for that; the job's events stay stored either way."""
-    seen = after
-    while True:
-        if await request.is_disconnected():
-            if cancel_on_disconnect:
-                with contextlib.suppress(ClausewiseError):  # it may have finished meanwhile
-                    await asyncio.to_thread(service.jobs.cancel, tenant, job_id)
-            return
-        events = await asyncio.to_thread(service.jobs.events, tenant, job_id, seen)
-        for event in events:
-            seen = event.seq
-            if event.event == "done":
-                job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
-                yield {"event": "result", "data": json.dumps(job.result), "id": str(event.seq)}
-                return
-            yield {"event": event.event, "data": json.dumps(event.data), "id": str(event.seq)}
-            if event.event in ("failed", "cancelled"):
-                return
-        if not events:
-            await asyncio.sleep(_POLL_SECONDS)
+    seen, ended = after, False
+    try:
+        while not await request.is_disconnected():
+            events = await asyncio.to_thread(service.jobs.events, tenant, job_id, seen)
+            for event in events:
+                seen = event.seq
+                if event.event == "done":
+                    job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
+                    ended = True
+                    yield {"event": "result", "data": json.dumps(job.result), "id": str(event.seq)}
+                    return
+                ended = event.event in ("failed", "cancelled")
+                yield {"event": event.event, "data": json.dumps(event.data), "id": str(event.seq)}
+                if ended:
+                    return
+            if not events:
+                await asyncio.sleep(_POLL_SECONDS)
+    finally:
+        # the stream ended before the job did: the client went away (or the stream was cancelled)
+        if not ended and cancel_on_disconnect:
+            with contextlib.suppress(ClausewiseError):  # it may have finished meanwhile
+                service.jobs.cancel(tenant, job_id)
