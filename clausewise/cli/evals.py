@@ -291,6 +291,61 @@ def _print_legalbench(results: dict) -> None:
     console.print(f"Reranking 50 candidates: p50 {rerank['p50']} s, p95 {rerank['p95']} s")
 
 
+@eval_app.command("serve")
+def eval_serve(
+    ctx: typer.Context,
+    requests: int = typer.Option(200, "--requests", min=1, max=2000, help="Retrieval requests."),
+    concurrency: int = typer.Option(20, "--concurrency", min=1, max=64, help="Retrieval requests at once."),
+    asks: int = typer.Option(5, "--asks", min=0, max=20, help="Streamed asks at once, scripted replies."),
+    real_asks: int = typer.Option(
+        2, "--real-asks", min=0, max=5, help="Streamed asks with the embedded model."
+    ),
+    turns: int = typer.Option(1, "--turns", min=1, max=3, help="Research turns per ask."),
+    out: Path = typer.Option(Path("bench-results/serve.json"), "--out", help="JSON results file."),
+) -> None:
+    """The service under load on loopback: errors, latency, first streamed event, overhead, memory."""
+    from clausewise.evals import serve_bench
+
+    settings = state_of(ctx).settings()
+    with TerminalProgress(console) as progress:
+        progress.item("eval serve")
+        results = serve_bench.run(
+            settings,
+            requests=requests,
+            concurrency=concurrency,
+            asks=asks,
+            real_asks=real_asks,
+            turns=turns,
+            progress=progress,
+        )
+    goals = serve_bench.GOALS
+    for name, row in results["retrieval"].items():
+        http, api = row["http_latency"], row["python_api_latency"]
+        overhead = _mark(row["overhead"], goals["retrieval_overhead"], False)
+        console.print(
+            f"Retrieval, {name} ({row['requests']} at {row['concurrency']}): errors {row['errors']}; "
+            f"HTTP p50 {http['p50']} s, p95 {http['p95']} s; Python API p50 {api['p50']} s; "
+            f"overhead {overhead}"
+        )
+    for key in ("scripted_asks", "real_asks"):
+        if key in results:
+            row = results[key]
+            first = _mark(row["first_event_seconds"]["p95"], goals["first_event_seconds"], False)
+            report = row["report_seconds"]
+            console.print(
+                f"{key.replace('_', ' ').capitalize()} ({row['asks']} at once): errors {row['errors']}; "
+                f"first event p95 {first} s; report p50 {report['p50']} s, p95 {report['p95']} s"
+            )
+    if "memory_ratio" in results:
+        ratio = _mark(results["memory_ratio"], goals["memory_ratio"], False)
+        console.print(
+            f"Peak memory: server {results['server_peak_mb']} MB, one process "
+            f"{results['one_process_peak_mb']} MB (ratio {ratio}); "
+            f"models loaded: {results['loaded_llm_servers']}"
+        )
+    write_results(results, out)
+
+
 @eval_app.command("acord")
 def eval_acord(
     ctx: typer.Context,

@@ -17,16 +17,19 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from clausewise.core.config import Settings
+from clausewise.runtime import ModelHub
 from clausewise.service import errors
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
 
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings, *, runtime_factory: RuntimeFactory = default_runtime) -> FastAPI:
-    """The API (and, later, the web page) over ``settings``; ``runtime_factory`` builds the
-    runtime of each request and job (the default: real models, shared through one hub)."""
-    service = Service(settings, runtime_factory=runtime_factory)
+def create_app(
+    settings: Settings, *, runtime_factory: RuntimeFactory = default_runtime, hub: ModelHub | None = None
+) -> FastAPI:
+    """The API over ``settings``; ``runtime_factory`` builds the runtime of each request and job
+    (the default: real models), all sharing one ``hub`` of loaded models (a new one by default)."""
+    service = Service(settings, hub=hub or ModelHub(), runtime_factory=runtime_factory)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

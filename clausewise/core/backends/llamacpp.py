@@ -94,6 +94,10 @@ class LlamaServer:
             self._server = server
             return server
 
+    @property
+    def loaded(self) -> bool:
+        return self._server is not None
+
     def chat(self, request: dict[str, Any]) -> dict[str, Any]:
         server = self._start()
         try:

@@ -32,6 +32,11 @@ class LlamaServerPool:
                 )
             return self._servers[key]
 
+    def loaded(self) -> int:
+        """How many model files are loaded (one per file and context size, however many roles)."""
+        with self._lock:
+            return sum(server.loaded for server in self._servers.values())
+
 
 def model_label(settings: LLMSettings) -> str:
     """A short human name for the configured model ("qwen2.5-coder-1.5b", "llama3.1:8b @ http://...")."""

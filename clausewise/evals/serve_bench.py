@@ -1,0 +1,228 @@
+"""``clausewise eval serve``: the service under load, on loopback only, bounded in count and time.
+
+1. Retrieval: ``requests`` searches at ``concurrency`` over HTTP (``GET /v1/contracts/{id}/search``),
+   then the same searches through the Python interface in-process at the same concurrency, and
+   each way one at a time: errors, p50/p95 latency, and the service's overhead over the Python
+   API on the same work (goal < 10%).
+2. Questions with scripted replies (the model's time taken out, so what is left is the
+   service's): ``asks`` streamed asks at once: errors, time to the first streamed event (goal < 1
+   s), time to the report.
+3. Questions with the real embedded model: ``real_asks`` streamed asks at once (queued: one model
+   per process).
+4. Memory: the peak resident size of the server process against one process answering one
+   question with the Python API (goal < 1.2x: the models are loaded once, whatever the load).
+
+The server runs in this process under uvicorn on 127.0.0.1 with an ephemeral port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from clausewise.core.config import Settings, with_overrides
+from clausewise.core.progress import NoProgress, Progress
+from clausewise.evals.instruments import scripted_runtimes
+from clausewise.retrieval import SpanSearch
+from clausewise.runtime import ModelHub, Runtime
+from clausewise.service.app import create_app
+from clausewise.service.state import RuntimeFactory, default_runtime
+
+GOALS = {"errors": 0, "first_event_seconds": 1.0, "retrieval_overhead": 0.10, "memory_ratio": 1.2}
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+QUESTIONS = (
+    "Which law governs the agreement?",
+    "How long do the confidentiality obligations last?",
+    "May the Receiving Party disclose information to its advisers?",
+    "What must happen to documents when the agreement ends?",
+    "Is there a non-solicitation clause?",
+    "Can either party assign the agreement?",
+    "Which courts have jurisdiction?",
+    "What are the exceptions to confidentiality?",
+    "Does the agreement grant any licence?",
+    "How are notices given?",
+)
+
+
+class _Server:
+    """The app under uvicorn in a thread of this process."""
+
+    def __init__(self, settings: Settings, factory: RuntimeFactory, hub: ModelHub) -> None:
+        app = create_app(settings, runtime_factory=factory, hub=hub)  # models shared: loaded once
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the benchmark server did not start")
+            time.sleep(0.05)
+        return f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(60)
+
+
+def _percentiles(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"p50": None, "p95": None, "n": 0}
+    ordered = sorted(values)
+    return {
+        "p50": round(statistics.median(ordered), 4),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 4),
+        "n": len(ordered),
+    }
+
+
+def _timed(work: list[Any], call: Any, concurrency: int) -> tuple[float, list[float], int]:
+    """Run ``call`` on every item with ``concurrency`` threads: wall seconds, latencies, errors."""
+    latencies: list[float] = []
+    errors = 0
+
+    def one(item: Any) -> None:
+        nonlocal errors
+        started = time.perf_counter()
+        try:
+            call(item)
+        except (httpx.HTTPError, RuntimeError, ValueError):
+            errors += 1
+            return
+        latencies.append(time.perf_counter() - started)
+
+    began = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        list(pool.map(one, work))
+    return time.perf_counter() - began, latencies, errors
+
+
+def retrieval_load(
+    url: str, runtime: Runtime, contract: str, requests: int, concurrency: int
+) -> dict[str, Any]:
+    queries = [QUESTIONS[i % len(QUESTIONS)] for i in range(requests)]
+    with httpx.Client(base_url=url, timeout=120) as client:
+
+        def over_http(query: str) -> None:
+            response = client.get(f"/v1/contracts/{contract}/search", params={"q": query, "k": 10})
+            if response.status_code != 200:
+                raise RuntimeError(response.text)
+
+        def in_process(query: str) -> None:
+            with SpanSearch(runtime, contract) as search:
+                search.passages(query, 10)
+
+        in_process(queries[0])  # both ways start warm: models loaded, index in the page cache
+        over_http(queries[0])
+        results: dict[str, Any] = {}
+        for name, concurrent in (("concurrent", concurrency), ("one_at_a_time", 1)):
+            count = requests if concurrent > 1 else min(requests, 50)
+            http_wall, http_latency, http_errors = _timed(queries[:count], over_http, concurrent)
+            api_wall, api_latency, api_errors = _timed(queries[:count], in_process, concurrent)
+            results[name] = {
+                "requests": count,
+                "concurrency": concurrent,
+                "errors": http_errors + api_errors,
+                "http_seconds": round(http_wall, 2),
+                "python_api_seconds": round(api_wall, 2),
+                "http_latency": _percentiles(http_latency),
+                "python_api_latency": _percentiles(api_latency),
+                "overhead": round(http_wall / api_wall - 1, 4) if api_wall else None,
+            }
+    return results
+
+
+async def _streamed_asks(url: str, contract: str, asks: int, turns: int, timeout: float) -> dict[str, Any]:
+    """``asks`` streamed questions at once: first-event and report times, errors."""
+
+    async def one(client: httpx.AsyncClient, question: str) -> tuple[float | None, float | None, bool]:
+        started = time.perf_counter()
+        first: float | None = None
+        body = {"question": question, "stream": True, "turns": turns}
+        async with client.stream("POST", f"/v1/contracts/{contract}/ask", json=body) as response:
+            if response.status_code != 200:
+                return None, None, False
+            async for line in response.aiter_lines():
+                if line.startswith("event:") and first is None:
+                    first = time.perf_counter() - started
+                if line.startswith("event: result"):
+                    return first, time.perf_counter() - started, True
+                if line.startswith(("event: failed", "event: cancelled")):
+                    return first, None, False
+        return first, None, False
+
+    async with httpx.AsyncClient(base_url=url, timeout=timeout) as client:
+        outcomes = await asyncio.gather(
+            *(one(client, QUESTIONS[i % len(QUESTIONS)]) for i in range(asks)), return_exceptions=True
+        )
+    ok = [o for o in outcomes if isinstance(o, tuple) and o[2]]
+    return {
+        "asks": asks,
+        "errors": asks - len(ok),
+        "first_event_seconds": _percentiles([o[0] for o in ok if o[0] is not None]),
+        "report_seconds": _percentiles([o[1] for o in ok if o[1] is not None]),
+    }
+
+
+def _max_rss_mb(children: bool = False) -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
+    return round(usage.ru_maxrss / 1024, 1)  # kilobytes on Linux
+
+
+def one_process_peak(settings: Settings, contract: str, turns: int) -> float:
+    """Peak memory of one process answering one question with the Python API (the CLI's ``ask``)."""
+    command = [sys.executable, "-m", "clausewise.cli.main", "--data-dir", str(settings.paths.data_dir)]
+    command += ["--models.llm.embedded-model", settings.models.llm.embedded_model]
+    command += ["ask", contract, QUESTIONS[0], "--turns", str(turns), "--format", "json"]
+    subprocess.run(command, check=True, capture_output=True, timeout=1800)
+    return _max_rss_mb(children=True)
+
+
+def run(
+    settings: Settings,
+    *,
+    requests: int = 200,
+    concurrency: int = 20,
+    asks: int = 5,
+    real_asks: int = 2,
+    turns: int = 1,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    progress = progress or NoProgress()
+    with tempfile.TemporaryDirectory() as scratch:
+        settings = with_overrides(settings, {"paths": {"data_dir": scratch, "tenant": "default"}})
+        hub = ModelHub()
+        runtime = Runtime(settings, hub=hub)
+        progress.stage("ingesting the examples")
+        contract = runtime.archivist().ingest(EXAMPLES / "mutual-nda.txt").contract_id
+        results: dict[str, Any] = {"benchmark": "serve", "goals": GOALS, "contract": contract}
+        if real_asks:
+            progress.stage("one process, one question (the memory baseline)")
+            results["one_process_peak_mb"] = one_process_peak(settings, contract, turns)
+        with _Server(settings, scripted_runtimes(), hub) as url:
+            progress.stage(f"retrieval: {requests} requests at concurrency {concurrency}")
+            results["retrieval"] = retrieval_load(url, runtime, contract, requests, concurrency)
+            progress.stage(f"{asks} streamed asks, scripted replies")
+            results["scripted_asks"] = asyncio.run(_streamed_asks(url, contract, asks, turns, 600))
+        if real_asks:
+            with _Server(settings, default_runtime, hub) as url:
+                progress.stage(f"{real_asks} streamed asks, {settings.models.llm.embedded_model}")
+                results["real_asks"] = asyncio.run(_streamed_asks(url, contract, real_asks, turns, 1800))
+                results["real_asks"]["model"] = settings.models.llm.embedded_model
+            results["server_peak_mb"] = _max_rss_mb()
+            results["memory_ratio"] = round(results["server_peak_mb"] / results["one_process_peak_mb"], 3)
+        results["loaded_llm_servers"] = hub.llama_servers.loaded()
+    return results
