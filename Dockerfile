@@ -22,4 +22,5 @@ ENV CLAUSEWISE_DATA_DIR=/data \
     OMP_THREAD_LIMIT=1
 VOLUME ["/data"]
 ENTRYPOINT ["clausewise"]
+EXPOSE 8000
 CMD ["--help"]
