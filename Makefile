@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_DATA := .clausewise-demo
 PIP := $(BIN)/pip install --disable-pip-version-check --progress-bar off -q
 
-.PHONY: setup setup-test system-deps demo test lint bench-ingest clean
+.PHONY: setup setup-test system-deps system-deps-test demo test lint bench-ingest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,12 +25,19 @@ setup: $(VENV)/.installed
 
 setup-test: $(VENV)/.installed-test
 
-# Tesseract (OCR of scanned pages). Installed with apt when missing and we may (root or sudo).
+# System packages, installed with apt when missing and we may (root or sudo): tesseract (OCR of
+# scanned pages); for the tests also Debian's chromium (the web page's browser tests: Playwright
+# drives it, never downloading a browser of its own).
+APT_INSTALL = if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends
+
 system-deps:
-	@command -v tesseract >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends tesseract-ocr >/dev/null; }
+	@command -v tesseract >/dev/null 2>&1 || { $(APT_INSTALL) tesseract-ocr >/dev/null; }
 	@tesseract --version 2>&1 | head -n 1
+
+system-deps-test: system-deps
+	@command -v chromium >/dev/null 2>&1 || { $(APT_INSTALL) chromium >/dev/null; }
+	@chromium --version 2>/dev/null | head -n 1
 
 DEMO_QUESTION := How long must the Receiving Party keep the other party's information confidential, and what exceptions apply?
 
@@ -39,7 +46,7 @@ demo: setup system-deps
 	$(BIN)/clausewise --data-dir $(DEMO_DATA) tree mutual-nda --depth 2
 	$(BIN)/clausewise --data-dir $(DEMO_DATA) ask mutual-nda "$(DEMO_QUESTION)"
 
-test: setup-test system-deps
+test: setup-test system-deps-test
 	$(BIN)/python -m pytest
 
 lint: setup-test

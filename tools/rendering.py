@@ -1,7 +1,9 @@
-"""Render contract text to PDF pages and to page images ("scans").
+"""Render contract text to PDF pages and to page images ("scans"), and a contract's pages to
+images for the viewer.
 
-Used by the tests and the ingest benchmark to exercise the PDF and OCR paths with real contract
-text whose ground truth we know, and to build the scanned copies of the example contracts.
+Text to PDF and rasterizing are used by the tests and the ingest benchmark to exercise the PDF
+and OCR paths with real contract text whose ground truth we know, and to build the scanned copies
+of the example contracts.
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ def text_to_pdf(text: str, path: Path, margin: float = 72.0, css: str = _CSS) ->
         pages += 1
     writer.close()
     return pages
+
+
+def page_png(path: Path, number: int, scale: float = 1.5) -> bytes:
+    """Page ``number`` (1-based) of a PDF or image file as PNG, ``scale`` pixels per point: what a
+    viewer shows under a citation's highlight (word boxes are in points, so they scale alike)."""
+    with pymupdf.open(path) as document:
+        pixmap = document[number - 1].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+        return pixmap.tobytes("png")
 
 
 def rasterize_pdf(source: Path, target: Path, dpi: int = 200, pages: int | None = None) -> int:

@@ -44,6 +44,7 @@ def _source(number: int, citation: VerifiedCitation) -> Source:
         pages=citation.pages,
         span=citation.span,
         quote=citation.quote,
+        exact=citation.exact,
     )
 
 

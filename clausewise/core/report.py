@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 from clausewise.core.domain import Span
 
 REFERENCE = re.compile(r"\[(\d{1,3})\]")
+#: How a source whose quote is the sentence a near-miss (or missing) quote was grounded in is marked.
+NOT_EXACT = " (the sentence the model's words were matched to)"
 
 
 def _pages(source: Source) -> str:
@@ -31,6 +33,10 @@ class Source(BaseModel):
     pages: list[int]
     span: Span
     quote: str
+    exact: bool = Field(
+        default=True,
+        description="False when the quote is the sentence a near-miss (or missing) quote was grounded in.",
+    )
 
 
 class ReportMetadata(BaseModel):
@@ -96,7 +102,7 @@ class Report(BaseModel):
             heading = f"{source.node_id}" + (f" {source.title}" if source.title else "")
             lines.append(
                 f"[{source.number}] **{heading}**, {_pages(source)}, characters "
-                f'{source.span[0]}-{source.span[1]}: "{source.quote}"'
+                f'{source.span[0]}-{source.span[1]}{NOT_EXACT if not source.exact else ""}: "{source.quote}"'
             )
             lines.append("")
         if not self.sources:
@@ -121,7 +127,8 @@ class Report(BaseModel):
         sources = "".join(
             f'<li id="source-{s.number}"><strong>[{s.number}] {html.escape(s.node_id)} '
             f"{html.escape(s.title)}</strong>"
-            f" (pages {', '.join(map(str, s.pages))}; characters {s.span[0]}-{s.span[1]})"
+            f" (pages {', '.join(map(str, s.pages))}; characters {s.span[0]}-{s.span[1]}"
+            f"{NOT_EXACT if not s.exact else ''})"
             f"<blockquote>{html.escape(s.quote)}</blockquote></li>"
             for s in self.sources
         )

@@ -13,8 +13,11 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 
 from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub
@@ -54,7 +57,19 @@ def create_app(
     from clausewise.service.mcp_server import mount_mcp
 
     mount_mcp(app)
+    mount_page(app)
     return app
+
+
+def mount_page(app: FastAPI) -> None:
+    """The web page at ``/``: static files shipped in the package (no build step, nothing fetched
+    from elsewhere); it talks to the API like any other client."""
+    static = Path(__file__).with_name("static")
+    app.mount("/static", StaticFiles(directory=static), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(static / "index.html", headers={"Cache-Control": "no-cache"})
 
 
 @asynccontextmanager

@@ -72,6 +72,7 @@ class TreeNode(BaseModel):
     kind: NodeKind
     label: str
     title: str
+    preview: str = Field(default="", description="The first words of the node's own text (for an outline).")
     start: int
     end: int
     pages: list[int]
@@ -93,6 +94,40 @@ class TextSpan(BaseModel):
     end: int
     pages: list[int]
     text: str
+
+
+class PageView(BaseModel):
+    number: int
+    width: float = Field(description="In PDF points (0 for documents without page geometry).")
+    height: float
+    source: Literal["text", "ocr", "empty"]
+    start: int
+    end: int
+
+
+class ContractPages(BaseModel):
+    contract_id: str
+    file_type: str
+    images: bool = Field(description="Page images can be rendered (a PDF or scan whose original is kept).")
+    pages: list[PageView]
+
+
+class HighlightPage(BaseModel):
+    page: int
+    width: float
+    height: float
+    rects: list[tuple[float, float, float, float]] = Field(description="x0, y0, x1, y1 in PDF points.")
+
+
+class Highlight(BaseModel):
+    """Where a span is on its pages: a rectangle per line, from the word boxes (empty for a
+    document without page geometry: then highlight the characters themselves)."""
+
+    contract_id: str
+    start: int
+    end: int
+    pages: list[int]
+    boxes: list[HighlightPage]
 
 
 class Upload(BaseModel):

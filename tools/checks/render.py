@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from clausewise.core.results import CheckResult
 
 Rows = Sequence[tuple[str, "CheckResult"]]
-__all__ = ["CSV_COLUMNS", "FORMATS", "render"]
+__all__ = ["CSV_COLUMNS", "FORMATS", "csv_cells", "render"]
 CSV_COLUMNS = (
     "contract",
     "key",
@@ -36,7 +36,7 @@ def evidence_ref(result: CheckResult) -> str:
     )
 
 
-def _csv_cells(contract: str, r: CheckResult) -> list[str]:
+def csv_cells(contract: str, r: CheckResult) -> list[str]:
     return [
         contract,
         r.key,
@@ -75,5 +75,5 @@ def render(fmt: str, rows: Rows) -> str:
     if fmt == "json":
         return rows_to_json(rows)
     if fmt == "csv":
-        return rows_to_csv(rows, CSV_COLUMNS, _csv_cells)
+        return rows_to_csv(rows, CSV_COLUMNS, csv_cells)
     return to_markdown(rows)

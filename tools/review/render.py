@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from clausewise.core.results import ProvisionResult
 
 Rows = Sequence[tuple[str, "ProvisionResult"]]
-__all__ = ["CSV_COLUMNS", "FORMATS", "render"]
+__all__ = ["CSV_COLUMNS", "FORMATS", "csv_cells", "render"]
 CSV_COLUMNS = (
     "contract",
     "key",
@@ -33,7 +33,7 @@ def pages(result: ProvisionResult) -> str:
     return ", ".join(str(p) for p in sorted({p for e in result.spans for p in e.pages}))
 
 
-def _csv_cells(contract: str, r: ProvisionResult) -> list[str]:
+def csv_cells(contract: str, r: ProvisionResult) -> list[str]:
     return [
         contract,
         r.key,
@@ -74,5 +74,5 @@ def render(fmt: str, rows: Rows) -> str:
     if fmt == "json":
         return rows_to_json(rows)
     if fmt == "csv":
-        return rows_to_csv(rows, CSV_COLUMNS, _csv_cells)
+        return rows_to_csv(rows, CSV_COLUMNS, csv_cells)
     return to_markdown(rows)

@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from fastapi.responses import FileResponse
 
+from clausewise.core.domain import FileType
 from clausewise.core.errors import EmptyDocument, FileTooLarge
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
@@ -23,9 +24,13 @@ from clausewise.service.errors import ApiError
 from clausewise.service.schemas import (
     ERROR_RESPONSES,
     ContractDetail,
+    ContractPages,
     ContractSummary,
     ContractTree,
     DefinedTerm,
+    Highlight,
+    HighlightPage,
+    PageView,
     TextSpan,
     TreeNode,
     UnresolvedReference,
@@ -33,7 +38,9 @@ from clausewise.service.schemas import (
 )
 from clausewise.service.tasks import uploads_dir
 from clausewise.service.work import submit
+from tools.highlight import highlight
 from tools.parsing import check_document
+from tools.rendering import page_png
 
 router = APIRouter(prefix="/v1/contracts", tags=["contracts"], responses=ERROR_RESPONSES)
 
@@ -145,17 +152,27 @@ def show_contract(contract_id: str, runtime: TenantRuntime) -> ContractDetail:
         index.close()
 
 
+def _preview(text: str, start: int, end: int, limit: int = 70) -> str:
+    words = " ".join(text[start : min(end, start + limit + 20)].split())
+    return words if len(words) <= limit else words[:limit].rsplit(" ", 1)[0] + "…"
+
+
 @router.get("/{contract_id}/tree", response_model=ContractTree)
 def contract_tree(contract_id: str, runtime: TenantRuntime) -> ContractTree:
     """The clause tree, nodes in document order (ids are legal paths: "12.4(a)", "Schedule B/3")."""
     index = runtime.store.open(contract_id)
     try:
-        tree = index.tree
+        tree, text = index.tree, index.document.text
         return ContractTree(
             contract_id=index.contract_id,
             structure=tree.structure,
             root_id=tree.root_id,
-            nodes=[TreeNode.model_validate(node.model_dump(exclude={"own_end"})) for node in tree.walk()],
+            nodes=[
+                TreeNode(
+                    **node.model_dump(exclude={"own_end"}), preview=_preview(text, node.start, node.own_end)
+                )
+                for node in tree.walk()
+            ],
         )
     finally:
         index.close()
@@ -183,6 +200,77 @@ def contract_text(
         pages = index.document.pages_for((start, max(start + 1, stop))) if text else []
         return TextSpan(
             contract_id=index.contract_id, start=start, end=stop, pages=pages, text=text[start:stop]
+        )
+    finally:
+        index.close()
+
+
+@router.get("/{contract_id}/pages", response_model=ContractPages)
+def contract_pages(contract_id: str, runtime: TenantRuntime) -> ContractPages:
+    """The pages: size, how their text was read (text layer or OCR) and their character ranges."""
+    index = runtime.store.open(contract_id)
+    try:
+        document = index.document
+        images = document.file_type in (FileType.PDF, FileType.IMAGE) and index.original is not None
+        return ContractPages(
+            contract_id=index.contract_id,
+            file_type=document.file_type.value,
+            images=images,
+            pages=[PageView.model_validate(page.model_dump()) for page in document.pages],
+        )
+    finally:
+        index.close()
+
+
+@router.get("/{contract_id}/pages/{number}/image", response_class=Response)
+def page_image(
+    contract_id: str,
+    number: int,
+    runtime: TenantRuntime,
+    scale: Annotated[float, Query(gt=0.2, le=4.0, description="Pixels per PDF point.")] = 1.5,
+) -> Response:
+    """A page of the original PDF (or scan) as PNG, rendered at ``scale``."""
+    index = runtime.store.open(contract_id)
+    try:
+        original = index.original
+        version = index.path.name
+        count = len(index.document.pages)
+        image_file = index.document.file_type in (FileType.PDF, FileType.IMAGE)
+    finally:
+        index.close()
+    if original is None or not image_file:
+        raise ApiError(
+            404, "no_page_images", "this contract has no page images", hint="show its text (GET .../text)"
+        )
+    if not 1 <= number <= count:
+        raise ApiError(404, "no_such_page", f"the contract has pages 1-{count}", hint="ask for one of those")
+    png = page_png(original, number, scale)
+    headers = {"Cache-Control": "private, max-age=86400", "ETag": f'"{version}-{number}-{scale}"'}
+    return Response(png, media_type="image/png", headers=headers)
+
+
+@router.get("/{contract_id}/highlight", response_model=Highlight)
+def span_highlight(
+    contract_id: str,
+    runtime: TenantRuntime,
+    start: Annotated[int, Query(ge=0)],
+    end: Annotated[int, Query(ge=1)],
+) -> Highlight:
+    """The rectangles that show the span ``start``-``end`` on its pages (one per line of text)."""
+    index = runtime.store.open(contract_id)
+    try:
+        document = index.document
+        if not start < end <= len(document.text):
+            raise ApiError(
+                422, "invalid_span", f"no span {start}-{end} in the text", hint="use a citation's span"
+            )
+        boxes = [HighlightPage(**vars(page)) for page in highlight(document, (start, end))]
+        return Highlight(
+            contract_id=index.contract_id,
+            start=start,
+            end=end,
+            pages=document.pages_for((start, end)),
+            boxes=boxes,
         )
     finally:
         index.close()

@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import Response
 from sse_starlette.sse import EventSourceResponse
 
+from clausewise.core.report import Report
 from clausewise.core.results import CheckResult, ProvisionResult
 from clausewise.service.auth import CurrentService, Tenant
 from clausewise.service.errors import ApiError
@@ -17,6 +18,8 @@ from clausewise.service.jobs import Job
 from clausewise.service.schemas import ERROR_RESPONSES, JobList
 from clausewise.service.work import follow, outcome
 from tools.checks import render as check_render
+from tools.exports import report_docx, report_pdf, rows_xlsx
+from tools.result_rows import rows_to_csv
 from tools.review import render as review_render
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=ERROR_RESPONSES)
@@ -35,31 +38,77 @@ def show_job(job_id: str, service: CurrentService, tenant: Tenant) -> Job:
     return service.jobs.get(tenant, job_id)
 
 
-def as_csv(result: dict[str, Any]) -> str:
-    """A check's or review's rows as CSV (the CLI's columns); rows of files that failed are left out."""
+def _table(result: dict[str, Any]) -> tuple[str, tuple[str, ...], list[list[str]]]:
+    """A check's or review's rows as a table (the CLI's CSV columns); rows of files that could
+    not be ingested are left out (their errors are in the JSON)."""
     rows = [r for r in result.get("rows", []) if r.get("result") is not None]
     if result.get("kind") == "check":
-        return check_render.render(
-            "csv", [(r["contract_id"], CheckResult.model_validate(r["result"])) for r in rows]
-        )
-    return review_render.render(
-        "csv", [(r["contract_id"], ProvisionResult.model_validate(r["result"])) for r in rows]
-    )
+        cells = [
+            check_render.csv_cells(r["contract_id"], CheckResult.model_validate(r["result"])) for r in rows
+        ]
+        return "checks", check_render.CSV_COLUMNS, cells
+    cells = [
+        review_render.csv_cells(r["contract_id"], ProvisionResult.model_validate(r["result"])) for r in rows
+    ]
+    return "review", review_render.CSV_COLUMNS, cells
 
 
-@router.get("/{job_id}/result", responses={200: {"content": {"text/csv": {}}}})
+def _report_of(result: Any) -> Report | None:
+    if isinstance(result, dict) and "sources" in result and "metadata" in result:
+        return Report.model_validate(result)  # an ask
+    if isinstance(result, dict) and result.get("report"):
+        return Report.model_validate(result["report"])  # a chat message
+    return None
+
+
+_MEDIA = {
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pdf": "application/pdf",
+}
+
+
+@router.get("/{job_id}/result", responses={200: {"content": {media: {} for media in _MEDIA.values()}}})
 def job_result(
-    job_id: str, service: CurrentService, tenant: Tenant, format: Literal["json", "csv"] = "json"
+    job_id: str,
+    service: CurrentService,
+    tenant: Tenant,
+    format: Literal["json", "csv", "xlsx", "md", "html", "docx", "pdf"] = "json",
 ) -> Any:
-    """A finished job's result (a failed one answers with its error, as the request would have)."""
+    """A finished job's result (a failed one answers with its error, as the request would have).
+    Checks and reviews also as CSV or XLSX; a report (ask, chat message) as Markdown, HTML, DOCX
+    or PDF, to download."""
     result = outcome(service.jobs.get(tenant, job_id))
-    if format == "csv":
+    if format == "json":
+        return result
+    name = f"clausewise-{job_id}.{format}"
+    headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+    if format in ("csv", "xlsx"):
         if not isinstance(result, dict) or result.get("kind") not in ("check", "review"):
             raise ApiError(
-                422, "no_csv", "only checks and reviews have a CSV result", hint="ask for format=json"
+                422, "no_table", "only checks and reviews are tables", hint="ask for a report format"
             )
-        return PlainTextResponse(as_csv(result), media_type="text/csv; charset=utf-8")
-    return result
+        sheet, columns, cells = _table(result)
+        if format == "csv":
+            body: bytes | str = rows_to_csv([(c[0], c) for c in cells], columns, lambda _contract, row: row)
+        else:
+            body = rows_xlsx(sheet, columns, cells)
+        return Response(body, media_type=_MEDIA[format], headers=headers)
+    report = _report_of(result)
+    if report is None:
+        raise ApiError(
+            422, "no_report", "this job's result is not a report", hint="ask for json, csv or xlsx"
+        )
+    rendered: bytes | str = {
+        "md": report.to_markdown,
+        "html": report.to_html,
+        "docx": lambda: report_docx(report),
+        "pdf": lambda: report_pdf(report),
+    }[format]()
+    return Response(rendered, media_type=_MEDIA[format], headers=headers)
 
 
 @router.get("/{job_id}/events", response_class=EventSourceResponse)
