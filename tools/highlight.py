@@ -24,7 +24,7 @@ class PageHighlight:
     rects: list[Box] = field(default_factory=list)
 
 
-def _same_line(a: Box, b: Box) -> bool:
+def same_line(a: Box, b: Box) -> bool:
     """Two word boxes on one visual line: their vertical extents overlap by half the smaller."""
     overlap = min(a[3], b[3]) - max(a[1], b[1])
     return overlap > 0.5 * min(a[3] - a[1], b[3] - b[1]) and b[0] >= a[0] - 1.0
@@ -34,7 +34,7 @@ def line_rects(boxes: list[Box]) -> list[Box]:
     """Consecutive word boxes (in text order) merged into one rectangle per visual line."""
     rects: list[Box] = []
     for box in boxes:
-        if rects and _same_line(rects[-1], box):
+        if rects and same_line(rects[-1], box):
             x0, y0, x1, y1 = rects[-1]
             rects[-1] = (min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3]))
         else:

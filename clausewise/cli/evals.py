@@ -346,6 +346,52 @@ def eval_serve(
     write_results(results, out)
 
 
+@eval_app.command("highlight")
+def eval_highlight(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    qa: Path | None = typer.Option(
+        None, "--qa", help="An eval qa results file whose sources to measure too."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many CUAD PDFs."),
+    repeats: int = typer.Option(10, "--repeats", min=0, max=50, help="Clicks on Ask timed in the browser."),
+    out: Path = typer.Option(Path("bench-results/highlight.json"), "--out", help="JSON results file."),
+) -> None:
+    """Highlights: words covered, area outside the words, page render time, first step on screen."""
+    from clausewise.evals import highlight_bench
+
+    settings = state_of(ctx).settings()
+    root = require(Path(data or settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval highlight")
+        results = highlight_bench.run(
+            settings, root, qa_results=qa, limit=limit, repeats=repeats, progress=progress
+        )
+    goals = highlight_bench.GOALS
+    for key in ("cuad_pdf_gold_spans", "qa_sources"):
+        if key in results:
+            row = results[key]
+            console.print(
+                f"{key.replace('_', ' ')}: {row['spans']} spans; characters covered "
+                f"{_mark(row['coverage'], goals['coverage'], True)}; area outside the words "
+                f"{_mark(row['outside'], goals['outside'], False)}"
+            )
+    render = results["page_render_ms"]
+    console.print(
+        f"Page images ({render['pages']} pages, scale {render['scale']}): p50 {render['p50']} ms, p95 "
+        f"{_mark(render['p95'], goals['page_render_p95_ms'], False)} ms"
+    )
+    first = results["first_step_seconds"]
+    if "skipped" in first:
+        console.print(f"First step on screen: skipped ({first['skipped']})")
+    else:
+        console.print(
+            f"First step on screen after clicking Ask ({first['repeats']} clicks): p50 {first['p50']} s, "
+            f"p95 {_mark(first['p95'], goals['first_step_p95_seconds'], False)} s"
+        )
+    write_results(results, out)
+
+
 @eval_app.command("acord")
 def eval_acord(
     ctx: typer.Context,
