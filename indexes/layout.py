@@ -2,7 +2,8 @@
 
     <data_dir>/tenants/<tenant>/contracts/<contract_id>/
         CURRENT                  name of the live version (replaced atomically)
-        .lock                    held while ingesting this contract
+        .lock                    flock held while ingesting this contract
+        .writer                  who ingests it (host, pid), refreshed while they do
         versions/<version>/      one complete, immutable index build
         versions/.staging-*/     a build in progress (never read; swept later)
 
@@ -17,6 +18,8 @@ import fcntl
 import os
 import re
 import shutil
+import socket
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -27,6 +30,9 @@ from clausewise.core.errors import ContractNotFound, IngestInProgress
 _ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 STAGING_PREFIX = ".staging-"
 POINTER = "CURRENT"
+WRITER = ".writer"
+#: A writer marker not refreshed for this long belongs to a dead machine (refreshed every 1/4).
+STALE_WRITER_SECONDS = 120.0
 
 
 def contract_id_for(name: str) -> str:
@@ -65,6 +71,102 @@ def fsync_tree(path: Path) -> None:
         _fsync_dir(Path(root))
 
 
+def _in_progress(contract_id: str, who: str) -> IngestInProgress:
+    return IngestInProgress(
+        f"contract {contract_id!r} is being ingested by {who}",
+        hint="wait for it to finish, then run the command again",
+    )
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class WriterMarker:
+    """The ``.writer`` file of one contract: created with O_EXCL (atomic on local disks and NFS),
+    holding ``host pid token``; its modification time is the owner's heartbeat."""
+
+    def __init__(self, path: Path, stale_seconds: float = STALE_WRITER_SECONDS) -> None:
+        self.path = path
+        self.stale_seconds = stale_seconds
+        self.token = uuid.uuid4().hex
+
+    def _owner(self) -> tuple[str, int, str] | None:
+        try:
+            host, pid, token = self.path.read_text(encoding="utf-8").split()
+            return host, int(pid), token
+        except FileNotFoundError:
+            return None
+        except ValueError:
+            return ("?", 0, "?")  # torn by a crash between create and write: stale by age
+
+    def _stale(self, owner: tuple[str, int, str]) -> bool:
+        host, pid, _token = owner
+        if host == socket.gethostname() and pid and not _process_alive(pid):
+            return True
+        try:
+            age = time.time() - self.path.stat().st_mtime
+        except FileNotFoundError:
+            return True
+        return age > self.stale_seconds
+
+    def _create(self) -> bool:
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"{socket.gethostname()} {os.getpid()} {self.token}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        return True
+
+    def acquire(self, contract_id: str) -> None:
+        if self._create():
+            return
+        owner = self._owner()
+        if owner is not None and not self._stale(owner):
+            raise _in_progress(contract_id, f"process {owner[1]} on {owner[0]}")
+        # Take the stale marker over: only one taker's rename succeeds.
+        with contextlib.suppress(FileNotFoundError):
+            self.path.rename(self.path.with_name(f"{WRITER}.stale-{self.token}"))
+            self.path.with_name(f"{WRITER}.stale-{self.token}").unlink()
+        if not self._create():
+            raise _in_progress(contract_id, "another process that has just started")
+
+    def release(self) -> None:
+        owner = self._owner()
+        if owner is not None and owner[2] == self.token:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+
+    @contextlib.contextmanager
+    def held(self, contract_id: str) -> Iterator[None]:
+        """Hold the marker, refreshing it from a thread, for the ``with`` block."""
+        self.acquire(contract_id)
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self.stale_seconds / 4):
+                with contextlib.suppress(FileNotFoundError):
+                    os.utime(self.path)
+
+        heart = threading.Thread(target=beat, name="clausewise-writer-heartbeat", daemon=True)
+        heart.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            heart.join()
+            self.release()
+
+
 class StoreLayout:
     """The contracts folder of one tenant (``tenant_dir`` is ``<data_dir>/tenants/<tenant>``)."""
 
@@ -92,19 +194,24 @@ class StoreLayout:
 
     @contextlib.contextmanager
     def ingest_lock(self, contract_id: str) -> Iterator[None]:
-        """Exclusive per-contract lock; a second concurrent ingest fails fast instead of racing."""
+        """Exclusive per-contract lock; a second concurrent ingest fails fast instead of racing.
+
+        Two locks, because workers on several machines may share this folder: ``flock`` (released
+        by the kernel when a process dies; across machines only where the shared filesystem
+        supports it, as NFSv4 does) and a ``.writer`` marker created exclusively, naming its owner
+        and refreshed while the ingest runs, which every filesystem honours. A marker whose owner
+        died (same machine, process gone) or stopped refreshing it (another machine, for
+        :data:`STALE_WRITER_SECONDS`) is taken over."""
         folder = self.contract_dir(contract_id)
         folder.mkdir(parents=True, exist_ok=True)
         with (folder / ".lock").open("a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
-                raise IngestInProgress(
-                    f"contract {contract_id!r} is being ingested by another process",
-                    hint="wait for it to finish, then run the command again",
-                ) from exc
+                raise _in_progress(contract_id, "another process") from exc
             try:
-                yield
+                with WriterMarker(folder / WRITER).held(contract_id):
+                    yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 

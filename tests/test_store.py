@@ -158,3 +158,41 @@ def test_embeddings_in_chroma_are_ours(archivist, store, copy_example) -> None:
     fresh = archivist.embedder.embed([chunk.text])[0]
     assert np.allclose(stored[0], fresh, atol=1e-5)
     index.close()
+
+
+def _foreign_writer(store, contract_id: str, host: str, pid: int, age: float) -> Path:
+    """The ``.writer`` marker another process (or machine) left, ``age`` seconds old."""
+    import os
+    import time
+
+    folder = store.layout.contract_dir(contract_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / ".writer"
+    marker.write_text(f"{host} {pid} other-token\n", encoding="utf-8")
+    stamp = time.time() - age
+    os.utime(marker, (stamp, stamp))
+    return marker
+
+
+def test_a_writer_on_another_machine_makes_a_second_ingest_fail_fast(archivist, store, copy_example) -> None:
+    # flock does not reach across machines on every shared filesystem; the marker does.
+    marker = _foreign_writer(store, "mutual-nda", "other-host", 4242, age=5.0)
+    with pytest.raises(IngestInProgress, match="other-host"):
+        archivist.ingest(copy_example("mutual-nda.txt"))
+    assert marker.read_text(encoding="utf-8").startswith("other-host 4242")
+    assert store.layout.current_version("mutual-nda") is None
+
+
+def test_a_dead_writers_marker_is_taken_over(archivist, store, copy_example) -> None:
+    import socket
+    import subprocess
+
+    # A process of this machine that has exited, and a machine that stopped refreshing its marker.
+    exited = subprocess.Popen(["true"])
+    exited.wait()
+    dead_pid = exited.pid
+    _foreign_writer(store, "mutual-nda", socket.gethostname(), dead_pid, age=1.0)
+    assert archivist.ingest(copy_example("mutual-nda.txt")).status == "ingested"
+    marker = _foreign_writer(store, "mutual-nda", "gone-host", 4242, age=3600.0)
+    assert archivist.ingest(copy_example("mutual-nda.txt"), force=True).status == "ingested"
+    assert not marker.exists()  # released after the ingest
