@@ -50,7 +50,10 @@ if TYPE_CHECKING:
 class ModelHub:
     """The process's models, each loaded once and shared by every tenant's :class:`Runtime`."""
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int = 0) -> None:
+        """``threads``: CPU threads of each classifier (0 = all cores); a worker running several
+        processes gives each its share, so they do not fight over the cores."""
+        self.threads = threads
         self._lock = threading.RLock()
         self._loaded: dict[Hashable, Any] = {}
         self.llama_servers = LlamaServerPool()
@@ -63,6 +66,8 @@ class ModelHub:
 
     def embedder(self, settings: Settings) -> Embedder:
         embedding = settings.models.embedding
+        if self.threads and not embedding.threads:
+            embedding = embedding.model_copy(update={"threads": self.threads})
         return self._once(("embedder", embedding), lambda: create_embedder(embedding))
 
     def cross_encoder(self, settings: Settings) -> Reranker | None:
@@ -73,7 +78,7 @@ class ModelHub:
         if retrieval.reranker == "onnx":
             from tools.retrieval.rerank import OnnxCrossEncoder
 
-            return self._once(("reranker", "onnx"), OnnxCrossEncoder)
+            return self._once(("reranker", "onnx"), lambda: OnnxCrossEncoder(threads=self.threads))
         if retrieval.reranker == "cross-encoder":
             if not retrieval.rerank_model:
                 raise ConfigError(
@@ -89,7 +94,7 @@ class ModelHub:
     def nli(self) -> NliClassifier:
         from tools.checks.nli import NliClassifier
 
-        return self._once("nli", NliClassifier)
+        return self._once("nli", lambda: NliClassifier(threads=self.threads))
 
     def presence_classifier(self) -> PresenceClassifier:
         from tools.review.presence import PresenceClassifier

@@ -392,6 +392,54 @@ def eval_highlight(
     write_results(results, out)
 
 
+@eval_app.command("scale")
+def eval_scale(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    check_contracts: int = typer.Option(12, "--check-contracts", min=1, max=200, help="Contracts checked."),
+    review_contracts: int = typer.Option(
+        4, "--review-contracts", min=0, max=50, help="Contracts reviewed (0: checks only)."
+    ),
+    out: Path = typer.Option(Path("bench-results/scale.json"), "--out", help="JSON results file."),
+) -> None:
+    """Data-room throughput: local backend, Celery with 1 and 2 workers (real redis-server, loopback)."""
+    from clausewise.evals import scale_bench
+
+    settings = state_of(ctx).settings()
+    root = require(Path(data or settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval scale")
+        results = scale_bench.run(
+            settings,
+            root,
+            check_contracts=check_contracts,
+            review_contracts=review_contracts,
+            progress=progress,
+        )
+    goals = scale_bench.GOALS
+    for name, backend in results["backends"].items():
+        for kind in ("check", "review"):
+            if kind in backend:
+                row = backend[kind]
+                console.print(
+                    f"{name:9} {kind:6} {row['contracts']} contracts in {row['seconds']} s: "
+                    f"{row['contracts_per_minute']} contracts/min "
+                    f"({row['rows']} rows, {row['row_errors']} errors)"
+                )
+    for kind in ("check", "review"):
+        if f"{kind}_speedup_2_workers" in results:
+            speedup = _mark(results[f"{kind}_speedup_2_workers"], goals["speedup_2_workers"], True)
+            overhead = results[f"{kind}_queue_overhead"]
+            marked = _mark(overhead, goals["queue_overhead"], False) if kind == "check" else overhead
+            console.print(f"{kind}: 2 workers over 1 {speedup}x; queue overhead per unit {marked}")
+    for row in results["projection"]["check"]:
+        console.print(
+            f"check on {row['machines']:2} machine(s): {row['contracts_per_hour']} contracts/h; "
+            f"1,000 in {row['hours_for_1000']} h, 10,000 in {row['hours_for_10000']} h"
+        )
+    write_results(results, out)
+
+
 @eval_app.command("acord")
 def eval_acord(
     ctx: typer.Context,

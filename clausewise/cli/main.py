@@ -27,6 +27,7 @@ def _register_commands() -> None:
         review_cmd,
         serve_cmd,
         train_cmd,
+        worker_cmd,
     )
 
     ingest.register(app)
@@ -40,6 +41,7 @@ def _register_commands() -> None:
     evals.register(app)
     serve_cmd.register(app)
     train_cmd.register(app)
+    worker_cmd.register(app)
 
 
 def run(argv: list[str] | None = None) -> None:

@@ -456,6 +456,41 @@ class ServiceSettings(Section):
     )
 
 
+class JobsSettings(Section):
+    """Where the service's units of work run: its own threads, or Celery workers over Redis."""
+
+    backend: Literal["local", "celery"] = Field(
+        default="local",
+        description="local: in the server process (SQLite jobs); celery: on `clausewise worker` processes.",
+    )
+    broker_url: str = Field(default="redis://127.0.0.1:6379/0", description="Celery broker (Redis).")
+    result_backend: str = Field(default="redis://127.0.0.1:6379/1", description="Celery results (Redis).")
+    queue: str = Field(default="clausewise", description="The Celery queue the units are sent to.")
+    visibility_timeout: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Seconds before a unit taken by a worker that died is given to another (longer than "
+        "the longest unit's time limit).",
+    )
+    ingest_seconds: float = Field(default=1800.0, gt=0, description="Time limit of ingesting one file.")
+    ask_seconds: float = Field(default=1800.0, gt=0, description="Time limit of answering one question.")
+    check_seconds: float = Field(
+        default=3600.0, gt=0, description="Time limit of checking one contract against a suite."
+    )
+    review_seconds: float = Field(default=3600.0, gt=0, description="Time limit of reviewing one contract.")
+    retries: int = Field(default=3, ge=0, description="Retries, with backoff, after a transient error.")
+    max_tasks_per_child: int = Field(
+        default=200, ge=1, description="Units a worker process runs before it is replaced (memory)."
+    )
+    concurrent_jobs: int = Field(
+        default=8, ge=1, le=64, description="celery: jobs the server sends and follows at once."
+    )
+
+    def time_limit(self, kind: str) -> float:
+        """Seconds a unit of ``kind`` may run (a chat message counts as a question)."""
+        return float(getattr(self, f"{'ask' if kind == 'message' else kind}_seconds"))
+
+
 class Settings(BaseSettings):
     """All configuration. Build with :func:`load_settings`; pass it explicitly, never globally."""
 
@@ -474,6 +509,7 @@ class Settings(BaseSettings):
     checks: ChecksSettings = ChecksSettings()
     review: ReviewSettings = ReviewSettings()
     service: ServiceSettings = ServiceSettings()
+    jobs: JobsSettings = JobsSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):  # type: ignore[override]

@@ -56,7 +56,7 @@ QUESTIONS = (
 )
 
 
-class _Server:
+class LoopbackServer:
     """The app under uvicorn in a thread of this process."""
 
     def __init__(self, settings: Settings, factory: RuntimeFactory, hub: ModelHub) -> None:
@@ -212,13 +212,13 @@ def run(
         if real_asks:
             progress.stage("one process, one question (the memory baseline)")
             results["one_process_peak_mb"] = one_process_peak(settings, contract, turns)
-        with _Server(settings, scripted_runtimes(), hub) as url:
+        with LoopbackServer(settings, scripted_runtimes(), hub) as url:
             progress.stage(f"retrieval: {requests} requests at concurrency {concurrency}")
             results["retrieval"] = retrieval_load(url, runtime, contract, requests, concurrency)
             progress.stage(f"{asks} streamed asks, scripted replies")
             results["scripted_asks"] = asyncio.run(_streamed_asks(url, contract, asks, turns, 600))
         if real_asks:
-            with _Server(settings, default_runtime, hub) as url:
+            with LoopbackServer(settings, default_runtime, hub) as url:
                 progress.stage(f"{real_asks} streamed asks, {settings.models.llm.embedded_model}")
                 results["real_asks"] = asyncio.run(_streamed_asks(url, contract, real_asks, turns, 1800))
                 results["real_asks"]["model"] = settings.models.llm.embedded_model

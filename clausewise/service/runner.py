@@ -1,42 +1,65 @@
-"""The in-process job runner: ``workers`` threads take the oldest queued job, run its task and
-record the outcome. One model per process, so model work waits its turn in the queue, whose
-position every queued job reports.
+"""Running jobs: ``workers`` threads of the server take the oldest queued job, split it into units
+(:mod:`clausewise.service.tasks`), have them executed, and record the outcome. One model per
+process, so model work waits its turn in the queue, whose position every queued job reports.
 
-A failure becomes the job's error in the API's envelope (the same code, message and hint a
-refusal would carry) and a log line; a cancelled job stops at its next step.
+Where units execute is the backend's business (``jobs.backend``): in these threads (``local``),
+or on Celery workers (``celery``, :mod:`clausewise.service.celery_backend`); the units, and so
+the results, are the same. A failure becomes the job's error in the API's envelope (the same
+code, message and hint a refusal would carry) and a log line; a cancelled job stops at its next
+step.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from clausewise.core.errors import ClausewiseError
 from clausewise.runtime import Runtime
 from clausewise.service.errors import error_body
 from clausewise.service.jobs import Job, JobProgress, JobStore
-from clausewise.service.tasks import TASKS, JobCancelled
+from clausewise.service.tasks import JobCancelled, Unit, assemble, batch_size, plan, run_unit
 
 log = logging.getLogger(__name__)
 
 
 class StoreContext:
-    """A running job's :class:`~clausewise.service.tasks.TaskContext` backed by the job store."""
+    """A running job's :class:`~clausewise.service.tasks.TaskContext`, backed by the job store:
+    events are stored in order, each decided row advances the job's progress."""
+
+    retries = False
 
     def __init__(self, store: JobStore, job: Job) -> None:
         self.store = store
         self.job_id = job.id
+        self.total = batch_size(job)
+        self.done = 0
+        self._rows: set[str] = set()
         self._checked = 0.0
         self._cancelled = False
 
     def event(self, name: str, data: Any = None) -> None:
+        if name == "row" and not self._first_time(data):
+            return  # a unit delivered again (its worker died) repeats the rows it had sent
         self.store.add_event(self.job_id, name, data)
+        if name == "row":
+            self.done += 1
+            note = data.get("contract_id", "") if isinstance(data, dict) else ""
+            self.store.set_progress(self.job_id, JobProgress(done=self.done, total=self.total, note=note))
 
-    def progress(self, done: int, total: int | None, note: str = "") -> None:
-        self.store.set_progress(self.job_id, JobProgress(done=done, total=total, note=note))
+    def _first_time(self, row: Any) -> bool:
+        if not isinstance(row, dict):
+            return True
+        result = row.get("result") or {}
+        identity = json.dumps([row.get("contract_id"), result.get("key"), row.get("error")])
+        if identity in self._rows:
+            return False
+        self._rows.add(identity)
+        return True
 
     def cancelled(self) -> bool:
         now = time.monotonic()
@@ -46,20 +69,42 @@ class StoreContext:
         return self._cancelled
 
 
-def run_job(job: Job, store: JobStore, runtime_for: Callable[[str], Runtime]) -> None:
+class Executor(Protocol):
+    def execute(self, job: Job, units: list[Unit], context: StoreContext) -> list[Any]:
+        """The units' results, in order (raising what a unit raised, or JobCancelled)."""
+        ...
+
+
+class LocalExecutor:
+    """Units run in the calling thread, one after the other."""
+
+    def __init__(self, runtime_for: Callable[[str], Runtime]) -> None:
+        self.runtime_for = runtime_for
+
+    def execute(self, job: Job, units: list[Unit], context: StoreContext) -> list[Any]:
+        runtime = self.runtime_for(job.tenant)
+        outputs = []
+        for unit in units:
+            if context.cancelled():
+                raise JobCancelled
+            outputs.append(run_unit(unit, runtime, context))
+        return outputs
+
+
+def run_job(job: Job, store: JobStore, executor: Executor) -> None:
     """Run one claimed job to its end and record how it ended."""
     started = time.perf_counter()
     extra = {"tenant": job.tenant, "job": job.id, "kind": job.kind}
+    context = StoreContext(store, job)
     try:
-        result = TASKS[job.kind](job.request, runtime_for(job.tenant), StoreContext(store, job))
+        result = assemble(job, executor.execute(job, plan(job), context))
     except JobCancelled:
         store.finish(job.id, "cancelled")
         log.info("job cancelled", extra=extra)
     except ClausewiseError as error:
         store.finish(job.id, "failed", error=error_body(error)["error"])
-        log.warning(
-            "job failed: %s", error, extra={**extra, "seconds": round(time.perf_counter() - started, 2)}
-        )
+        seconds = round(time.perf_counter() - started, 2)
+        log.warning("job failed: %s", error, extra={**extra, "seconds": seconds})
     except Exception as error:  # the job boundary: a bug fails its job, not the service
         log.exception("job crashed", extra=extra)
         store.finish(
@@ -72,16 +117,18 @@ def run_job(job: Job, store: JobStore, runtime_for: Callable[[str], Runtime]) ->
             },
         )
     else:
+        if context.total > 1:
+            store.set_progress(job.id, JobProgress(done=context.total, total=context.total))
         store.finish(job.id, "done", result=result)
         log.info("job done", extra={**extra, "seconds": round(time.perf_counter() - started, 2)})
 
 
 class LocalRunner:
-    """Worker threads in the server process."""
+    """Worker threads in the server process, taking jobs from the store."""
 
-    def __init__(self, store: JobStore, runtime_for: Callable[[str], Runtime], workers: int = 1) -> None:
+    def __init__(self, store: JobStore, executor: Executor, workers: int = 1) -> None:
         self.store = store
-        self.runtime_for = runtime_for
+        self.executor = executor
         self.workers = workers
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -101,7 +148,7 @@ class LocalRunner:
             if job is None:
                 self.store.wait(0.5)
                 continue
-            run_job(job, self.store, self.runtime_for)
+            run_job(job, self.store, self.executor)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop taking jobs; a job still running after ``timeout`` is accounted for at the next

@@ -10,7 +10,7 @@ from clausewise.core.config import Settings, with_overrides
 from clausewise.runtime import ModelHub, Runtime
 from clausewise.service.jobs import JobStore
 from clausewise.service.keys import KeyStore, service_dir
-from clausewise.service.runner import LocalRunner
+from clausewise.service.runner import Executor, LocalExecutor, LocalRunner
 
 RuntimeFactory = Callable[[Settings, ModelHub], Runtime]
 
@@ -33,7 +33,15 @@ class Service:
     def __post_init__(self) -> None:
         self.keys = KeyStore.of(self.settings)
         self.jobs = JobStore(service_dir(self.settings) / "jobs.sqlite")
-        self.runner = LocalRunner(self.jobs, self.runtime, self.settings.service.workers_in_process)
+        local = LocalExecutor(self.runtime)
+        executor: Executor = local
+        threads = self.settings.service.workers_in_process
+        if self.settings.jobs.backend == "celery":
+            from clausewise.service.celery_backend import CeleryExecutor
+
+            executor = CeleryExecutor(self.settings, local)
+            threads = self.settings.jobs.concurrent_jobs  # they wait on the workers, not on a model
+        self.runner = LocalRunner(self.jobs, executor, threads)
 
     def runtime(self, tenant: str) -> Runtime:
         """A runtime for one request or job of ``tenant``: its own stores, ledger and caches over

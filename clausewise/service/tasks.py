@@ -1,24 +1,40 @@
-"""The task functions of the service's jobs: ingest a file, answer a question, answer a chat
-message, check contracts against hypotheses, review provisions.
+"""The units of work behind the service's jobs, and how a job is split into them and put back
+together.
 
-Each is a plain function of the job's request, a tenant's runtime and a :class:`TaskContext` (where
-its events and progress go, and whether it was asked to stop). Whatever runs the jobs, the
-in-process runner or a queue's workers, calls these same functions, so a result never depends on
-where it was computed. Requests were validated by the API (:mod:`clausewise.service.schemas`);
-files are read only from the tenant's own upload folder.
+A unit is the natural piece of work: ingest one file, answer one question (or one chat message),
+check one contract against a suite, review one contract. A batch (contracts or uploaded files) is
+one unit per contract. Whatever runs the units, the server's own threads or Celery workers, calls
+:func:`run_unit` on the same :class:`Unit`, so a result never depends on where it was computed.
+
+Units of checks and reviews are idempotent: their result is stored under a key made of the
+tenant, the contract's content hash, the settings that change a result and what was asked; a
+unit delivered again, or a job submitted again, returns the stored rows (marked ``resumed``)
+instead of working again, so a batch never gets a duplicate row. Within a unit, a journal keeps
+each decided row, so a unit cut short resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from clausewise.api import BatchItem, Clarification, Clausewise, ProgressEvent
-from clausewise.core.errors import InputError
+from clausewise.core.errors import (
+    ClausewiseError,
+    IngestInProgress,
+    InputError,
+    ModelTimeout,
+    ModelUnavailable,
+)
 from clausewise.core.report import Report
 from clausewise.runtime import Runtime
+from clausewise.service.jobs import Job
+from indexes.results import ResultStore
 from tools.checks.suites import Suite
 from tools.review.provisions import ProvisionList
 
@@ -27,25 +43,45 @@ log = logging.getLogger(__name__)
 
 class TaskContext(Protocol):
     job_id: str
+    #: Whether a transient failure is retried by whoever runs the unit (Celery does; the server's
+    #: own threads do not, so there it becomes the row's error instead).
+    retries: bool
 
     def event(self, name: str, data: Any = None) -> None:
         """A step the client may watch (stored, streamed)."""
         ...
-
-    def progress(self, done: int, total: int | None, note: str = "") -> None: ...
 
     def cancelled(self) -> bool:
         """Whether the job was asked to stop (checked between steps)."""
         ...
 
 
+#: Failures that may pass: a model server restarting or busy, the contract being ingested.
+TRANSIENT = (ModelUnavailable, ModelTimeout, IngestInProgress)
+
+
 class JobCancelled(Exception):
-    """Raised inside a task that stopped because it was asked to."""
+    """Raised inside a unit that stopped because its job was asked to."""
 
 
-def _check_cancel(context: TaskContext) -> None:
-    if context.cancelled():
-        raise JobCancelled
+@dataclass(frozen=True)
+class Unit:
+    """One unit of a job: what to do (``kind``), for whom, on what (``payload``); ``key`` names it
+    within its job (the contract, or "0" for a job of one unit)."""
+
+    job_id: str
+    tenant: str
+    kind: str
+    key: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def task_id(self) -> str:
+        """A stable id: the same unit sent again is the same task."""
+        return f"{self.job_id}-{hashlib.sha1(self.key.encode()).hexdigest()[:12]}"
 
 
 def uploads_dir(runtime: Runtime) -> Path:
@@ -53,55 +89,72 @@ def uploads_dir(runtime: Runtime) -> Path:
     return runtime.tenant_dir / "uploads"
 
 
-def ingest(request: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    path = Path(request["path"]).resolve()
+def _check_cancel(context: TaskContext) -> None:
+    if context.cancelled():
+        raise JobCancelled
+
+
+def _upload(runtime: Runtime, payload: dict[str, Any]) -> Path:
+    path = Path(payload["path"]).resolve()
     if not path.is_relative_to(uploads_dir(runtime).resolve()):
         raise InputError("the file to ingest is not one of this tenant's uploads", hint="upload it again")
-    context.event("ingesting", {"file": request.get("file_name", path.name)})
+    return path
+
+
+# --- splitting jobs and putting them together --------------------------------------------------
+
+
+def sources_of(request: dict[str, Any]) -> list[dict[str, str]]:
+    """What a batch runs on: contracts by id, and uploaded files (ingested by their unit)."""
+    return [{"contract": c} for c in request.get("contracts", [])] + list(request.get("uploads", []))
+
+
+def plan(job: Job) -> list[Unit]:
+    """The units of ``job``, in the order their results are put together."""
+    if job.kind not in ("check", "review"):
+        return [Unit(job.id, job.tenant, job.kind, "0", job.request)]
+    common = {k: v for k, v in job.request.items() if k not in ("contracts", "uploads")}
+    return [
+        Unit(
+            job.id,
+            job.tenant,
+            job.kind,
+            source.get("contract") or source["path"],
+            {**common, "source": source},
+        )
+        for source in sources_of(job.request)
+    ]
+
+
+def assemble(job: Job, outputs: list[Any]) -> Any:
+    """The job's result from its units' results (same order as :func:`plan`)."""
+    if job.kind in ("check", "review"):
+        return {"kind": job.kind, "rows": [row for output in outputs for row in output["rows"]]}
+    return outputs[0]
+
+
+def batch_size(job: Job) -> int:
+    """Rows the job will produce (progress), for checks and reviews; 1 otherwise."""
+    if job.kind == "check":
+        return len(sources_of(job.request)) * len(job.request["suite"]["hypotheses"])
+    if job.kind == "review":
+        return len(sources_of(job.request)) * len(job.request["provisions"]["provisions"])
+    return 1
+
+
+# --- the units -------------------------------------------------------------------------------
+
+
+def ingest(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    path = _upload(runtime, payload)
+    context.event("ingesting", {"file": payload.get("file_name", path.name)})
     result = Clausewise(runtime=runtime).ingest(
-        path, contract_id=request.get("contract_id"), force=request["force"]
+        path, contract_id=payload.get("contract_id"), force=payload["force"]
     )
     return {
         "contract_id": result.contract_id,
         "status": result.status,
         "manifest": result.manifest.model_dump(mode="json"),
-    }
-
-
-def _progress_event(item: ProgressEvent) -> tuple[str, dict[str, Any]]:
-    return item.event, {"turn": item.turn, "of": item.of, **item.data}
-
-
-def ask(request: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    items = Clausewise(runtime=runtime).ask_stream(
-        request["contract"],
-        request["question"],
-        context=request.get("context", ""),
-        instructions=request.get("instructions", ""),
-        turns=request.get("turns"),
-    )
-    report = _follow(items, context)
-    assert isinstance(report, Report)
-    return report.model_dump(mode="json")
-
-
-def message(request: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    """A chat message: the answer to the thread's clarifying question, or its next question."""
-    with Clausewise(runtime=runtime).chat(request["contract"], request["thread_id"]) as thread:
-        items = thread.send(
-            request["content"],
-            context=request.get("context", ""),
-            instructions=request.get("instructions", ""),
-            turns=request.get("turns"),
-        )
-        outcome = _follow(items, context)
-    if isinstance(outcome, Clarification):
-        context.event("clarification", {"question": outcome.question})
-        return {"thread_id": request["thread_id"], "clarification": outcome.question, "report": None}
-    return {
-        "thread_id": request["thread_id"],
-        "clarification": None,
-        "report": outcome.model_dump(mode="json"),
     }
 
 
@@ -114,7 +167,7 @@ def _follow(
     try:
         for item in iterator:
             if isinstance(item, ProgressEvent):
-                context.event(*_progress_event(item))
+                context.event(item.event, {"turn": item.turn, "of": item.of, **item.data})
             else:
                 last = item
             _check_cancel(context)
@@ -127,39 +180,151 @@ def _follow(
     return last
 
 
-def _rows(items: Iterable[BatchItem], total: int, context: TaskContext) -> list[dict[str, Any]]:
+def ask(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    items = Clausewise(runtime=runtime).ask_stream(
+        payload["contract"],
+        payload["question"],
+        context=payload.get("context", ""),
+        instructions=payload.get("instructions", ""),
+        turns=payload.get("turns"),
+    )
+    report = _follow(items, context)
+    assert isinstance(report, Report)
+    return report.model_dump(mode="json")
+
+
+def message(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    """A chat message: the answer to the thread's clarifying question, or its next question."""
+    with Clausewise(runtime=runtime).chat(payload["contract"], payload["thread_id"]) as thread:
+        items = thread.send(
+            payload["content"],
+            context=payload.get("context", ""),
+            instructions=payload.get("instructions", ""),
+            turns=payload.get("turns"),
+        )
+        outcome = _follow(items, context)
+    if isinstance(outcome, Clarification):
+        context.event("clarification", {"question": outcome.question})
+        return {"thread_id": payload["thread_id"], "clarification": outcome.question, "report": None}
+    return {
+        "thread_id": payload["thread_id"],
+        "clarification": None,
+        "report": outcome.model_dump(mode="json"),
+    }
+
+
+def _batch_source(runtime: Runtime, source: dict[str, str]) -> Path | str:
+    return _upload(runtime, source) if "path" in source else source["contract"]
+
+
+def _batch_rows(items: Iterable[BatchItem], context: TaskContext) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for done, item in enumerate(items, start=1):
+    for item in items:
         row = item.model_dump(mode="json")
         rows.append(row)
         context.event("row", row)
-        context.progress(done, total, item.contract_id)
         _check_cancel(context)
     return rows
 
 
-def check(request: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    suite = Suite.model_validate(request["suite"])
-    contracts: list[str] = request["contracts"]
-    journal = runtime.journal_dir("checks") / f"job-{context.job_id}.jsonl"
-    items = Clausewise(runtime=runtime).check_batch(
-        contracts, suite, report=request.get("report", False), journal=journal
+def _unit_key(runtime: Runtime, kind: str, source: Path | str, asked: Any) -> str | None:
+    """The idempotency key of a batch unit: tenant, content, settings, what was asked (None when
+    the contract does not exist yet: an upload not ingested)."""
+    if isinstance(source, Path):
+        content = hashlib.sha256(source.read_bytes()).hexdigest()
+    else:
+        manifest = runtime.store.manifest(runtime.store.resolve(source))
+        content = manifest.content_sha256 if manifest else ""
+    settings = runtime.settings.model_dump_json(
+        include={"parsing", "structure", "chunking", "models", "retrieval", "checks", "review"}
     )
-    return {"kind": "check", "rows": _rows(items, len(contracts) * len(suite.hypotheses), context)}
+    blob = json.dumps([runtime.tenant, kind, content, settings, asked], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def review(request: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    provisions = ProvisionList.model_validate(request["provisions"])
-    contracts: list[str] = request["contracts"]
-    journal = runtime.journal_dir("reviews") / f"job-{context.job_id}.jsonl"
-    items = Clausewise(runtime=runtime).review_batch(contracts, provisions, journal=journal)
-    return {"kind": "review", "rows": _rows(items, len(contracts) * len(provisions.provisions), context)}
+def _batch_unit(
+    kind: str,
+    payload: dict[str, Any],
+    runtime: Runtime,
+    context: TaskContext,
+    run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
+) -> dict[str, Any]:
+    """One contract (or uploaded file) of a batch; its refusal (an unreadable upload, a contract
+    deleted meanwhile) is its one row, with the error, and the batch goes on."""
+    try:
+        return _batch_rows_of(kind, payload, runtime, context, run)
+    except ClausewiseError as error:
+        if isinstance(error, TRANSIENT) and context.retries:
+            raise
+        name = payload["source"].get("file_name") or payload["source"].get("contract", "?")
+        log.warning(
+            "batch: %s refused: %s", name, error, extra={"tenant": runtime.tenant, "job": context.job_id}
+        )
+        row = BatchItem(contract_id=name, error=str(error)).model_dump(mode="json")
+        context.event("row", row)
+        return {"rows": [row]}
 
 
-TASKS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
+def _batch_rows_of(
+    kind: str,
+    payload: dict[str, Any],
+    runtime: Runtime,
+    context: TaskContext,
+    run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
+) -> dict[str, Any]:
+    source = _batch_source(runtime, payload["source"])
+    asked = {key: payload.get(key) for key in ("suite", "provisions", "report")}
+    key = _unit_key(runtime, kind, source, asked)
+    store = ResultStore(runtime.tenant_dir / "results" / kind)
+    stored = store.get(key) if key else None
+    if stored is not None:
+        rows = [{**row, "resumed": True} for row in stored["rows"]]
+        for row in rows:
+            context.event("row", row)
+        return {"rows": rows}
+    journal = (
+        runtime.journal_dir(f"{kind}s")
+        / f"job-{context.job_id}-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}.jsonl"
+    )
+    rows = _batch_rows(run(Clausewise(runtime=runtime), [source], journal), context)
+    if key and not any(row.get("error") for row in rows):
+        store.put(key, {"rows": [{**row, "resumed": False} for row in rows]})
+    return {"rows": rows}
+
+
+def check_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    suite = Suite.model_validate(payload["suite"])
+    return _batch_unit(
+        "check",
+        payload,
+        runtime,
+        context,
+        lambda api, sources, journal: api.check_batch(
+            sources, suite, report=payload.get("report", False), journal=journal
+        ),
+    )
+
+
+def review_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    provisions = ProvisionList.model_validate(payload["provisions"])
+    return _batch_unit(
+        "review",
+        payload,
+        runtime,
+        context,
+        lambda api, sources, journal: api.review_batch(sources, provisions, journal=journal),
+    )
+
+
+UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
     "ingest": ingest,
     "ask": ask,
     "message": message,
-    "check": check,
-    "review": review,
+    "check": check_contract,
+    "review": review_contract,
 }
+
+
+def run_unit(unit: Unit, runtime: Runtime, context: TaskContext) -> Any:
+    """Do one unit of work (the same function in the server's threads and on a worker)."""
+    return UNITS[unit.kind](unit.payload, runtime, context)

@@ -56,7 +56,7 @@ def safe_name(name: str | None) -> str:
     return cleaned[-150:]
 
 
-async def _store_upload(file: UploadFile, runtime: Runtime) -> tuple[Path, str]:
+async def store_upload(file: UploadFile, runtime: Runtime) -> tuple[Path, str]:
     """Copy the upload into the tenant's upload folder (refusing it past the size limit), named
     by its content so the same bytes are stored once; returns the path and the bytes' SHA-256."""
     limit = int(runtime.settings.parsing.max_file_mb * 1024 * 1024)
@@ -110,7 +110,7 @@ async def upload(
             f"the upload is over the {runtime.settings.parsing.max_file_mb:g} MB limit",
             hint="split the file or raise parsing.max_file_mb on the server",
         )
-    path, sha = await _store_upload(file, runtime)
+    path, sha = await store_upload(file, runtime)
     await asyncio.to_thread(check_document, path, runtime.settings.parsing)
     archivist = runtime.archivist()
     contract = contract_id or archivist.contract_id_for(path)

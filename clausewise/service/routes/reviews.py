@@ -1,21 +1,25 @@
 """Hypothesis checks and provision reviews over one contract or many, as jobs (202): a built-in
-suite or list, a playbook's YAML text, or hypotheses typed in. Results come from the job
+suite or list, a playbook's YAML text, or hypotheses typed in; or a batch of uploaded files, each
+ingested and then checked or reviewed by its own unit of work. Results come from the job
 (``GET /v1/jobs/{id}/result``, JSON or CSV), rows as they are decided (its events).
 
 A playbook is sent as text, never as a path: the server reads no file a caller names."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, File, Form, UploadFile
 
 from clausewise.core.errors import ConfigError
 from clausewise.runtime import Runtime
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.jobs import Job
+from clausewise.service.routes.contracts import store_upload
 from clausewise.service.schemas import ERROR_RESPONSES, CheckRequest, ReviewRequest
 from clausewise.service.work import submit
 from tools.checks.suites import BUILTIN_SUITES, Suite, adhoc_suite, load_suite, parse_suite
-from tools.review.provisions import BUILTIN_PROVISIONS, load_provisions, parse_provisions
+from tools.review.provisions import BUILTIN_PROVISIONS, ProvisionList, load_provisions, parse_provisions
 
 router = APIRouter(prefix="/v1", tags=["checks and reviews"], responses=ERROR_RESPONSES)
 
@@ -29,13 +33,17 @@ def _builtin(name: str, known: tuple[str, ...], what: str) -> str:
 
 
 def suite_of(body: CheckRequest) -> Suite:
+    return _suite(body.suite, body.playbook, body.hypotheses)
+
+
+def _suite(name: str | None, playbook: str | None, hypotheses: list[str]) -> Suite:
     parts: list[Suite] = []
-    if body.suite:
-        parts.append(load_suite(_builtin(body.suite, BUILTIN_SUITES, "suite")))
-    if body.playbook:
-        parts.append(parse_suite(body.playbook, "the playbook"))
-    if body.hypotheses:
-        parts.append(adhoc_suite(body.hypotheses))
+    if name:
+        parts.append(load_suite(_builtin(name, BUILTIN_SUITES, "suite")))
+    if playbook:
+        parts.append(parse_suite(playbook, "the playbook"))
+    if hypotheses:
+        parts.append(adhoc_suite(hypotheses))
     if not parts:
         raise ConfigError("nothing to check", hint="send 'suite': 'nda', a 'playbook' or 'hypotheses'")
     return Suite(name="+".join(p.name for p in parts), hypotheses=[h for p in parts for h in p.hypotheses])
@@ -63,11 +71,46 @@ def create_review(
     body: ReviewRequest, service: CurrentService, tenant: Tenant, runtime: TenantRuntime
 ) -> Job:
     """Review provisions (CUAD's 41 by default) in contracts: present or absent, clauses, values."""
-    if body.playbook:
-        provisions = parse_provisions(body.playbook, "the provision list")
-    else:
-        provisions = load_provisions(
-            _builtin(body.provisions or "cuad", BUILTIN_PROVISIONS, "provision list")
-        )
+    provisions = _provisions(body.provisions, body.playbook)
     request = {"contracts": _contracts(runtime, body.contracts), "provisions": provisions.model_dump()}
     return submit(service, tenant, "review", request)
+
+
+def _provisions(name: str | None, playbook: str | None) -> ProvisionList:
+    if playbook:
+        return parse_provisions(playbook, "the provision list")
+    return load_provisions(_builtin(name or "cuad", BUILTIN_PROVISIONS, "provision list"))
+
+
+MAX_BATCH_FILES = 2000
+
+
+@router.post("/batches", status_code=202, response_model=Job)
+async def create_batch(
+    service: CurrentService,
+    tenant: Tenant,
+    runtime: TenantRuntime,
+    kind: Annotated[Literal["check", "review"], Form(description="check or review.")],
+    files: Annotated[list[UploadFile], File(description="The data room's contracts.")],
+    suite: Annotated[str | None, Form(description="check: a built-in suite (nda).")] = None,
+    hypotheses: Annotated[list[str] | None, Form(description="check: hypotheses typed in.")] = None,
+    provisions: Annotated[str | None, Form(description="review: a built-in provision list (cuad).")] = None,
+    playbook: Annotated[str | None, Form(description="A playbook's or provision list's YAML text.")] = None,
+) -> Job:
+    """A data room in one request: each file is ingested and checked or reviewed by its own unit
+    of work (on the workers with ``jobs.backend = "celery"``); the job's rows fill as units finish.
+    A file that cannot be read (corrupt, encrypted, wrong type) becomes its row's error; the
+    others go on. Too large or empty files refuse the request at once, naming the file."""
+    if len(files) > MAX_BATCH_FILES:
+        raise ConfigError(
+            f"{len(files)} files in one batch (at most {MAX_BATCH_FILES})", hint="send the data room in parts"
+        )
+    if kind == "check":
+        asked = {"suite": _suite(suite, playbook, hypotheses or []).model_dump(), "report": False}
+    else:
+        asked = {"provisions": _provisions(provisions, playbook).model_dump()}
+    uploads = []
+    for file in files:
+        path, _sha = await store_upload(file, runtime)
+        uploads.append({"path": str(path), "file_name": path.name})
+    return submit(service, tenant, kind, {"contracts": [], "uploads": uploads, **asked})

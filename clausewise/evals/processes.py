@@ -1,0 +1,137 @@
+"""Real parts for ``eval scale`` and the scale-out tests: a ``redis-server`` on 127.0.0.1 with an
+ephemeral port (append-only file fsynced on every write, so a restart keeps the queue), and
+``clausewise worker`` processes started as a user would start them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RedisServer:
+    """One redis-server; ``stop`` and ``start`` again keep its port and its data."""
+
+    def __init__(self, folder: Path) -> None:
+        self.binary = shutil.which("redis-server")
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+    def start(self) -> RedisServer:
+        if self.binary is None:
+            raise RuntimeError("redis-server is not installed (Debian: apt install redis-server)")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
+        command += ["--appendonly", "yes", "--appendfsync", "always", "--save", "", "--protected-mode", "yes"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as connection:
+                    connection.sendall(b"PING\r\n")
+                    if connection.recv(16).startswith(b"+PONG"):
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(20)
+
+
+class WorkerProcess:
+    """``python -m clausewise.cli.main [flags] worker``, in its own process group (its pool too)."""
+
+    def __init__(self, flags: list[str], log: Path, concurrency: int = 1, threads: int = 0) -> None:
+        self.command = [sys.executable, "-m", "clausewise.cli.main", *flags]
+        self.command += ["worker", "--concurrency", str(concurrency), "--loglevel", "INFO"]
+        if threads:
+            self.command += ["--threads", str(threads)]
+        self.log = log
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> WorkerProcess:
+        env = {**os.environ, "OMP_THREAD_LIMIT": "1", "HF_HUB_OFFLINE": "1"}
+        offset = self.log.stat().st_size if self.log.exists() else 0
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=REPO if (REPO / "pyproject.toml").is_file() else None,
+                env=env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the worker exited: {self.log.read_text()[-3000:]}")
+            if b" ready." in self.log.read_bytes()[offset:]:
+                return self
+            time.sleep(0.2)
+        raise RuntimeError(f"the worker was not ready in 90 s: {self.log.read_text()[-3000:]}")
+
+    def peak_rss_mb(self) -> float:
+        """The peak resident memory of the worker's processes (main and pool), summed."""
+        if self.process is None:
+            return 0.0
+        total_kb = 0
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                if os.getpgid(int(status.parent.name)) != self.process.pid:
+                    continue
+                fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+            except (OSError, ValueError):
+                continue  # the process ended meanwhile
+            total_kb += int(fields.get("VmHWM", "0 kB").split()[0])
+        return round(total_kb / 1024, 1)
+
+    def kill(self) -> None:
+        """SIGKILL the worker and its pool processes, as a machine that dies would."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(30)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def celery_flags(data_dir: Path, redis_url: str, visibility_timeout: float = 3600.0) -> list[str]:
+    """The flags that point a server or a worker at one data folder and one Redis."""
+    return [
+        "--data-dir",
+        str(data_dir),
+        "--jobs.backend",
+        "celery",
+        "--jobs.broker-url",
+        f"{redis_url}/0",
+        "--jobs.result-backend",
+        f"{redis_url}/1",
+        "--jobs.visibility-timeout",
+        str(visibility_timeout),
+    ]
