@@ -709,6 +709,7 @@ function setUp() {
     if (dialog.returnValue !== "cancel") { state.contract = null; state.contracts = []; show("library"); }
   });
   show("library");
+  document.documentElement.dataset.ready = "true"; // every control answers from now on
 }
 
 setUp();
