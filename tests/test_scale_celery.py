@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from clausewise.core.config import load_settings
+from clausewise.evals import scale_bench
 from clausewise.evals.processes import RedisServer, WorkerProcess, celery_flags
 from clausewise.service.app import create_app
 from tests.live import LiveServer, sse_events, wait_job
@@ -42,12 +43,7 @@ def _flags_of_speed() -> list[str]:
 def data_room(bench_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """40 ContractNLI dev documents as text files, and one corrupt PDF."""
     folder = tmp_path_factory.mktemp("data-room")
-    documents = json.loads((bench_data / "contractnli" / "dev.json").read_text(encoding="utf-8"))["documents"]
-    files = []
-    for document in documents[:DOCUMENTS]:
-        path = folder / f"cnli-{document['id']}.txt"
-        path.write_text(document["text"], encoding="utf-8")
-        files.append(path)
+    files = scale_bench.data_room(bench_data, folder, DOCUMENTS)
     corrupt = folder / "broken-lease.pdf"
     corrupt.write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n%% truncated by a failed copy")
     return [*files, corrupt]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,22 +16,17 @@ import httpx
 import pytest
 
 from clausewise.core.config import load_settings
+from clausewise.evals.processes import free_port
 from clausewise.service.jobs import JobStore
 from indexes.store import ContractStore
 from tests.conftest import EXAMPLES, REPO
 from tests.live import wait_job
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class ServerProcess:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        self.port = _free_port()
+        self.port = free_port()
         self.process: subprocess.Popen | None = None
 
     def start(self) -> httpx.Client:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clausewise.evals.highlight_bench import CHROMIUM, CHROMIUM_ARGS
 from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
 from indexes.store import ContractStore
@@ -24,7 +25,6 @@ from tests.live import LiveServer, scripted_runtimes, wait_job
 from tests.test_service import GOVERNING, service_settings
 
 pytestmark = pytest.mark.browser
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENS = REPO / "test-artifacts" / "screens"
 ACROSS_PAGES = (
     "who need to know the Confidential Information for the Purpose. 1.2 Headings are for convenience only"
@@ -48,17 +48,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-sync",
-            ],
-        )
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -22,7 +22,6 @@ import itertools
 import json
 import statistics
 import tempfile
-import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -41,6 +40,15 @@ from tools.rendering import page_png
 
 GOALS = {"coverage": 0.99, "outside": 0.02, "page_render_p95_ms": 300.0, "first_step_p95_seconds": 1.0}
 CHROMIUM = Path("/usr/bin/chromium")
+#: Debian's chromium headless, offline: no sandbox (containers), no GPU, no calls home.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 _GRID = 0.25  # points: the resolution at which drawn areas are compared
 
 
@@ -183,66 +191,40 @@ def first_step_seconds(settings: Settings, repeats: int, progress: Progress) -> 
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"skipped": "playwright is not installed (pip install -e '.[dev]')"}
-    import uvicorn
-
     from clausewise.evals.instruments import scripted_runtimes
-    from clausewise.runtime import Runtime
-    from clausewise.service.app import create_app
+    from clausewise.evals.serve_bench import LoopbackServer
+    from clausewise.runtime import ModelHub, Runtime
 
     progress.stage(f"browser: clicking Ask {repeats} times")
     times: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
         local = with_overrides(settings, {"paths": {"data_dir": scratch, "tenant": "default"}})
         Runtime(local).archivist().ingest(Path(__file__).resolve().parents[2] / "examples" / "mutual-nda.pdf")
-        server = uvicorn.Server(
-            uvicorn.Config(
-                create_app(local, runtime_factory=scripted_runtimes()),
-                host="127.0.0.1",
-                port=0,
-                log_level="warning",
-            )
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}/"
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path=str(CHROMIUM),
-                    args=[
-                        "--no-sandbox",
-                        "--disable-gpu",
-                        "--disable-background-networking",
-                        "--disable-component-update",
-                    ],
+        with LoopbackServer(local, scripted_runtimes(), ModelHub()) as url, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url + "/")
+            page.wait_for_selector("html[data-ready]")
+            page.click('#contracts tr[data-contract="mutual-nda"] button:text("Open")')
+            page.wait_for_selector("#viewer .page")
+            for _ in range(repeats):
+                page.fill("#question", "Which law governs this agreement?")
+                elapsed = page.evaluate(
+                    """() => new Promise((resolve) => {
+                      const steps = document.querySelector('#steps');
+                      const started = performance.now();
+                      const seen = new MutationObserver(() => {
+                        if (!steps.children.length) return;
+                        seen.disconnect();
+                        resolve((performance.now() - started) / 1000);
+                      });
+                      seen.observe(steps, { childList: true });
+                      document.querySelector('#ask-button').click();
+                    })"""
                 )
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.goto(url)
-                page.click('#contracts tr[data-contract="mutual-nda"] button:text("Open")')
-                page.wait_for_selector("#viewer .page")
-                for _ in range(repeats):
-                    page.fill("#question", "Which law governs this agreement?")
-                    elapsed = page.evaluate(
-                        """() => new Promise((resolve) => {
-                          const steps = document.querySelector('#steps');
-                          const started = performance.now();
-                          const seen = new MutationObserver(() => {
-                            if (!steps.children.length) return;
-                            seen.disconnect();
-                            resolve((performance.now() - started) / 1000);
-                          });
-                          seen.observe(steps, { childList: true });
-                          document.querySelector('#ask-button').click();
-                        })"""
-                    )
-                    times.append(float(elapsed))
-                    page.wait_for_selector("#report .sources li, #report p.hint", timeout=120_000)
-                browser.close()
-        finally:
-            server.should_exit = True
-            thread.join(30)
+                times.append(float(elapsed))
+                page.wait_for_selector("#report .sources li, #report p.hint", timeout=120_000)
+            browser.close()
     ordered = sorted(times)
     return {
         "repeats": len(times),
