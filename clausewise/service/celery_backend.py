@@ -57,26 +57,50 @@ def cancel_key(job_id: str) -> str:
 
 class RedisContext:
     """A unit's :class:`~clausewise.service.tasks.TaskContext` on a worker: events go to a Redis
-    list the server follows; a cancel is a key the server sets."""
+    list the server follows; a cancel is a key the server sets.
+
+    A Redis outage mid-unit does not fail the unit: an event waits (with backoff, up to
+    ``outage_seconds``) for Redis to come back, because Celery's own retry needs the broker too
+    and, with it down, turns the retry into a final rejection. A cancel check during an outage
+    answers with what it last knew."""
 
     retries = True
 
-    def __init__(self, client: redis.Redis, unit: Unit) -> None:
+    def __init__(self, client: redis.Redis, unit: Unit, outage_seconds: float = 120.0) -> None:
         self.client = client
         self.job_id = unit.job_id
         self.key = events_key(unit.task_id)
+        self.outage_seconds = outage_seconds
         self._checked = 0.0
         self._cancelled = False
 
     def event(self, name: str, data: Any = None) -> None:
-        self.client.rpush(self.key, json.dumps([name, data], default=str))
-        self.client.expire(self.key, 86400)
+        payload = json.dumps([name, data], default=str)
+        deadline = time.monotonic() + self.outage_seconds
+        delay = 0.25
+        while True:
+            try:
+                self.client.rpush(self.key, payload)
+                self.client.expire(self.key, 86400)
+                return
+            except _UNAVAILABLE as error:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.warning(
+                    "Redis unavailable for an event of job %s (%s); retrying in %.1f s",
+                    self.job_id,
+                    error,
+                    delay,
+                )
+                time.sleep(delay)
+                delay = min(8.0, delay * 2)
 
     def cancelled(self) -> bool:
         now = time.monotonic()
         if not self._cancelled and now - self._checked > 0.5:
             self._checked = now
-            self._cancelled = bool(self.client.exists(cancel_key(self.job_id)))
+            with contextlib.suppress(*_UNAVAILABLE):
+                self._cancelled = bool(self.client.exists(cancel_key(self.job_id)))
         return self._cancelled
 
 
@@ -106,7 +130,9 @@ def make_celery(settings: Settings, threads: int = 0) -> Celery:
         worker_prefetch_multiplier=1,
         worker_max_tasks_per_child=jobs.max_tasks_per_child,
         broker_transport_options={"visibility_timeout": jobs.visibility_timeout},
-        result_backend_transport_options={"retry_policy": {"timeout": 5.0}},
+        # a worker keeps trying to store a unit's result through a Redis restart (a result lost
+        # there would leave the job waiting); the server's reads give up sooner and poll again
+        result_backend_transport_options={"retry_policy": {"timeout": 60.0 if threads else 5.0}},
         result_expires=7 * 86400,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
@@ -123,7 +149,10 @@ def make_celery(settings: Settings, threads: int = 0) -> Celery:
         tenant_settings = with_overrides(settings, {"paths": {"tenant": work.tenant}})
         runtime = Runtime(tenant_settings, hub=state["hub"])
         try:
-            return {"output": run_unit(work, runtime, RedisContext(state["redis"], work))}
+            context = RedisContext(
+                state["redis"], work, outage_seconds=min(300.0, jobs.visibility_timeout / 2)
+            )
+            return {"output": run_unit(work, runtime, context)}
         except JobCancelled:
             return {"cancelled": True}
         except SoftTimeLimitExceeded:
