@@ -165,7 +165,7 @@ class Archivist:
             # pages can be rendered as long as the contract exists, wherever the file was
             manifest.original = f"original{path.suffix.lower()}"
             artifacts.extra_writers.append(lambda staging: shutil.copyfile(path, staging / manifest.original))
-            if self.settings.structure.knowledge_graph:
+            if self.settings.builds_knowledge_graph():
                 progress.stage("knowledge graph")
                 started = time.perf_counter()
                 spec = graph_spec(document.text, tree, definitions, references)

@@ -22,12 +22,40 @@ def msa(tmp_path_factory: pytest.TempPathFactory, embedder):
     from clausewise.core.config import load_settings
     from indexes.store import ContractStore
 
-    settings = load_settings(overrides={"paths": {"data_dir": str(tmp_path_factory.mktemp("retrieval"))}})
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path_factory.mktemp("retrieval"))},
+            "structure": {"knowledge_graph": True},
+        }
+    )
     store = ContractStore(settings)
     Archivist(settings, store, embedder).ingest(Path("examples/services-agreement.txt"))
     index = store.open("services-agreement")
     yield settings, index
     index.close()
+
+
+def test_the_graph_is_built_only_when_retrieval_searches_it(tmp_path, embedder) -> None:
+    from pathlib import Path
+
+    from agents.archivist import Archivist
+    from clausewise.core.config import load_settings, with_overrides
+    from indexes.store import ContractStore
+
+    plain = load_settings(overrides={"paths": {"data_dir": str(tmp_path)}})
+    graph_on = with_overrides(plain, {"retrieval": {"graph": True}})
+    assert not plain.builds_knowledge_graph() and graph_on.builds_knowledge_graph()
+    # turning graph retrieval on changes what ingest builds, so the contract is built again
+    assert plain.ingest_fingerprint() != graph_on.ingest_fingerprint()
+    sample = Path("examples/services-agreement.txt")
+    built = []
+    for settings in (plain, graph_on):
+        store = ContractStore(settings)
+        Archivist(settings, store, embedder).ingest(sample)
+        index = store.open("services-agreement")
+        built.append((index.path / GRAPH_FOLDER / "nodes.txt").is_file())
+        index.close()
+    assert built == [False, True]
 
 
 class KeywordReranker:

@@ -400,6 +400,13 @@ def eval_scale(
     review_contracts: int = typer.Option(
         4, "--review-contracts", min=0, max=50, help="Contracts reviewed (0: checks only)."
     ),
+    threads: int = typer.Option(
+        0,
+        "--threads",
+        min=0,
+        max=64,
+        help="Cores of each model process, local server and every worker (0: one worker takes all).",
+    ),
     out: Path = typer.Option(Path("bench-results/scale.json"), "--out", help="JSON results file."),
 ) -> None:
     """Data-room throughput: local backend, Celery with 1 and 2 workers (real redis-server, loopback)."""
@@ -414,6 +421,7 @@ def eval_scale(
             root,
             check_contracts=check_contracts,
             review_contracts=review_contracts,
+            threads=threads,
             progress=progress,
         )
     goals = scale_bench.GOALS

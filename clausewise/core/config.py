@@ -106,8 +106,10 @@ class StructureSettings(Section):
         "passages (llama-index SentenceSplitter).",
     )
     fallback_chunk_chars: int = Field(default=1000, ge=200)
-    knowledge_graph: bool = Field(
-        default=True, description="Build the LightRAG knowledge graph (clauses, defined terms, references)."
+    knowledge_graph: bool | None = Field(
+        default=None,
+        description="Build the LightRAG knowledge graph (clauses, defined terms, references): true, false, "
+        "or unset to build it only when retrieval uses it (`retrieval.graph`).",
     )
 
 
@@ -221,7 +223,8 @@ class RetrievalSettings(Section):
     graph: bool = Field(
         default=False,
         description="Also retrieve through the contract's knowledge graph (off by default: with the "
-        "reranked order fused, it lowered R@1 on LegalBench-RAG; the graph is built at ingest either way).",
+        "reranked order fused, it lowered R@1 on LegalBench-RAG; the graph is built at ingest only when this "
+        "is on, so turning it on re-ingests).",
     )
     graph_top_k: int = Field(default=20, ge=1, description="Entities/relations asked of the graph.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant: 1/(k + rank).")
@@ -516,6 +519,13 @@ class Settings(BaseSettings):
         """Only explicit values: :func:`load_settings` has already merged env, files and presets."""
         return (init_settings,)
 
+    def builds_knowledge_graph(self) -> bool:
+        """Whether ingest builds the knowledge graph: as ``structure.knowledge_graph`` says, or,
+        left unset, when retrieval searches through it (building one nothing reads cost seconds
+        and disk per contract: docs/benchmarks.md#knowledge-graph)."""
+        chosen = self.structure.knowledge_graph
+        return self.retrieval.graph if chosen is None else chosen
+
     def ingest_fingerprint(self) -> str:
         """Hash of every setting that changes what ingestion produces.
 
@@ -526,7 +536,10 @@ class Settings(BaseSettings):
             "parsing": self.parsing.model_dump(
                 mode="json", exclude={"max_file_mb", "max_pages", "max_chars", "ocr_workers"}
             ),
-            "structure": self.structure.model_dump(mode="json"),
+            "structure": {
+                **self.structure.model_dump(mode="json"),
+                "knowledge_graph": self.builds_knowledge_graph(),
+            },
             "chunking": self.chunking.model_dump(mode="json"),
             "embedding": self.models.embedding.model_dump(
                 mode="json", include={"backend", "model", "max_tokens"}

@@ -90,7 +90,9 @@ def corpus_contract_id(file_path: str) -> str:
 
 
 def benchmark_settings(settings: Settings) -> Settings:
-    return with_overrides(settings, {"paths": {"tenant": TENANT}})
+    """The benchmark's tenant; its contracts carry the knowledge graph so that the graph rows
+    can be run on the same ingest as the rest."""
+    return with_overrides(settings, {"paths": {"tenant": TENANT}, "structure": {"knowledge_graph": True}})
 
 
 def question_part(query: str) -> str:

@@ -75,16 +75,23 @@ def _backend(
     workdir: Path,
     redis: RedisServer | None,
     progress: Progress,
+    threads: int = 0,
 ) -> dict[str, Any]:
-    """One backend: a fresh data folder, the warm-up, then each kind's timed batch."""
+    """One backend: a fresh data folder, the warm-up, then each kind's timed batch; ``threads``
+    is the cores of each model process (the server's, or each worker's; 0: the machine's cores
+    shared between the workers)."""
     data_dir = workdir / name
-    overrides: dict[str, Any] = {"paths": {"data_dir": str(data_dir)}}
+    overrides: dict[str, Any] = {
+        "paths": {"data_dir": str(data_dir)},
+        "models": {"llm": {"threads": threads}},
+    }
     processes: list[WorkerProcess] = []
     if redis is not None:
-        threads = max(1, (os.cpu_count() or 1) // workers)
+        worker_threads = threads or max(1, (os.cpu_count() or 1) // workers)
         flags = [*celery_flags(data_dir, redis.url), "--structure.knowledge-graph", "false"]
+        flags += ["--models.llm.threads", str(worker_threads)]
         processes = [
-            WorkerProcess(flags, workdir / f"{name}-{n}.log", threads=threads) for n in range(workers)
+            WorkerProcess(flags, workdir / f"{name}-{n}.log", threads=worker_threads) for n in range(workers)
         ]
         for process in processes:
             process.start()
@@ -94,8 +101,9 @@ def _backend(
             "result_backend": f"{redis.url}/1",
         }
     try:
-        with LoopbackServer(with_overrides(settings, overrides), default_runtime, ModelHub()) as url:
-            figures: dict[str, Any] = {"workers": workers}
+        hub = ModelHub(threads=threads if redis is None else 0)
+        with LoopbackServer(with_overrides(settings, overrides), default_runtime, hub) as url:
+            figures: dict[str, Any] = {"workers": workers, "threads_per_process": threads or None}
             for kind, (warm, timed) in rooms.items():
                 progress.item(f"{name}: {kind} warm-up")
                 run_batch(url, warm, KINDS[kind])
@@ -143,8 +151,13 @@ def run(
     *,
     check_contracts: int = 12,
     review_contracts: int = 4,
+    threads: int = 0,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
+    """Every backend on the same data room. ``threads`` pins each model process (the local
+    server's and each worker's) to that many cores: with 1, one worker is one core, as in a
+    deployment of one worker process per core, and the local backend is measured on one core
+    too, so the queue's overhead is compared like for like; 0 lets one worker use every core."""
     progress = progress or NoProgress()
     settings = with_overrides(settings, {"structure": {"knowledge_graph": False}})
     with tempfile.TemporaryDirectory(prefix="clausewise-scale-") as temp:
@@ -163,12 +176,15 @@ def run(
             "documents": "ContractNLI dev, as text",
             "backends": {},
         }
-        results["backends"]["local"] = _backend("local", settings, 1, rooms, workdir, None, progress)
+        results["threads_per_process"] = threads or None
+        results["backends"]["local"] = _backend("local", settings, 1, rooms, workdir, None, progress, threads)
         redis = RedisServer(workdir / "redis").start()
         try:
             for workers in (1, 2):
                 name = f"celery-{workers}"
-                results["backends"][name] = _backend(name, settings, workers, rooms, workdir, redis, progress)
+                results["backends"][name] = _backend(
+                    name, settings, workers, rooms, workdir, redis, progress, threads
+                )
         finally:
             redis.stop()
     backends = results["backends"]

@@ -30,6 +30,8 @@ import numpy as np
 from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.domain import ClauseNode, ClauseTree, CrossReference, Definition, NodeKind
 
+log = logging.getLogger(__name__)
+
 GRAPH_FOLDER = "graph"
 _ONE_GRAPH_AT_A_TIME = threading.Lock()  # LightRAG's shared stores are process-wide
 _STRUCTURAL = {
@@ -331,6 +333,12 @@ def open_graph(version_dir: Path, embedder: Embedder, *, enabled: bool) -> Itera
     a few to some hundreds of milliseconds per opening."""
     folder = version_dir / GRAPH_FOLDER
     if not enabled or not (folder / "nodes.txt").is_file():
+        if enabled:
+            log.warning(
+                "%s was ingested without its knowledge graph: searching without it (ingest the "
+                "contract again with retrieval.graph on to build it)",
+                version_dir.parent.parent.name,
+            )
         yield None
         return
     with GraphSearch(folder, embedder) as graph:
