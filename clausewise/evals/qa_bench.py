@@ -161,6 +161,9 @@ def run(
                 "tokens": report.metadata.prompt_tokens + report.metadata.completion_tokens,
                 "seconds": round(seconds, 1),
                 "stopped": report.metadata.stopped_because,
+                # the answer itself, so it can be read, judged and its citations drawn
+                # (`eval highlight --qa`)
+                "report": report.model_dump(mode="json"),
             }
         )
     sources = sum(r["sources"] for r in rows)
@@ -168,6 +171,7 @@ def run(
     return {
         "benchmark": "qa",
         "data": str(root),
+        "tenant": runtime.tenant,
         "goals": GOALS,
         "questions": len(rows),
         "models": sorted({m for r in runtime.ledger.records for m in [r.model]}),

@@ -61,6 +61,10 @@ class OnnxCrossEncoder:
         self.threads = threads
         self.batch_size = batch_size
         self._lock = threading.Lock()
+        # one inference at a time: its intra-op threads already use every core it was given, so
+        # concurrent runs (twenty requests at once in the service) add no throughput, only memory
+        # (each run holds its own activations in the session's arena)
+        self._run_lock = threading.Lock()
         self._session = None
         self._tokenizer = None
         self.max_length = 256
@@ -126,7 +130,8 @@ class OnnxCrossEncoder:
                 mask[row, :n] = 1
                 types[row, :n] = encodings[i].type_ids
             feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-            out = self._session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
+            with self._run_lock:
+                out = self._session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
             block = np.asarray(out, dtype=np.float32).reshape(len(chosen), -1)
             if rows is None:
                 rows = np.zeros((len(passages), block.shape[1]), dtype=np.float32)

@@ -63,6 +63,10 @@ class OnnxMiniLMEmbedder:
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        # one inference at a time: its intra-op threads already use every core it was given, so
+        # concurrent runs (twenty requests at once in the service) add no throughput, only memory
+        # (each run holds its own activations in the session's arena)
+        self._run_lock = threading.Lock()
         self._session = None
         self._tokenizer = None
 
@@ -117,9 +121,9 @@ class OnnxMiniLMEmbedder:
                 n = len(encodings[i].ids)
                 ids[row, :n] = encodings[i].ids
                 mask[row, :n] = 1
-            hidden = self._session.run(
-                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            )[0]
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            with self._run_lock:
+                hidden = self._session.run(None, feeds)[0]
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             output[chosen] = pooled
