@@ -27,7 +27,7 @@ from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import Settings
 from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
 from clausewise.core.prompting import load_prompt
-from clausewise.core.results import CheckResult
+from clausewise.core.results import CheckResult, Ruling, VerifiedCitation
 from indexes.store import ContractIndex
 from tools.checks.decision import (
     Decision,
@@ -114,6 +114,31 @@ class HypothesisChecker:
         if self.settings.checks.judge == "nli":
             return self.check_with_classifier(hypothesis, graph)
         return self.check_with_model(hypothesis, graph)
+
+    def rule(self, hypothesis: str) -> Ruling:
+        """The classifier's ruling on a hypothesis a question asks about, its evidence as
+        citations (for the Interrogator: the report's short answer follows it)."""
+        result = self.check_with_classifier(Hypothesis(key="question", text=hypothesis))
+        citations = [
+            VerifiedCitation(
+                contract_id=self.index.contract_id,
+                node_id=e.node_id,
+                title=e.title,
+                pages=e.pages,
+                span=e.span,
+                quote=e.quote,
+                evidence=number,
+                attributed=True,
+            )
+            for number, e in enumerate(result.evidence, start=1)
+        ]
+        return Ruling(
+            hypothesis=hypothesis,
+            label=result.label,
+            confidence=result.confidence,
+            rationale=result.rationale,
+            citations=citations,
+        )
 
     def check_with_classifier(self, hypothesis: Hypothesis, graph: GraphSearch | None = None) -> CheckResult:
         """Score the sentences with the NLI classifier and decide from the strongest."""

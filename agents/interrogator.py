@@ -5,8 +5,13 @@ It asks first the user's question itself, then each part of a compound question,
 fills the draft's biggest gap, knowing what was asked and how many turns remain. After each
 finding it rewrites the draft from the previous draft and the new finding only (never the whole
 history: small models lose it), with its own verdict on whether the answer is complete. At the
-end it checks every citation deterministically, asks the writer for one repair, removes what
-still fails and says so.
+end it checks every citation deterministically and every claim against the sources it cites,
+asks the writer for one repair naming each failure, removes what still fails and says so, and
+opens the report with a short answer decided by the strongest evidence (:mod:`tools.bottom_line`).
+
+On a "does the agreement provide that ...?" question the hypothesis classifier rules first
+(:meth:`Interrogator.rule`); every draft is written knowing the ruling, and the ruling's
+evidence is numbered among the sources before any research finding.
 
 Its methods take and return domain values (questions, findings, drafts, reports); the graph in
 :mod:`graphs.qa_graph` decides when each is called.
@@ -15,7 +20,8 @@ Its methods take and return domain values (questions, findings, drafts, reports)
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
@@ -26,9 +32,13 @@ from clausewise.core.config import InterrogationSettings
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.report import Report, ReportMetadata, Source
-from clausewise.core.results import Draft, Finding, Inquiry
+from clausewise.core.results import Draft, Finding, Inquiry, Ruling
 from indexes.store import ContractIndex
+from tools.attribution import SentenceScorer
+from tools.bottom_line import VERDICT_OF_LABEL, short_answer
 from tools.citations import QuoteVerifier
+from tools.claim_check import Contradiction, contradictions, remove_claims
+from tools.question_kind import question_kind
 from tools.report_checks import check, evidence_findings, number_sources, remove_failures
 
 log = logging.getLogger(__name__)
@@ -37,6 +47,39 @@ NOT_ADDRESSED = (
     "The contract does not appear to address this question: no passage that answers it could be "
     "found and verified."
 )
+
+
+def with_ruling(findings: list[Finding], ruling: Ruling | None) -> list[Finding]:
+    """The findings with the ruling's evidence as a first, turn-0 finding (for numbering only)."""
+    if ruling is None or not ruling.citations:
+        return findings
+    first = Finding(turn=0, question=ruling.hypothesis, answer=ruling.rationale, addressed=True)
+    return [first.model_copy(update={"citations": ruling.citations}), *findings]
+
+
+def ruling_numbers(ruling: Ruling | None, sources: list[Source]) -> list[int]:
+    """The source numbers of the ruling's evidence."""
+    spans = {c.span for c in ruling.citations} if ruling else set()
+    return [s.number for s in sources if s.span in spans]
+
+
+def decision_text(ruling: Ruling | None, sources: list[Source]) -> str:
+    if ruling is None:
+        return "none"
+    verdict = VERDICT_OF_LABEL[ruling.label]
+    refs = " ".join(f"[{n}]" for n in ruling_numbers(ruling, sources)) or "(no sentence)"
+    return (
+        f"The hypothesis classifier, which decides such questions more reliably than reading, "
+        f"answers: {verdict} (confidence {ruling.confidence:.2f}), from {refs}. {ruling.rationale} "
+        "Write the short answer and the reasoning consistent with this ruling; if the sources plainly "
+        "contradict it, say so."
+    )
+
+
+class HypothesisRuler(Protocol):
+    def rule(self, hypothesis: str) -> Ruling:
+        """The hypothesis classifier's label for ``hypothesis`` on the contract, with evidence."""
+        ...
 
 
 class NextQuestion(BaseModel):
@@ -91,11 +134,36 @@ class Interrogator:
         *,
         questioner: Runnable,
         writer: Runnable,
+        ruler: HypothesisRuler | None = None,
+        claim_scorer: SentenceScorer | None = None,
+        contradiction_at: float = 0.5,
     ) -> None:
+        """``ruler`` decides "does the agreement provide that ...?" questions (None: the writer
+        does); ``claim_scorer`` is the classifier of the claim check's ``+nli`` part, which
+        counts a claim contradicted at ``contradiction_at``."""
         self.settings = settings
         self.contract = contract
         self.questioner = questioner
         self.writer = writer
+        self.ruler = ruler
+        self.claim_scorer = claim_scorer
+        self.contradiction_at = contradiction_at
+
+    # -- the ruling -------------------------------------------------------------------------------
+
+    def rule(self, question: str) -> Ruling | None:
+        """The classifier's ruling when ``question`` asks whether the contract provides a
+        hypothesis and verdicts are the classifier's (None otherwise)."""
+        kind = question_kind(question)
+        if self.ruler is None or self.settings.verdicts != "classifier" or not kind.hypothesis:
+            return None
+        ruling = self.ruler.rule(kind.hypothesis)
+        log.info(
+            "hypothesis classifier ruled %s",
+            ruling.label,
+            extra={"contract": self.contract.contract_id, "confidence": ruling.confidence},
+        )
+        return ruling
 
     # -- intake -----------------------------------------------------------------------------------
 
@@ -164,10 +232,12 @@ class Interrogator:
 
     # -- drafting ---------------------------------------------------------------------------------
 
-    def refine(self, inquiry: Inquiry, draft: Draft | None, findings: list[Finding]) -> Draft:
+    def refine(
+        self, inquiry: Inquiry, draft: Draft | None, findings: list[Finding], ruling: Ruling | None = None
+    ) -> Draft:
         """The draft rewritten with the latest of ``findings`` (the sources are numbered over
-        all of them, so a reference keeps its number from turn to turn)."""
-        sources = number_sources(findings)
+        all of them, the ruling's first, so a reference keeps its number from turn to turn)."""
+        sources = number_sources(with_ruling(findings, ruling))
         number = {(s.contract_id, s.span): s.number for s in sources}
         latest = findings[-1]
         cited = "\n".join(
@@ -187,6 +257,7 @@ class Interrogator:
             finding_question=latest.question,
             finding=finding_text,
             sources=sources_text(sources),
+            decision=decision_text(ruling, sources),
         )
         try:
             return invoke_structured(self.writer, messages, Draft)
@@ -223,29 +294,38 @@ class Interrogator:
         stop: str,
         usage: UsageSummary,
         seconds: float,
+        ruling: Ruling | None = None,
     ) -> tuple[Report, Draft]:
         """The report on ``inquiry`` from the last draft: sources numbered over every finding of
-        the thread, each quote checked against the contract, one repair by the writer naming the
-        failures, then whatever still fails removed with the gap stated. ``session`` holds the
-        findings of this question, ``stop`` why the interrogation stopped ("" = turns ran out)."""
-        sources = number_sources(findings)
+        the thread (the ruling's evidence first), each quote and each claim checked, one repair
+        by the writer naming the failures, then whatever still fails removed with the gap stated,
+        and the short answer decided. ``session`` holds the findings of this question, ``stop``
+        why the interrogation stopped ("" = turns ran out)."""
+        sources = number_sources(with_ruling(findings, ruling))
         draft = draft or Draft(
             title=inquiry.question,
             summary=inquiry.question,
             preliminary_answer=NOT_ADDRESSED,
             addressed=False,
         )
-        draft, sources, removed = self._verified(draft, sources)
-        supported = any(f.citations for f in session)
+        checked = self._verified(inquiry.question, draft, sources)
+        draft, sources = checked.draft, checked.sources
+        supported = any(f.citations for f in session) or bool(ruling and ruling.citations)
         addressed = draft.addressed and supported
         summary, preliminary, reasoning = draft.summary, draft.preliminary_answer, draft.reasoning
         if not supported:  # nothing verified: nothing may be asserted, not even in the summary
             summary, preliminary, reasoning = f"Question examined: {inquiry.question}", NOT_ADDRESSED, []
+            draft = draft.model_copy(update={"short_answer": "", "addressed": False})
         elif not reasoning:  # the writer gave no findings: state what the verified sources say
             reasoning = evidence_findings(sources)
+        bottom_line = None
+        if self.settings.short_answer:
+            kind = question_kind(inquiry.question)
+            bottom_line = short_answer(kind, draft, sources, ruling, ruling_numbers(ruling, sources))
         reason = "not addressed" if not addressed else (stop or "turn limit")
         report = Report(
             question=inquiry.question,
+            short_answer=bottom_line,
             title=draft.title,
             summary=summary,
             reasoning=reasoning,
@@ -266,39 +346,96 @@ class Interrogator:
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 seconds=seconds,
-                removed_citations=removed,
+                removed_citations=checked.removed_citations,
+                repaired_claims=checked.repaired_claims,
+                removed_claims=checked.removed_claims,
             ),
         )
         return report, draft
 
-    def _verified(self, draft: Draft, sources: list[Source]) -> tuple[Draft, list[Source], list[str]]:
-        """The draft and sources after the citation checks: one repair, then removal of what
-        still fails (returned as descriptions, for the report's metadata)."""
+    def _contradictions(self, question: str, draft: Draft, sources: list[Source]) -> list[Contradiction]:
+        if self.settings.claim_check == "off":
+            return []
+        scorer = self.claim_scorer if self.settings.claim_check == "values+nli" else None
+        texts = [draft.short_answer, draft.summary, *draft.reasoning, draft.preliminary_answer]
+        return contradictions(texts, sources, question, scorer=scorer, at=self.contradiction_at)
+
+    def _verified(self, question: str, draft: Draft, sources: list[Source]) -> Checked:
+        """The draft and sources after the checks of citations and claims: one repair naming
+        every failure, then removal of what still fails (described in the report's metadata)."""
         verifier = self.contract.verifier
         failures = check(draft, sources, verifier)
-        if not failures:
-            return draft, sources, []
+        valid = [s for s in sources if s.number not in failures.bad_sources]
+        contradicted = self._contradictions(question, draft, valid)
+        if not failures and not contradicted:
+            return Checked(draft, sources)
+        problems = failures.describe() + [c.describe() for c in contradicted]
         log.info(
-            "report citations failed, asking for one repair",
-            extra={"contract": self.contract.contract_id, "failures": failures.describe()},
+            "report checks failed, asking for one repair",
+            extra={"contract": self.contract.contract_id, "failures": problems},
         )
         messages = load_prompt("report_repair").messages(
             draft=draft_text(draft),
             sources=sources_text(sources),
-            failures="\n".join(f"- {f}" for f in failures.describe()),
+            failures="\n".join(f"- {f}" for f in problems),
         )
+        first = contradicted
         try:
             draft = invoke_structured(self.writer, messages, Draft)
             failures = check(draft, sources, verifier)
+            valid = [s for s in sources if s.number not in failures.bad_sources]
+            contradicted = self._contradictions(question, draft, valid)
         except StructuredOutputError as error:
-            log.warning("report repair unreadable, failing citations are removed: %s", error)
-        if not failures:
-            return draft, sources, []
-        removed = failures.describe()
-        log.warning(
-            "removed %d unverifiable citation(s) from the report",
-            len(removed),
-            extra={"contract": self.contract.contract_id, "failures": removed},
-        )
-        draft = remove_failures(draft, failures)
-        return draft, [s for s in sources if s.number not in failures.bad_sources], removed
+            log.warning("report repair unreadable, failing statements are removed: %s", error)
+        remaining = {c.claim for c in contradicted}
+        repaired = [c.describe() for c in first if c.claim not in remaining]
+        if failures:
+            log.warning(
+                "removed %d unverifiable citation(s) from the report",
+                len(failures.describe()),
+                extra={"contract": self.contract.contract_id, "failures": failures.describe()},
+            )
+            draft = remove_failures(draft, failures)
+            sources = [s for s in sources if s.number not in failures.bad_sources]
+        if contradicted:
+            log.warning(
+                "removed %d claim(s) their sources contradict",
+                len(contradicted),
+                extra={"contract": self.contract.contract_id, "claims": [c.describe() for c in contradicted]},
+            )
+            draft = _without_claims(draft, contradicted)
+        return Checked(draft, sources, failures.describe(), repaired, [c.describe() for c in contradicted])
+
+
+@dataclass
+class Checked:
+    """A draft after the report checks, and what they changed."""
+
+    draft: Draft
+    sources: list[Source]
+    removed_citations: list[str] = field(default_factory=list)
+    repaired_claims: list[str] = field(default_factory=list)
+    removed_claims: list[str] = field(default_factory=list)
+
+
+def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:
+    """The draft without the contradicted sentences, each gap stated."""
+    gaps = [
+        *draft.gaps,
+        *(
+            f"A statement was removed because source [{c.source}] contradicts it ({c.reason}); "
+            "the point should be researched again."
+            for c in contradicted
+        ),
+    ]
+    reasoning = [r for r in (remove_claims(item, contradicted) for item in draft.reasoning) if r]
+    return draft.model_copy(
+        update={
+            "short_answer": remove_claims(draft.short_answer, contradicted),
+            "summary": remove_claims(draft.summary, contradicted),
+            "reasoning": reasoning,
+            "preliminary_answer": remove_claims(draft.preliminary_answer, contradicted)
+            or "The statements drafted here were contradicted by the sources and removed; see the gaps.",
+            "gaps": gaps,
+        }
+    )

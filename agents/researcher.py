@@ -103,22 +103,32 @@ class Researcher:
     # -- retrieval --------------------------------------------------------------------------------
 
     def gather(
-        self, question: str, plan: QueryPlan, graph: GraphSearch | None = None, k: int | None = None
+        self,
+        question: str,
+        plan: QueryPlan,
+        graph: GraphSearch | None = None,
+        k: int | None = None,
+        part: bool = False,
     ) -> list[Hit]:
         """One search for ``question``: the knowledge ``graph`` ranks too when retrieval uses the
-        graph (``retrieval.graph``) and the plan chose it."""
-        use_graph = graph if "graph" in plan.tools and self.settings.retrieval.graph else None
-        return self.retriever.search(plan.query(question), k, graph=use_graph)
+        graph (``retrieval.graph``) and the plan chose it; clause headings rank too for a ``part``
+        of a compound question or a follow-up (``retrieval.headings``)."""
+        retrieval = self.settings.retrieval
+        use_graph = graph if "graph" in plan.tools and retrieval.graph else None
+        use = None
+        if part and retrieval.headings == "parts" and "headings" not in retrieval.rankers:
+            use = (*retrieval.rankers, "headings")
+        return self.retriever.search(plan.query(question), k, graph=use_graph, use=use)
 
     def retrieve(
-        self, question: str, plan: QueryPlan, read: Sequence[Span] = ()
+        self, question: str, plan: QueryPlan, read: Sequence[Span] = (), part: bool = False
     ) -> tuple[list[Hit], list[Hit]]:
         """Every hit retrieved for ``question`` (attribution may read them all) and the passages
         the answerer reads (:meth:`evidence`), looking deeper when earlier turns ``read`` some.
         The contract's knowledge graph is opened only when retrieval uses it."""
         enabled = self.settings.retrieval.graph and "graph" in plan.tools
         with open_graph(self.index.path, self.retriever.embedder, enabled=enabled) as graph:
-            hits = self.gather(question, plan, graph, self.depth(read))
+            hits = self.gather(question, plan, graph, self.depth(read), part)
         return hits, self.evidence(hits, question, read)
 
     def evidence(self, hits: list[Hit], question: str = "", read: Sequence[Span] = ()) -> list[Hit]:

@@ -238,13 +238,27 @@ class Runtime:
 
     def interrogator(self, index: ContractIndex) -> Interrogator:
         """The Interrogator for questions on ``index`` (questioner and writer roles)."""
+        from agents.checker import HypothesisChecker
         from agents.interrogator import ContractView, Interrogator
 
+        settings = self.settings
+        interrogation = settings.interrogation
+        ruler = None
+        if interrogation.short_answer and interrogation.verdicts == "classifier":
+            classifier_settings = settings.model_copy(
+                update={"checks": settings.checks.model_copy(update={"judge": "nli"})}
+            )
+            ruler = HypothesisChecker(
+                classifier_settings, index, self.retriever(index), None, classifier=self.nli()
+            )
         return Interrogator(
-            self.settings.interrogation,
+            interrogation,
             ContractView.of(index),
             questioner=self.chat_model("questioner"),
             writer=self.chat_model("writer"),
+            ruler=ruler,
+            claim_scorer=self.nli() if interrogation.claim_check == "values+nli" else None,
+            contradiction_at=settings.checks.contradiction_at,
         )
 
     def checker(self, index: ContractIndex, exclude_source: str | None = None) -> HypothesisChecker:

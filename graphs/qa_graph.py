@@ -1,15 +1,17 @@
 """The question-answering graph: intake -> question -> research -> refine -> (route) -> final.
 
 intake      the question, context and instructions are taken in; in a chat the Interrogator may
-            first ask the user to clarify an ambiguous question (a LangGraph interrupt), and a
-            compound question is split into its parts;
+            first ask the user to clarify an ambiguous question (a LangGraph interrupt), a
+            compound question is split into its parts, and a "does the agreement provide
+            that ...?" question gets the hypothesis classifier's ruling;
 question    the Interrogator asks the Researcher: the user's question, then each part, then what
             fills the draft's biggest gap;
 research    the Researcher subgraph (plan -> retrieve -> answer) answers with verified citations;
 refine      the Interrogator rewrites the draft from the previous draft and the new finding;
 route       stop when the draft is complete and confident enough, or at the turn limit
             (:mod:`graphs.routing`, pure functions of the state);
-final       the Interrogator's report: citations checked, one repair, removal with the gap stated.
+final       the Interrogator's report: citations and claims checked, one repair, removal with the
+            gap stated, the short answer decided.
 
 This module is wiring only: each node reads the state, calls one agent method and returns what
 changed. The agents come in as run context (:class:`QAContext`), which is never checkpointed, so a
@@ -70,7 +72,16 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             context = f"{context}\nClarification from the user: {reply}".strip()
     max_turns = state.get("max_turns") or interrogator.settings.max_turns
     parts = interrogator.decompose(question, context) if max_turns > 1 else []
-    runtime.stream_writer({"event": "start", "question": question, "max_turns": max_turns, "parts": parts})
+    ruling = interrogator.rule(question)
+    runtime.stream_writer(
+        {
+            "event": "start",
+            "question": question,
+            "max_turns": max_turns,
+            "parts": parts,
+            "ruling": ruling.label if ruling else None,
+        }
+    )
     return {
         "question": question,
         "parts": parts,
@@ -79,6 +90,7 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         "max_turns": max_turns,
         "turn": 0,
         "draft": None,
+        "ruling": ruling,
         "report": None,
         "stop_reason": "",
         "session": state.get("session", 0) + 1,
@@ -145,7 +157,7 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
 
 def refine(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     draft = runtime.context.interrogator.refine(
-        _inquiry(state), state.get("draft"), state.get("findings", [])
+        _inquiry(state), state.get("draft"), state.get("findings", []), state.get("ruling")
     )
     runtime.stream_writer(
         {"event": "draft", "turn": state["turn"], "complete": draft.complete, "confidence": draft.confidence}
@@ -164,9 +176,16 @@ def final(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         stop=stop_reason(state, interrogator.settings.confidence_threshold),
         usage=runtime.context.ledger.summary(since=state.get("ledger_mark", 0)),
         seconds=round(time.time() - state.get("started", time.time()), 1),
+        ruling=state.get("ruling"),
     )
     runtime.stream_writer(
-        {"event": "final", "sources": len(report.sources), "removed": len(report.metadata.removed_citations)}
+        {
+            "event": "final",
+            "sources": len(report.sources),
+            "removed": len(report.metadata.removed_citations),
+            "removed_claims": len(report.metadata.removed_claims),
+            "short_answer": report.short_answer.text() if report.short_answer else None,
+        }
     )
     return {"report": report, "stop_reason": report.metadata.stopped_because, "draft": draft}
 

@@ -49,7 +49,7 @@ def plan(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchSta
 
 def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
     retrieved, shown = runtime.context.researcher.retrieve(
-        state["question"], state["plan"], state.get("read", [])
+        state["question"], state["plan"], state.get("read", []), part=bool(state.get("serves"))
     )
     return {"retrieved": retrieved, "hits": shown}
 

@@ -12,7 +12,7 @@ import operator
 from typing import Annotated, Literal, TypedDict
 
 from clausewise.core.report import Report
-from clausewise.core.results import Draft, Finding
+from clausewise.core.results import Draft, Finding, Ruling
 
 StopReason = Literal["confident", "turn limit", "not addressed", ""]
 
@@ -46,3 +46,4 @@ class QAState(QAInput, QAOutput, total=False):
     questions_asked: Annotated[list[str], operator.add]
     findings: Annotated[list[Finding], operator.add]
     draft: Draft | None
+    ruling: Ruling | None  # the hypothesis classifier's, on a "does the agreement provide that" question

@@ -11,6 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agents.interrogator import NOT_ADDRESSED, ContractView, Interrogator
 from agents.researcher import Researcher
 from clausewise.core.backends.accounting import UsageLedger
+from clausewise.core.results import Ruling, VerifiedCitation
 from graphs.qa_graph import QAContext, build_qa_graph
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
@@ -462,3 +463,125 @@ def test_chat_clarifies_and_follow_ups_reuse_the_research(contract, embedder, tm
         "continues for two (2) years",
     ]  # earlier research kept
     assert report.metadata.questions_asked == ["How long does the agreement last?"]
+
+
+SURVIVAL = "survive the expiry or termination of this Agreement for three (3) years"
+DURATION = "How long do the confidentiality obligations last after the agreement ends?"
+
+
+def value_draft(answer_text: str, short: str) -> str:
+    body = json.loads(draft(answer_text, complete=True, confidence=0.9))
+    body.update(
+        {
+            "short_answer": short,
+            "summary": DURATION,
+            "reasoning": [f"Clause 6.2 sets the survival period {short}."],
+        }
+    )
+    return json.dumps(body)
+
+
+def test_a_claim_its_source_contradicts_is_repaired_once(contract, embedder) -> None:
+    answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
+    writer = ScriptedChatModel(
+        replies=[
+            value_draft("They last two years after the agreement ends [1].", "two years [1]"),
+            value_draft("They last three (3) years after the agreement ends [1].", "three (3) years [1]"),
+        ]
+    )
+    _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
+    report = result["report"]
+    failures = writer.calls[1][0][1].content
+    assert (
+        'the statement "They last two years after the agreement ends [1]." is contradicted by source [1]'
+        in failures
+    )
+    assert report.preliminary_answer == "They last three (3) years after the agreement ends [1]."
+    assert len(report.metadata.repaired_claims) == 3 and report.metadata.removed_claims == []
+    short = report.short_answer
+    assert (short.value, short.normalized, short.sources, short.decided_by) == (
+        "three (3) years",
+        "3 years",
+        [1],
+        "value reader",
+    )
+    assert report.to_markdown().index("**three (3) years [1]**") < report.to_markdown().index("## Summary")
+
+
+def test_a_claim_still_contradicted_after_the_repair_is_removed_with_the_gap_stated(
+    contract, embedder
+) -> None:
+    answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
+    wrong = value_draft(
+        "They last two years after the agreement ends [1]. Clause 6.2 governs [1].", "two years [1]"
+    )
+    writer = ScriptedChatModel(replies=[wrong, wrong])
+    _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
+    report = result["report"]
+    shown = " ".join([report.summary, *report.reasoning, report.preliminary_answer])
+    assert "two years" not in shown and report.preliminary_answer == "Clause 6.2 governs [1]."
+    assert len(report.metadata.removed_claims) == 3
+    assert any("source [1] contradicts it" in gap and "three (3) years" in gap for gap in report.gaps)
+    # the bottom line is read from the source, not from the removed claim
+    assert report.short_answer.value == "three (3) years" and report.short_answer.disagreement == ""
+
+
+class FixedRuler:
+    """A hypothesis classifier stand-in that rules Contradiction on one sentence of the contract."""
+
+    def __init__(self, index, sentence: str) -> None:
+        start = index.document.text.index(sentence)
+        self.citation = VerifiedCitation(
+            contract_id=index.contract_id,
+            node_id=index.tree.smallest_containing((start, start + len(sentence))).id,
+            pages=[1],
+            span=(start, start + len(sentence)),
+            quote=sentence,
+            evidence=1,
+            attributed=True,
+        )
+        self.asked: list[str] = []
+
+    def rule(self, hypothesis: str) -> Ruling:
+        self.asked.append(hypothesis)
+        return Ruling(
+            hypothesis=hypothesis,
+            label="Contradiction",
+            confidence=0.93,
+            rationale="2.4 contradicts the hypothesis.",
+            citations=[self.citation],
+        )
+
+
+def test_the_classifier_rules_a_does_the_agreement_provide_question(contract, embedder) -> None:
+    settings, index = contract
+    sentence = "Neither Party shall reverse engineer, decompile or disassemble any software or prototype"
+    ruler = FixedRuler(index, sentence)
+    question = "Does the agreement provide that the Receiving Party may reverse engineer prototypes?"
+    answerer = ScriptedChatModel(replies=[answer("It may not [1].", sentence)])
+    says_yes = json.loads(draft("Yes, it may [1].", complete=True, confidence=0.9))
+    says_yes.update({"short_answer": "yes [1]", "summary": question, "reasoning": ["Clause 2.4 [1]."]})
+    writer = ScriptedChatModel(replies=[json.dumps(says_yes)])
+    ledger = UsageLedger()
+    researcher = Researcher(
+        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
+    )
+    interrogator = Interrogator(
+        settings.interrogation,
+        ContractView.of(index),
+        questioner=ScriptedChatModel(replies=[]),
+        writer=writer,
+        ruler=ruler,
+    )
+    context = QAContext(interrogator=interrogator, researcher=researcher, ledger=ledger)
+    out = build_qa_graph(InMemorySaver()).invoke(
+        {"question": question, "max_turns": 1}, {"configurable": {"thread_id": "r"}}, context=context
+    )
+    report = out["report"]
+    assert ruler.asked == ["The Receiving Party may reverse engineer prototypes."]
+    # the writer drafted knowing the ruling, and the ruling's evidence is source [1]
+    assert "answers: no (confidence 0.93), from [1]" in writer.calls[0][0][1].content
+    assert report.sources[0].quote == sentence
+    short = report.short_answer
+    assert (short.verdict, short.decided_by, short.sources) == ("no", "hypothesis classifier", [1])
+    assert "the writer model answered 'yes'" in short.disagreement

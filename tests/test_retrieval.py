@@ -146,3 +146,27 @@ def test_bm25_only_and_dense_only_rankings(msa, embedder) -> None:
     assert set(lexical) == {"bm25"} and lexical["bm25"]
     dense = retriever.rankings(CHANGE_OF_CONTROL, use=("dense",))
     assert set(dense) == {"dense"} and len(dense["dense"]) == settings.retrieval.dense_top_k
+
+
+def test_a_part_naming_a_section_heading_ranks_that_section(tmp_path, embedder) -> None:
+    """ "What exceptions apply?" meets Section 3 EXCEPTIONS, whose text never says "exception"."""
+    from tests.conftest import ingested_sample
+    from tools.retrieval.headings import heading_ranking, stem
+
+    assert stem("exceptions") == stem("EXCEPTION") and stem("terminates") == stem("termination")
+    with ingested_sample(tmp_path, embedder) as (settings, index):
+        ranking = heading_ranking(index.tree, "What exceptions apply?")
+        assert ranking[0] == "3" and index.tree.node("3").title.upper() == "EXCEPTIONS"
+        assert heading_ranking(index.tree, "What does the agreement say?") == []  # generic words only
+        retriever = ContractRetriever(index, embedder, settings.retrieval)
+        query = RetrievalQuery(
+            question="What exceptions apply?", keywords=[], semantic="What exceptions apply?"
+        )
+        plain = retriever.rankings(query)
+        assert "headings" not in plain  # the user's own question: headings rank only for parts
+        with_headings = retriever.rankings(query, use=(*settings.retrieval.rankers, "headings"))
+        first = index.chunks[with_headings["headings"][0]]
+        assert (
+            first.node_id.startswith("3")
+            and index.tree.node(first.node_id).span[0] <= index.tree.node("3").own_end
+        )

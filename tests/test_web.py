@@ -163,6 +163,13 @@ def test_asking_streams_the_steps_in_order_and_citations_highlight_exactly(page,
     assert [s for s in steps if s in expected] == expected
     source = page.locator('#report .sources li[data-source="1"]')
     assert "9.1" in source.inner_text() and GOVERNING in source.inner_text()
+    # the bottom line comes first: the law, read from the verified source it cites
+    short = page.locator("#report .short-answer")
+    assert short.inner_text().startswith("England [1]") and "value reader" in short.inner_text()
+    assert (
+        page.evaluate("() => document.querySelector('#report .short-answer').nextElementSibling.className")
+        == "answer"
+    )
     page.click('#report .ref[data-ref="1"]')
     page.wait_for_selector("#viewer .hl")
     span = tuple(_last_report(live)["sources"][0]["span"])
@@ -183,6 +190,7 @@ def test_asking_streams_the_steps_in_order_and_citations_highlight_exactly(page,
     document = Document(waiting.value.path())
     text = "\n".join(p.text for p in document.paragraphs)
     assert "Sources" in text and "[1] 9.1 Governing law" in text and GOVERNING in text
+    assert text.index("Short answer") < text.index("Summary") and "England [1]" in text
 
 
 def test_a_quote_across_a_page_break_is_highlighted_on_both_pages(page, site) -> None:

@@ -34,6 +34,11 @@ def report_docx(report: Report) -> bytes:
     document = Document()
     document.core_properties.title = report.title
     document.add_heading(report.title, level=0)
+    if report.short_answer is not None:
+        document.add_heading("Short answer", level=1)
+        document.add_paragraph().add_run(report.short_answer.text()).bold = True
+        for note in report.short_answer_notes():
+            document.add_paragraph(note).runs[0].italic = True
     sections = (
         ("Summary", [report.summary], False),
         ("Legal reasoning and key findings", report.reasoning or ["(none)"], True),

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from clausewise.cli.app import console, state_of
 from clausewise.cli.progress import TerminalProgress
+from clausewise.core.errors import ConfigError
 from clausewise.evals.data import require
 
 if TYPE_CHECKING:
@@ -340,8 +341,7 @@ def eval_serve(
         ratio = _mark(results["memory_ratio"], goals["memory_ratio"], False)
         console.print(
             f"Peak memory: server {results['server_peak_mb']} MB, one process "
-            f"{results['one_process_peak_mb']} MB (ratio {ratio}); "
-            f"models loaded: {results['loaded_llm_servers']}"
+            f"{results['one_process_peak_mb']} MB (ratio {ratio})"
         )
     write_results(results, out)
 
@@ -496,22 +496,57 @@ def eval_acord(
 def eval_qa(
     ctx: typer.Context,
     data: Path | None = _DATA,
-    limit: int = typer.Option(
-        10, "--limit", help="Questions (half LegalBench-RAG queries, half ContractNLI)."
+    limit: int = typer.Option(10, "--limit", help="Questions (40 for a headline figure)."),
+    questions: str = typer.Option(
+        "mixed",
+        "--questions",
+        help="mixed: half LegalBench-RAG queries, half ContractNLI (evidence recall); verdicts: "
+        "ContractNLI hypotheses as yes/no questions, a third per label (verdict accuracy); values: "
+        "CUAD value categories (value accuracy).",
     ),
     turns: int | None = typer.Option(
         None, "--turns", help="Research turns (default interrogation.max_turns)."
     ),
+    seed: int = typer.Option(7, "--seed", help="Which questions."),
     out: Path = typer.Option(Path("bench-results/qa.json"), "--out", help="JSON results file."),
 ) -> None:
-    """The whole Q&A graph: citation validity, evidence recall, turns, calls, tokens, seconds."""
+    """The whole Q&A graph: right answers (verdicts, values), contradicted claims, citation
+    validity, evidence recall, turns, calls, tokens, seconds; every answer in the JSON."""
     from clausewise.evals import qa_bench
 
+    if questions not in qa_bench.QUESTION_SETS:
+        raise ConfigError(
+            f"unknown question set {questions!r}", hint=f"use one of {', '.join(qa_bench.QUESTION_SETS)}"
+        )
     bench, root = _benchmark(ctx, data)
     with TerminalProgress(console) as progress:
         progress.item("eval qa")
-        results = qa_bench.run(bench, root, limit=limit, turns=turns, progress=progress)
+        results = qa_bench.run(
+            bench, root, limit=limit, turns=turns, seed=seed, questions=questions, progress=progress
+        )
     goals = qa_bench.GOALS
+    if "verdict_accuracy" in results:
+        per_class = results["verdict"]["per_class"]
+        console.print(
+            f"Verdicts: accuracy {_mark(results['verdict_accuracy'], goals['verdict_accuracy'], True)}, "
+            f"contradiction F1 {_mark(results['contradiction_f1'], goals['contradiction_f1'], True)}, "
+            f"entailment F1 {per_class['Entailment']['f1']}, not mentioned F1 "
+            f"{per_class['NotMentioned']['f1']}; decided by {results['verdicts_decided_by']}"
+        )
+    if "value_accuracy" in results:
+        by_category = ", ".join(
+            f"{name} {row['accuracy']} (n={row['n']})"
+            for name, row in results["value_accuracy_by_category"].items()
+        )
+        console.print(
+            f"Values: accuracy {_mark(results['value_accuracy'], goals['value_accuracy'], True)} "
+            f"({by_category}); wrong values shown {results['wrong_values_shown']}"
+        )
+    console.print(
+        f"Contradicted claims shown "
+        f"{_mark(results['contradicted_claims_shown'], goals['contradicted_claims_shown'], False)} "
+        f"(repaired {results['repaired_claims']}, removed {results['removed_claims']})"
+    )
     console.print(
         f"{results['questions']} questions with {', '.join(results['models'])}: citation validity "
         f"{_mark(results['citation_validity'], goals['citation_validity'], True)}, evidence recall "

@@ -206,7 +206,7 @@ class ModelsSettings(Section):
         return self.llm.model_copy(update=overrides) if overrides else self.llm
 
 
-Ranker = Literal["bm25", "dense", "lexicon"]
+Ranker = Literal["bm25", "dense", "lexicon", "headings"]
 
 
 class RetrievalSettings(Section):
@@ -244,6 +244,13 @@ class RetrievalSettings(Section):
         description="Weight in fusion of the search for the lexicon's contract words for what a "
         "question asks (0 = off).",
     )
+    headings: Literal["parts", "always", "never"] = Field(
+        default="parts",
+        description="When the clauses whose own title names what the question asks about rank in "
+        "fusion: for the parts of a compound question and follow-ups (short, topic-like questions: "
+        "'What exceptions apply?' finds the section titled EXCEPTIONS), for every search, or never.",
+    )
+    heading_weight: float = Field(default=1.0, ge=0, description="Weight of the headings ranking in fusion.")
     reranker: Literal["onnx", "cross-encoder", "llm", "none"] = Field(
         default="onnx",
         description="onnx: the shipped int8 cross-encoder (no torch); cross-encoder: any "
@@ -361,6 +368,22 @@ class InterrogationSettings(Section):
         default=600,
         ge=0,
         description="Longest contract, in sentences, that attribution reads whole (~2 ms a sentence).",
+    )
+    short_answer: bool = Field(
+        default=True,
+        description="Open the report with a short answer: a verdict for a yes/no question, the value for "
+        "a question asking for a duration, date, law, amount, notice period or party.",
+    )
+    verdicts: Literal["classifier", "model"] = Field(
+        default="classifier",
+        description="Who decides a 'does the agreement provide that ...?' question: the hypothesis "
+        "classifier (the model then reasons around its ruling) or the writer model alone.",
+    )
+    claim_check: Literal["values+nli", "values", "off"] = Field(
+        default="values+nli",
+        description="Check each claim of the report against the sources it cites: the values it states "
+        "(durations, dates, amounts, laws) and, with +nli, the hypothesis classifier. A contradicted "
+        "claim is repaired once, then removed with the gap stated.",
     )
 
 

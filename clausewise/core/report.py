@@ -39,6 +39,34 @@ class Source(BaseModel):
     )
 
 
+Verdict = Literal["yes", "no", "partly", "not addressed"]
+DecidedBy = Literal["hypothesis classifier", "value reader", "model"]
+
+
+class ShortAnswer(BaseModel):
+    """The bottom line, shown before the prose: a verdict for a yes/no question, the value for a
+    question asking for one (a duration, date, law, amount, party or notice period)."""
+
+    form: Literal["verdict", "value"]
+    verdict: Verdict | None = None
+    value: str = Field(default="", description="The value in the contract's own words.")
+    value_type: str = ""
+    normalized: str = Field(default="", description="The value in a comparable form (3 years, 1999-06-21).")
+    sources: list[int] = Field(default_factory=list, description="Numbers of the sources behind it.")
+    decided_by: DecidedBy = "model"
+    rationale: str = ""
+    disagreement: str = Field(
+        default="", description="Where the writer model and the deciding component disagreed, what each said."
+    )
+
+    def text(self) -> str:
+        """One line: "Yes [2]", "3 years: three (3) years [4]"."""
+        refs = "".join(f" [{n}]" for n in self.sources)
+        if self.form == "verdict":
+            return f"{(self.verdict or 'not addressed').capitalize()}{refs}"
+        return f"{self.value}{refs}" if self.value else f"Not stated in the sources found{refs}"
+
+
 class ReportMetadata(BaseModel):
     contract_id: str
     file_name: str = ""
@@ -53,10 +81,17 @@ class ReportMetadata(BaseModel):
     completion_tokens: int = 0
     seconds: float = 0.0
     removed_citations: list[str] = Field(default_factory=list)
+    repaired_claims: list[str] = Field(
+        default_factory=list, description="Claims their sources contradicted that one repair fixed."
+    )
+    removed_claims: list[str] = Field(
+        default_factory=list, description="Claims their sources contradicted, removed after the repair."
+    )
 
 
 class Report(BaseModel):
     question: str
+    short_answer: ShortAnswer | None = None
     title: str
     summary: str
     reasoning: list[str] = Field(default_factory=list, description="Legal reasoning and key findings.")
@@ -68,7 +103,8 @@ class Report(BaseModel):
 
     def referenced_numbers(self) -> set[int]:
         text = " ".join([self.summary, *self.reasoning, self.preliminary_answer, *self.gaps])
-        return {int(n) for n in REFERENCE.findall(text)}
+        numbers = {int(n) for n in REFERENCE.findall(text)}
+        return numbers | set(self.short_answer.sources if self.short_answer else [])
 
     # --- renderers ---------------------------------------------------------------------------
 
@@ -76,9 +112,12 @@ class Report(BaseModel):
         return self.model_dump_json(indent=2)
 
     def to_markdown(self) -> str:
-        lines = [
-            f"# {self.title}",
-            "",
+        lines = [f"# {self.title}", ""]
+        if self.short_answer:
+            lines += ["## Short answer", "", f"**{self.short_answer.text()}**", ""]
+            lines += [f"_{note}_" for note in self.short_answer_notes()]
+            lines += [""] if self.short_answer_notes() else []
+        lines += [
             "## Summary",
             "",
             self.summary,
@@ -116,6 +155,16 @@ class Report(BaseModel):
         ]
         return "\n".join(lines) + "\n"
 
+    def short_answer_notes(self) -> list[str]:
+        """Who decided the short answer and, where the model and that component differed, how."""
+        short = self.short_answer
+        if short is None:
+            return []
+        notes = [f"Decided by the {short.decided_by}" + (f": {short.rationale}" if short.rationale else ".")]
+        if short.disagreement:
+            notes.append(f"Disagreement: {short.disagreement}")
+        return notes
+
     def to_html(self) -> str:
         def paragraph(text: str) -> str:
             escaped = html.escape(text)
@@ -132,6 +181,12 @@ class Report(BaseModel):
             f"<blockquote>{html.escape(s.quote)}</blockquote></li>"
             for s in self.sources
         )
+        short = ""
+        if self.short_answer:
+            notes = "".join(f"<p><em>{html.escape(n)}</em></p>" for n in self.short_answer_notes())
+            short = (
+                f"<h2>Short answer</h2><p><strong>{paragraph(self.short_answer.text())}</strong></p>{notes}"
+            )
         meta = self.metadata
         return (
             '<!DOCTYPE html><html><head><meta charset="utf-8">'
@@ -140,6 +195,7 @@ class Report(BaseModel):
             "blockquote{border-left:3px solid #888;margin:.3rem 0;padding-left:.8rem;color:#333}"
             "footer{color:#666;font-size:.9rem}</style></head><body>"
             f"<h1>{html.escape(self.title)}</h1>"
+            f"{short}"
             f"<h2>Summary</h2><p>{paragraph(self.summary)}</p>"
             f"<h2>Legal reasoning and key findings</h2><ul>{items(self.reasoning)}</ul>"
             f"<h2>Preliminary answer</h2><p>{paragraph(self.preliminary_answer)}</p>"

@@ -196,6 +196,11 @@ class Draft(BaseModel):
     whether the question is answered."""
 
     title: str
+    short_answer: str = Field(
+        default="",
+        description="The bottom line: yes / no / partly / not addressed, or the value asked for, "
+        "with its source numbers.",
+    )
     summary: str
     reasoning: list[str] = Field(default_factory=list)
     preliminary_answer: str
@@ -209,6 +214,17 @@ class Draft(BaseModel):
 
 Label = Literal["Entailment", "Contradiction", "NotMentioned"]
 LABELS: tuple[Label, ...] = ("Entailment", "Contradiction", "NotMentioned")
+
+
+class Ruling(BaseModel):
+    """What the hypothesis classifier decided on a "does the agreement provide that ...?"
+    question before the model writes: the model reasons around it, the short answer follows it."""
+
+    hypothesis: str
+    label: Label
+    confidence: float
+    rationale: str = ""
+    citations: list[VerifiedCitation] = Field(default_factory=list)
 
 
 class CheckResult(BaseModel):

@@ -27,9 +27,10 @@ def check_question(text: str, service: Service) -> str:
 
 
 def answer_text(report: Report) -> str:
-    """The report as a chat answer: the answer first, then the reasoning, the gaps and the
-    numbered sources, ``[n]`` markers kept."""
-    parts = [report.preliminary_answer]
+    """The report as a chat answer: the short answer, the answer, then the reasoning, the gaps
+    and the numbered sources, ``[n]`` markers kept."""
+    parts = [f"**{report.short_answer.text()}**", report.preliminary_answer] if report.short_answer else []
+    parts = parts or [report.preliminary_answer]
     if report.reasoning:
         parts.append("\n".join(f"- {item}" for item in report.reasoning))
     if report.gaps:

@@ -18,6 +18,7 @@ from indexes.store import ContractIndex
 from tools.retrieval.expansion import TreeExpander
 from tools.retrieval.fusion import reciprocal_rank_fusion
 from tools.retrieval.graph import GraphSearch
+from tools.retrieval.headings import heading_ranking
 from tools.retrieval.lexicon import Lexicon, load_lexicon
 from tools.retrieval.ordering import candidate_pool, reranked_order, search_depth
 from tools.retrieval.rerank import Reranker
@@ -61,6 +62,17 @@ class ContractRetriever:
             ids.sort(key=lambda cid: _CONTEXT_PREFERENCE.get(self.index.chunks[cid].kind, 3))
         return by_node
 
+    def _chunk_under(self, node_id: str) -> str | None:
+        """The node's own best chunk, or (a heading-only node, such as "3. EXCEPTIONS", has
+        none) that of its first descendant that has one."""
+        pending = [node_id]
+        while pending:
+            current = pending.pop(0)
+            if current in self._chunks_of_node:
+                return self._chunks_of_node[current][0]
+            pending[:0] = self.index.tree.nodes[current].children
+        return None
+
     @cached_property
     def lexicon(self) -> Lexicon | None:
         """The query-expansion lexicon, read once per retriever (None when its weight is 0)."""
@@ -82,7 +94,7 @@ class ContractRetriever:
         """Chunk ids ranked by each retriever in ``use`` (default ``retrieval.rankers``; and by
         the graph, when one is given), deep enough for ``k`` distinct spans. ``lexicon`` ranks by
         the contract words of the concepts the question touches; a question that touches none
-        gets no such ranking."""
+        gets no such ranking; ``headings`` by the clause titles naming what it asks about."""
         use = use or self.settings.rankers
         rankings: dict[str, list[str]] = {}
         if "bm25" in use:
@@ -96,6 +108,11 @@ class ContractRetriever:
             vector = self.embedder.embed([query.dense])[0]
             depth = search_depth(self.settings.dense_top_k, k)
             rankings["dense"] = [cid for cid, _ in self.index.vectors.search(vector, depth)]
+        if "headings" in use or self.settings.headings == "always":
+            nodes = heading_ranking(self.index.tree, query.question)
+            chunks = [c for c in map(self._chunk_under, nodes) if c is not None]
+            if chunks:
+                rankings["headings"] = chunks
         if graph is not None:
             nodes = graph.search(query.question, query.keywords, [query.dense], self.settings.graph_top_k)
             rankings["graph"] = [self._chunks_of_node[n][0] for n in nodes if n in self._chunks_of_node]
@@ -107,6 +124,7 @@ class ContractRetriever:
             "dense": self.settings.dense_weight,
             "graph": self.settings.graph_weight,
             "lexicon": self.settings.lexicon_weight,
+            "headings": self.settings.heading_weight,
         }
         by_span: dict[Span, _Candidate] = {}
         for chunk_id, score, ranks in reciprocal_rank_fusion(rankings, weights, self.settings.rrf_k):

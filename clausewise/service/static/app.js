@@ -409,11 +409,30 @@ function withReferences(text, sources) {
   return parts;
 }
 
+function shortAnswerText(short) {
+  const refs = (short.sources || []).map((n) => ` [${n}]`).join("");
+  if (short.form === "verdict") {
+    const verdict = short.verdict || "not addressed";
+    return verdict.charAt(0).toUpperCase() + verdict.slice(1) + refs;
+  }
+  return short.value ? short.value + refs : "Not stated in the sources found" + refs;
+}
+
+function renderShortAnswer(short, sources) {
+  if (!short) return null;
+  const notes = [`Decided by the ${short.decided_by}${short.rationale ? ": " + short.rationale : "."}`];
+  if (short.disagreement) notes.push(`Disagreement: ${short.disagreement}`);
+  return el("div", { class: "short-answer", "data-form": short.form },
+    el("strong", {}, ...withReferences(shortAnswerText(short), sources)),
+    ...notes.map((note) => el("p", { class: "hint" }, note)));
+}
+
 function renderReport(report, container) {
   const sources = report.sources || [];
   const list = (items) => el("ul", {}, ...(items.length ? items : ["(none)"]).map((item) => el("li", {}, ...withReferences(item, sources))));
   container.replaceChildren(
     el("h2", {}, report.title),
+    ...[renderShortAnswer(report.short_answer, sources)].filter(Boolean),
     el("p", { class: "answer" }, ...withReferences(report.preliminary_answer, sources)),
     el("h2", {}, "Summary"), el("p", {}, ...withReferences(report.summary, sources)),
     el("h2", {}, "Legal reasoning and key findings"), list(report.reasoning),

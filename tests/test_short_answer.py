@@ -1,0 +1,205 @@
+"""The short answer's parts: values read from contract text, the question's answer form, claims
+checked against their sources, and who decides the bottom line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clausewise.core.report import Report, ReportMetadata, Source
+from clausewise.core.results import Draft, Ruling, VerifiedCitation
+from tools.bottom_line import model_verdict, short_answer
+from tools.claim_check import contradictions, remove_claims
+from tools.question_kind import question_kind
+from tools.values import find_values, same_value
+
+SURVIVAL = (
+    "The obligations in Sections 2, 3 and 4 survive the expiry or termination of this Agreement for "
+    "three (3) years; however, obligations relating to trade secrets continue for so long as the "
+    "information remains a trade secret under applicable law."
+)
+TERM = "This Agreement starts on the Effective Date and continues for two (2) years."
+LAW = "This Agreement is governed by the laws of the State of New York, without regard to conflicts."
+
+
+def source(number: int, quote: str, start: int = 0) -> Source:
+    return Source(
+        number=number,
+        contract_id="c",
+        node_id=f"{number}.1",
+        pages=[1],
+        span=(start, start + len(quote)),
+        quote=quote,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ("survive for three (3) years; however", ["3 years"]),
+        ("on thirty (30) days' written notice", ["30 days"]),
+        ("a twenty-four month period", ["24 months"]),
+        ("within 10 business days", ["10 business days"]),
+        ("dated as of June 21, 1999", ["1999-06-21"]),
+        ("made this 8th day of May, 2014", ["2014-05-08"]),
+        ("signed 5/8/2014", ["2014-05-08"]),
+        ("governed by the laws of the State of New York", ["new york"]),
+        ("governed by Delaware law", ["delaware"]),
+        ("in accordance with the laws thereof", []),
+        ("a fee of $1,500,000", ["USD 1500000"]),
+        ("USD 2 million", ["USD 2000000"]),
+    ],
+)
+def test_values_are_read_and_normalized(text: str, normalized: list[str]) -> None:
+    assert [m.normalized for m in find_values(text)] == normalized
+    for mention in find_values(text):
+        assert text[mention.span[0] : mention.span[1]] == mention.text
+
+
+def test_a_year_is_twelve_months_not_two() -> None:
+    [year] = find_values("one (1) year")
+    [months] = find_values("twelve (12) months")
+    [two] = find_values("two years")
+    assert same_value(year, months) and not same_value(year, two)
+
+
+@pytest.mark.parametrize(
+    ("question", "form", "value"),
+    [
+        (
+            "How long must the Receiving Party keep it confidential, and what exceptions apply?",
+            "value",
+            "duration",
+        ),
+        ("Which law governs the agreement?", "value", "law"),
+        ("When does the agreement expire?", "value", "date"),
+        ("How much notice is needed to terminate the renewal?", "value", "notice period"),
+        ("Who are the parties to the agreement?", "value", "party"),
+        ("May the Receiving Party disclose information to its advisers?", "verdict", None),
+        ("Is there a non-solicitation clause?", "verdict", None),
+        ("What are the exceptions to confidentiality?", "free", None),
+    ],
+)
+def test_the_answer_form_follows_the_question(question: str, form: str, value: str | None) -> None:
+    kind = question_kind(question)
+    assert (kind.form, kind.value, kind.hypothesis) == (form, value, "")
+
+
+def test_a_does_the_agreement_provide_question_carries_its_hypothesis() -> None:
+    kind = question_kind("Does the agreement provide that the Receiving Party may retain copies?")
+    assert kind.form == "verdict"
+    assert kind.hypothesis == "The Receiving Party may retain copies."
+
+
+def test_a_claim_stating_another_duration_than_its_source_is_contradicted() -> None:
+    sources = [source(1, TERM), source(2, SURVIVAL, 200)]
+    found = contradictions(
+        ["The obligations last for two years after termination [2]. The agreement runs two (2) years [1]."],
+        sources,
+        "How long do the obligations last?",
+    )
+    assert [(c.claim, c.source) for c in found] == [
+        ("The obligations last for two years after termination [2].", 2)
+    ]
+    assert '"three (3) years"' in found[0].describe()
+    assert (
+        remove_claims("A b c [2]. The obligations last for two years after termination [2].", found)
+        == "A b c [2]."
+    )
+
+
+def test_a_claim_without_references_is_checked_against_every_source() -> None:
+    found = contradictions(
+        ["The agreement is governed by the laws of France."], [source(1, LAW)], "Which law?"
+    )
+    assert len(found) == 1 and found[0].source == 1
+
+
+def test_values_the_question_names_and_questions_are_not_claims() -> None:
+    sources = [source(1, SURVIVAL)]
+    texts = ["The question is whether the obligations last five (5) years [1].", "Do they last two years?"]
+    assert contradictions(texts, sources, "Do the obligations last five years?") == []
+
+
+class ContradictsAll:
+    def probabilities(self, hypothesis: str, pieces):
+        return np.array([[0.0, 0.95, 0.05]] * len(pieces))
+
+
+class SupportsOne:
+    def probabilities(self, hypothesis: str, pieces):
+        rows = [[0.0, 0.95, 0.05]] * len(pieces)
+        rows[-1] = [0.9, 0.05, 0.05]
+        return np.array(rows)
+
+
+def test_the_classifier_flags_a_claim_only_when_no_sentence_supports_it() -> None:
+    claim = ["The Receiving Party may disclose the information to anyone [1]."]
+    sources = [source(1, "The Receiving Party shall not disclose it. It may tell its advisers.")]
+    assert len(contradictions(claim, sources, "q", scorer=ContradictsAll(), at=0.5)) == 1
+    assert contradictions(claim, sources, "q", scorer=SupportsOne(), at=0.5) == []
+
+
+def test_the_ruling_decides_the_verdict_and_a_disagreement_is_stated() -> None:
+    citation = VerifiedCitation(
+        contract_id="c", node_id="4.1", pages=[2], span=(0, len(SURVIVAL)), quote=SURVIVAL, evidence=1
+    )
+    ruling = Ruling(
+        hypothesis="H.",
+        label="Contradiction",
+        confidence=0.91,
+        rationale="4.1 contradicts it.",
+        citations=[citation],
+    )
+    draft = Draft(title="t", short_answer="Yes [2]", summary="s", preliminary_answer="Yes, it may [2].")
+    kind = question_kind("Does the agreement provide that the obligations end at termination?")
+    answer = short_answer(kind, draft, [source(1, SURVIVAL), source(2, TERM, 300)], ruling, [1])
+    assert (answer.verdict, answer.sources, answer.decided_by) == ("no", [1], "hypothesis classifier")
+    assert "'yes'" in answer.disagreement and "'no'" in answer.disagreement
+    assert model_verdict(draft) == "yes"
+
+
+def test_a_value_is_read_from_the_sources_and_follows_them_over_the_model() -> None:
+    sources = [source(1, TERM), source(2, SURVIVAL, 200)]
+    kind = question_kind("How long do the confidentiality obligations survive termination?")
+    agrees = Draft(
+        title="t", short_answer="three years [2]", summary="s", preliminary_answer="Three years [2]."
+    )
+    answer = short_answer(kind, agrees, sources)
+    assert (answer.value, answer.normalized, answer.sources) == ("three (3) years", "3 years", [2])
+    assert answer.decided_by == "value reader" and answer.disagreement == ""
+    differs = Draft(
+        title="t", short_answer="five years [2]", summary="s", preliminary_answer="Five years [2]."
+    )
+    answer = short_answer(kind, differs, sources)
+    assert answer.value == "three (3) years" and "'five years'" in answer.disagreement
+
+
+def test_a_party_answer_names_only_parties_the_sources_name() -> None:
+    sources = [source(1, 'between Acme Ltd ("Acme") and Beta GmbH ("Beta")')]
+    kind = question_kind("Who are the parties to the agreement?")
+    named = Draft(title="t", short_answer="Acme Ltd and Beta GmbH [1]", summary="s", preliminary_answer="p")
+    assert short_answer(kind, named, sources).value == "Acme Ltd and Beta GmbH"
+    invented = Draft(
+        title="t", short_answer="Acme Ltd and Gamma Inc [1]", summary="s", preliminary_answer="p"
+    )
+    assert short_answer(kind, invented, sources).value == ""
+
+
+def test_renderers_show_the_short_answer_first() -> None:
+    kind = question_kind("Which law governs the agreement?")
+    draft = Draft(title="Governing law", short_answer="New York [1]", summary="s", preliminary_answer="p [1]")
+    report = Report(
+        question="Which law governs the agreement?",
+        short_answer=short_answer(kind, draft, [source(1, LAW)]),
+        title="Governing law",
+        summary="s",
+        preliminary_answer="p [1]",
+        sources=[source(1, LAW)],
+        metadata=ReportMetadata(contract_id="c"),
+    )
+    markdown = report.to_markdown()
+    assert markdown.index("## Short answer") < markdown.index("## Summary")
+    assert "**New York [1]**" in markdown
+    assert report.to_html().index("Short answer") < report.to_html().index("Summary")
+    assert list(report.model_dump())[:2] == ["question", "short_answer"]

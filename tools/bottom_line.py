@@ -1,0 +1,156 @@
+"""The report's short answer, decided by the strongest evidence there is.
+
+- A "does the agreement provide that ...?" question: the hypothesis classifier's ruling decides
+  (Entailment = yes, Contradiction = no, NotMentioned = not addressed; ``eval contractnli`` shows
+  it far ahead of the 1.5B model reading passages), with the ruling's evidence as sources.
+- Another yes/no question: the writer model's verdict, with the sources its answer cites.
+- A question asking for a duration, date, law, amount or notice period: the value read from the
+  verified sources (:mod:`tools.values`), those the preliminary answer cites first; the model's
+  value when it names one of the values read, otherwise the first value read. A party question
+  keeps the model's value, each name of which must occur in a source.
+
+When the model's verdict or value differs from the deciding component's, the short answer says
+so (``disagreement``) instead of picking silently.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from clausewise.core.report import REFERENCE, ShortAnswer, Source, Verdict
+from clausewise.core.results import Draft, Label, Ruling
+from tools.question_kind import QuestionKind
+from tools.values import ValueType, find_values, same_value
+
+VERDICT_OF_LABEL: dict[Label, Verdict] = {
+    "Entailment": "yes",
+    "Contradiction": "no",
+    "NotMentioned": "not addressed",
+}
+_READ_AS: dict[str, tuple[ValueType, ...]] = {
+    "duration": ("duration",),
+    "notice period": ("duration",),
+    "date": ("date", "duration"),
+    "law": ("law",),
+    "amount": ("amount",),
+}
+_VERDICT_WORDS = re.compile(r"^\W*(yes|no|partly|partially|not addressed|not mentioned|unclear)\b", re.I)
+
+
+def model_verdict(draft: Draft) -> Verdict | None:
+    """The writer's verdict: its short answer's first word, else the preliminary answer's."""
+    for text in (draft.short_answer, draft.preliminary_answer):
+        match = _VERDICT_WORDS.match(text or "")
+        if match:
+            word = match.group(1).lower()
+            if word in ("partially",):
+                return "partly"
+            if word in ("not mentioned", "unclear"):
+                return "not addressed"
+            return word  # type: ignore[return-value]
+    return None
+
+
+def _cited(text: str, numbers: set[int]) -> list[int]:
+    return [n for n in dict.fromkeys(int(m) for m in REFERENCE.findall(text)) if n in numbers]
+
+
+def verdict_answer(
+    draft: Draft, sources: Sequence[Source], ruling: Ruling | None, ruling_sources: list[int]
+) -> ShortAnswer:
+    numbers = {s.number for s in sources}
+    said = model_verdict(draft)
+    if ruling is not None:
+        verdict = VERDICT_OF_LABEL[ruling.label]
+        disagreement = ""
+        if said is not None and said != verdict:
+            disagreement = (
+                f"the writer model answered '{said}'; the hypothesis classifier decided '{verdict}' "
+                f"(confidence {ruling.confidence:.2f}), and the short answer follows the classifier"
+            )
+        return ShortAnswer(
+            form="verdict",
+            verdict=verdict,
+            sources=[n for n in ruling_sources if n in numbers],
+            decided_by="hypothesis classifier",
+            rationale=ruling.rationale,
+            disagreement=disagreement,
+        )
+    cited = _cited(f"{draft.short_answer} {draft.preliminary_answer}", numbers)
+    verdict = said or ("not addressed" if not draft.addressed else None)
+    return ShortAnswer(
+        form="verdict",
+        verdict=verdict or "not addressed",
+        sources=cited if verdict else [],
+        decided_by="model",
+    )
+
+
+def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) -> ShortAnswer:
+    numbers = {s.number for s in sources}
+    value_type = kind.value or ""
+    cited = _cited(f"{draft.short_answer} {draft.preliminary_answer}", numbers)
+    model_text = REFERENCE.sub("", draft.short_answer).strip(" .")
+    if value_type == "party" or value_type not in _READ_AS:
+        found = model_text and all(
+            any(name.lower() in s.quote.lower() for s in sources)
+            for name in re.split(r"\s*(?:,|;|\band\b)\s*", model_text)
+            if name
+        )
+        return ShortAnswer(
+            form="value",
+            value=model_text if found else "",
+            value_type=value_type,
+            normalized=model_text.lower() if found else "",
+            sources=cited if found else [],
+            decided_by="model",
+        )
+    types = _READ_AS[value_type]
+    ordered = [s for n in cited for s in sources if s.number == n] + [
+        s for s in sources if s.number not in cited
+    ]
+    read = [(s, m) for s in ordered for m in find_values(s.quote, types)]
+    claimed = find_values(model_text, types) or find_values(draft.preliminary_answer, types)
+    if not read:
+        return ShortAnswer(
+            form="value",
+            value=claimed[0].text if claimed else "",
+            value_type=value_type,
+            normalized=claimed[0].normalized if claimed else "",
+            sources=cited if claimed else [],
+            decided_by="model",
+        )
+    agreed = [(s, m) for s, m in read if any(same_value(m, c) for c in claimed)]
+    source, mention = (agreed or read)[0]
+    disagreement = ""
+    if claimed and not agreed:
+        disagreement = (
+            f"the writer model answered '{claimed[0].text}'; source [{source.number}] states "
+            f"'{mention.text}', and the short answer follows the source"
+        )
+    return ShortAnswer(
+        form="value",
+        value=mention.text,
+        value_type=value_type,
+        normalized=mention.normalized,
+        sources=[source.number],
+        decided_by="value reader",
+        rationale=f"read from source [{source.number}]",
+        disagreement=disagreement,
+    )
+
+
+def short_answer(
+    kind: QuestionKind,
+    draft: Draft,
+    sources: Sequence[Source],
+    ruling: Ruling | None = None,
+    ruling_sources: list[int] | None = None,
+) -> ShortAnswer | None:
+    """The short answer of a report on a question of ``kind`` (None for an open question)."""
+    if kind.form == "verdict":
+        return verdict_answer(draft, sources, ruling, ruling_sources or [])
+    if kind.form == "value":
+        return value_answer(kind, draft, sources)
+    return None

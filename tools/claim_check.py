@@ -1,0 +1,114 @@
+"""Claims checked against the sources they cite: a sentence of the report that its own sources
+contradict must not reach the user.
+
+A claim is one sentence of the summary, the findings or the preliminary answer; its sources are
+the ones it cites ([n]), or every source of the report when it cites none. Two checks:
+
+- values (always): a duration, date, amount or governing law the claim states must be one its
+  sources state when they state any of that type. "must keep it confidential for two years [3]"
+  against a source stating "survive ... for three (3) years" is contradicted; against a source
+  stating no duration it is merely unsupported, which this check does not judge. Values that the
+  question itself names are not counted (a summary restating "does it last five years?" claims
+  nothing).
+- the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
+  hypothesis against each sentence of its sources; contradiction at or above the calibrated
+  threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
+  NDA obligations (disclosure, return of information, solicitation...), not numbers: the two
+  checks complement each other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from clausewise.core.report import REFERENCE, Source
+from tools.attribution import SentenceScorer
+from tools.values import ValueMention, find_values, same_value
+
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A claim and the source that contradicts it, with what the source says instead."""
+
+    claim: str
+    source: int
+    reason: str
+
+    def describe(self) -> str:
+        return f'the statement "{self.claim}" is contradicted by source [{self.source}]: {self.reason}'
+
+
+def claims(text: str) -> list[str]:
+    """The sentences of ``text`` (a claim each)."""
+    return [s.strip() for s in _SENTENCE.split(text) if len(s.split()) >= 3]
+
+
+def _plain(claim: str) -> str:
+    return " ".join(REFERENCE.sub("", claim).split())
+
+
+def _value_contradiction(
+    claim: str, cited: Sequence[Source], asked: list[ValueMention]
+) -> Contradiction | None:
+    stated = [v for v in find_values(_plain(claim)) if not any(same_value(v, q) for q in asked)]
+    for value in stated:
+        sourced = [(s, m) for s in cited for m in find_values(s.quote, (value.type,))]
+        if sourced and not any(same_value(value, m) for _, m in sourced):
+            source, mention = sourced[0]
+            return Contradiction(
+                claim, source.number, f'it says {value.text} where the source says "{mention.text}"'
+            )
+    return None
+
+
+def _nli_contradiction(
+    claim: str, cited: Sequence[Source], scorer: SentenceScorer, at: float
+) -> Contradiction | None:
+    pieces = [(s, piece) for s in cited for piece in claims(s.quote) or [s.quote]]
+    if not pieces:
+        return None
+    rows = scorer.probabilities(_plain(claim), [piece for _, piece in pieces])
+    if max(float(row[0]) for row in rows) >= at:
+        return None  # a sentence of its sources supports it
+    best = max(range(len(pieces)), key=lambda i: float(rows[i][1]))
+    if float(rows[best][1]) < at:
+        return None
+    source, piece = pieces[best]
+    return Contradiction(claim, source.number, f'the source says "{piece}"')
+
+
+def contradictions(
+    texts: Sequence[str],
+    sources: Sequence[Source],
+    question: str,
+    *,
+    scorer: SentenceScorer | None = None,
+    at: float = 0.5,
+) -> list[Contradiction]:
+    """The claims of ``texts`` that their sources contradict (value check, then the classifier
+    when ``scorer`` is given), at most one per claim."""
+    by_number = {s.number: s for s in sources}
+    asked = find_values(question)
+    found: list[Contradiction] = []
+    for text in texts:
+        for claim in claims(text):
+            if claim.rstrip().endswith("?"):
+                continue
+            numbers = [int(n) for n in REFERENCE.findall(claim)]
+            cited = [by_number[n] for n in numbers if n in by_number] or list(sources)
+            contradiction = _value_contradiction(claim, cited, asked)
+            if contradiction is None and scorer is not None:
+                contradiction = _nli_contradiction(claim, cited, scorer, at)
+            if contradiction is not None:
+                found.append(contradiction)
+    return found
+
+
+def remove_claims(text: str, contradicted: Sequence[Contradiction]) -> str:
+    """``text`` without the contradicted sentences."""
+    bad = {c.claim for c in contradicted}
+    return " ".join(s for s in _SENTENCE.split(text) if s.strip() not in bad).strip()

@@ -1,0 +1,89 @@
+"""What kind of answer a question asks for: a verdict (yes / no), a value of a known type, or a
+free answer; and, for a question worded as "does the agreement provide that ...?", the
+hypothesis inside it, which the hypothesis classifier can decide.
+
+Rules over the wording, not a model: the short answer's form must not depend on a model's mood,
+and the rules are easy to read and to extend.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+AnswerForm = Literal["verdict", "value", "free"]
+ValueKind = Literal["duration", "date", "law", "amount", "party", "notice period"]
+
+_VERDICT_START = re.compile(
+    r"^(?:does|do|did|is|are|was|were|may|can|could|must|shall|should|will|would|has|have|had)\b", re.I
+)
+_HYPOTHESIS = re.compile(
+    r"^(?:does|do|did)\s+(?:the\s+|this\s+)?(?:agreement|contract|nda|document)\s+"
+    r"(?:provide|state|say|require|specify|stipulate)s?\s+(?:that\s+)?(?P<hypothesis>.+?)\??$",
+    re.I,
+)
+_VALUE_RULES: tuple[tuple[ValueKind, re.Pattern[str]], ...] = (
+    (
+        "notice period",
+        re.compile(
+            r"\b(?:how\s+much|what|how\s+many\s+days'?)\s+(?:prior\s+)?notice\b|\bnotice\s+period\b", re.I
+        ),
+    ),
+    (
+        "law",
+        re.compile(
+            r"\b(?:which|what)\s+(?:\w+\s+)?(?:law|jurisdiction's\s+law)s?\b|\bgoverning\s+law\b", re.I
+        ),
+    ),
+    (
+        "duration",
+        re.compile(
+            r"^how\s+long\b|\b(?:what|which)\s+is\s+the\s+(?:term|duration|renewal\s+term)\b|\bfor\s+how\s+long\b",
+            re.I,
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            r"^when\b|\b(?:what|which)\s+(?:is|was)\s+the\s+(?:\w+\s+)?date\b|\bon\s+what\s+date\b", re.I
+        ),
+    ),
+    (
+        "amount",
+        re.compile(
+            r"^how\s+much\b|\b(?:what|which)\s+is\s+the\s+(?:\w+\s+)?(?:amount|fee|price|cap|payment)\b", re.I
+        ),
+    ),
+    (
+        "party",
+        re.compile(
+            r"^who\s+(?:are|is)\s+the\s+part(?:y|ies)\b|\b(?:which|what)\s+(?:are\s+the\s+)?parties\b|\bparties\s+to\b",
+            re.I,
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    form: AnswerForm
+    value: ValueKind | None = None
+    hypothesis: str = ""  # the claim of a "does the agreement provide that ...?" question
+
+
+def question_kind(question: str) -> QuestionKind:
+    """The answer form of the first clause of ``question`` (a compound question is typed by
+    what it asks first: "How long ..., and what exceptions apply?" asks for a duration)."""
+    text = " ".join(question.split()).strip()
+    first = re.split(r"[,;]\s+(?:and|or)\s+|\?\s+", text, maxsplit=1)[0]
+    match = _HYPOTHESIS.match(first)
+    if match:
+        hypothesis = match.group("hypothesis").strip().rstrip("?.")
+        return QuestionKind("verdict", hypothesis=hypothesis[:1].upper() + hypothesis[1:] + ".")
+    for kind, pattern in _VALUE_RULES:
+        if pattern.search(first):
+            return QuestionKind("value", kind)
+    if _VERDICT_START.match(first):
+        return QuestionKind("verdict")
+    return QuestionKind("free")

@@ -1,0 +1,58 @@
+"""Headings as a ranking: the clauses whose own title names what a question asks about.
+
+"What exceptions apply?" on a contract whose Section 3 is titled EXCEPTIONS should find Section 3,
+yet its text says "do not apply to information that ..." and never "exception": BM25 and the
+embedding rank the sub-clauses, not the section the drafter named for the question. A short
+research question (a part of a compound question, a follow-up) names a topic much as a heading
+does, so this ranking joins the fusion for such questions (``retrieval.headings``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from clausewise.core.domain import ClauseTree
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
+#: Words too common in questions or headings to say what a clause is about.
+_GENERIC = frozenset(
+    """
+    what which when where whom whose does apply applies applied shall must will would could should
+    there their them they this that these those with from into upon under about have been being
+    agreement agreements contract party parties section sections clause clauses article provision
+    provisions term terms other each such than then also only same any all general miscellaneous
+    """.split()
+)
+
+
+_SUFFIXES = ("ations", "ation", "ated", "ates", "ate", "ity", "ions", "ion", "ies", "ing", "es", "ed", "s")
+
+
+def stem(word: str) -> str:
+    """A crude stem that lets "exceptions" meet "EXCEPTION" and "terminates" meet "termination"."""
+    word = word.lower().strip("-")
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text) if w.lower() not in _GENERIC}
+
+
+def heading_ranking(tree: ClauseTree, question: str, limit: int = 20) -> list[str]:
+    """Ids of the nodes whose title shares a term with ``question``: most shared terms first,
+    then the larger share of the title, then the higher node, then document order."""
+    asked = _terms(question)
+    if not asked:
+        return []
+    scored = []
+    for node in tree.nodes.values():
+        if not node.title or node.id == tree.root_id:
+            continue
+        title = _terms(node.title)
+        shared = len(asked & title)
+        if shared:
+            scored.append((-shared, -shared / len(title), node.depth, node.start, node.id))
+    return [entry[-1] for entry in sorted(scored)[:limit]]
