@@ -250,6 +250,7 @@ class Interrogator:
         )
         messages = load_prompt("interrogator_refine").messages(
             question=inquiry.question,
+            parts="\n".join(f"- {part}" for part in inquiry.parts) or "none",
             context=inquiry.context or "none",
             instructions=inquiry.instructions or "none",
             draft=draft_text(draft),
@@ -318,6 +319,7 @@ class Interrogator:
             draft = draft.model_copy(update={"short_answer": "", "addressed": False})
         elif not reasoning:  # the writer gave no findings: state what the verified sources say
             reasoning = evidence_findings(sources)
+        draft = _with_unanswered_parts(draft, inquiry.parts, session)
         bottom_line = None
         if self.settings.short_answer:
             kind = question_kind(inquiry.question)
@@ -416,6 +418,17 @@ class Checked:
     removed_citations: list[str] = field(default_factory=list)
     repaired_claims: list[str] = field(default_factory=list)
     removed_claims: list[str] = field(default_factory=list)
+
+
+def _with_unanswered_parts(draft: Draft, parts: list[str], session: list[Finding]) -> Draft:
+    """The draft with a gap for each part of the question that no finding answered with a
+    verified citation (a part the turns did not reach, or one the contract did not answer)."""
+    answered = {f.question for f in session if f.citations and f.addressed}
+    missing = [p for p in parts if p not in answered]
+    if not missing:
+        return draft
+    gaps = [*draft.gaps, *(f"Not answered from the contract yet: {part}" for part in missing)]
+    return draft.model_copy(update={"gaps": list(dict.fromkeys(gaps))})
 
 
 def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:

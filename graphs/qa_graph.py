@@ -56,6 +56,7 @@ def _inquiry(state: QAState) -> Inquiry:
         context=state.get("context", ""),
         instructions=state.get("instructions", ""),
         max_turns=state["max_turns"],
+        parts=state.get("parts", []),
     )
 
 

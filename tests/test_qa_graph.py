@@ -166,6 +166,34 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
     contexts = [call[0][1].content.split("<context>")[1].split("</context>")[0] for call in answerer.calls]
     assert "serves the user's question" not in contexts[0]
     assert all(f"serves the user's question: {question}" in c for c in contexts[1:]) and len(contexts) == 3
+    # the writer is told the parts, each to be answered; every part found cited evidence
+    assert f"<parts>- {parts[0]}\n- {parts[1]}</parts>" in writer.calls[0][0][1].content
+    assert not any(gap.startswith("Not answered") for gap in result["report"].gaps)
+
+
+def test_a_part_the_turns_did_not_reach_is_a_stated_gap(contract, embedder) -> None:
+    settings, index = contract
+    decomposing = settings.model_copy(
+        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
+    )
+    parts = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
+    writer = ScriptedChatModel(
+        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+    )
+    _, result = run(
+        (decomposing, index),
+        embedder,
+        answerer=answerer,
+        writer=writer,
+        questioner=ScriptedChatModel(replies=[json.dumps({"parts": parts})]),
+        payload={
+            "question": "Which law governs the agreement, and where must disputes be heard?",
+            "max_turns": 2,
+        },
+    )
+    assert result["report"].metadata.questions_asked[1] == parts[0]
+    assert f"Not answered from the contract yet: {parts[1]}" in result["report"].gaps
 
 
 def test_an_unreadable_answer_costs_the_turn_not_the_report(contract, embedder) -> None:

@@ -508,6 +508,11 @@ def eval_qa(
         None, "--turns", help="Research turns (default interrogation.max_turns)."
     ),
     seed: int = typer.Option(7, "--seed", help="Which questions."),
+    fold: str = typer.Option(
+        "heldout",
+        "--fold",
+        help="verdicts and values: documents no shipped model was trained on (heldout) or all.",
+    ),
     out: Path = typer.Option(Path("bench-results/qa.json"), "--out", help="JSON results file."),
 ) -> None:
     """The whole Q&A graph: right answers (verdicts, values), contradicted claims, citation
@@ -522,7 +527,14 @@ def eval_qa(
     with TerminalProgress(console) as progress:
         progress.item("eval qa")
         results = qa_bench.run(
-            bench, root, limit=limit, turns=turns, seed=seed, questions=questions, progress=progress
+            bench,
+            root,
+            limit=limit,
+            turns=turns,
+            seed=seed,
+            questions=questions,
+            fold=fold,
+            progress=progress,
         )
     goals = qa_bench.GOALS
     if "verdict_accuracy" in results:

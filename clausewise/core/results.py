@@ -164,6 +164,9 @@ class Inquiry(BaseModel):
     context: str = ""
     instructions: str = ""
     max_turns: int = Field(ge=1)
+    parts: list[str] = Field(
+        default_factory=list, description="The points of a compound question, each to be answered."
+    )
 
 
 class HitSummary(BaseModel):

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from clausewise.core.domain import Span
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.contractnli_bench import ingest_document, label_metrics
-from clausewise.evals.data import contractnli, ingest_text, legalbench_queries, require
+from clausewise.evals.data import contractnli, in_fold, ingest_text, legalbench_queries, require
 from clausewise.evals.retrieval_bench import corpus_contract_id
 from tools.citations import QuoteVerifier
 from tools.claim_check import claims, contradictions
@@ -118,13 +118,14 @@ def questions_for(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
     return items
 
 
-def verdict_questions(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
+def verdict_questions(root: Path, limit: int, seed: int, fold: str = "heldout") -> list[dict[str, Any]]:
     """``limit`` ContractNLI hypotheses as questions, a third per gold label (NotMentioned has
-    no gold span)."""
+    no gold span), on the documents of ``fold`` (by default those the shipped hypothesis
+    classifier was not trained on: it decides these questions)."""
     rng = random.Random(seed)
     nli = contractnli(root)
     by_label: dict[str, list[tuple[Any, str]]] = {label: [] for label in VERDICT_OF_LABEL}
-    for document in nli.documents:
+    for document in in_fold(nli.documents, lambda d: d.file_name, fold):
         for key, (label, _) in document.annotations.items():
             by_label[label].append((document, key))
     items = []
@@ -155,16 +156,17 @@ def _gold_values(category: str, texts: list[str]) -> list[str]:
     return list(dict.fromkeys(comparable(m.type, m.normalized) for t in texts for m in find_values(t, types)))
 
 
-def value_questions(root: Path, limit: int, seed: int) -> list[dict[str, Any]]:
+def value_questions(root: Path, limit: int, seed: int, fold: str = "heldout") -> list[dict[str, Any]]:
     """``limit`` value questions on CUAD development contracts, taken contract by contract (the
     value categories whose annotation states a readable value), so few long contracts are
     ingested; no category gets more than a quarter of the questions (most contracts name their
-    parties, few a renewal notice period)."""
+    parties, few a renewal notice period). Contracts of ``fold`` only (by default those no
+    shipped model was trained on)."""
     rng = random.Random(seed)
     cap = -(-limit // 4)
     taken: Counter[str] = Counter()
     data = json.loads(require(root / "cuad" / "cuad_dev.json").read_text(encoding="utf-8"))["data"]
-    entries = list(data)
+    entries = in_fold(list(data), lambda e: e["title"], fold)
     rng.shuffle(entries)
     items: list[dict[str, Any]] = []
     for entry in entries:
@@ -215,14 +217,15 @@ def ingested_questions(
     progress: Progress,
     stage: str,
     questions: str = "mixed",
+    fold: str = "heldout",
 ) -> Iterator[tuple[dict[str, Any], str]]:
     """The benchmark's questions of set ``questions`` (:data:`QUESTION_SETS`), each with the id
     of its contract, ingested into the runtime's tenant; progress advances as the caller takes
     the next one."""
     if questions == "verdicts":
-        chosen = verdict_questions(root, limit, seed)
+        chosen = verdict_questions(root, limit, seed, fold)
     elif questions == "values":
-        chosen = value_questions(root, limit, seed)
+        chosen = value_questions(root, limit, seed, fold)
     else:
         require(root / "legalbenchrag")
         chosen = questions_for(root, limit, seed)
@@ -358,6 +361,7 @@ def run(
     turns: int | None = None,
     seed: int = 7,
     questions: str = "mixed",
+    fold: str = "heldout",
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     from clausewise.api import Clausewise
@@ -368,7 +372,7 @@ def run(
     settings = runtime.settings
     scorer = runtime.nli() if settings.interrogation.claim_check == "values+nli" else None
     rows: list[dict[str, Any]] = []
-    asked = ingested_questions(runtime, root, limit, seed, progress, "answering questions", questions)
+    asked = ingested_questions(runtime, root, limit, seed, progress, "answering questions", questions, fold)
     for item, contract_id in asked:
         started = time.perf_counter()
         read: list[Span] = []
@@ -409,6 +413,7 @@ def run(
         "tenant": runtime.tenant,
         "goals": GOALS,
         "question_set": questions,
+        "fold": fold if questions != "mixed" else "all",
         "questions": len(rows),
         **correctness(rows),
         "models": sorted({m for r in runtime.ledger.records for m in [r.model]}),

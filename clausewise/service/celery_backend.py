@@ -21,7 +21,8 @@ import json
 import logging
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import redis
 from celery import Celery
@@ -55,6 +56,26 @@ def cancel_key(job_id: str) -> str:
     return f"clausewise:cancel:{job_id}"
 
 
+T = TypeVar("T")
+
+
+def while_redis_is_down(action: Callable[[], T], what: str, give_up_after: float, first_delay: float) -> T:
+    """``action()``, retried with doubling delays (at most 10 s) while Redis is unavailable, for
+    up to ``give_up_after`` seconds; then its last error is raised. A restart of Redis (a few
+    seconds) should cost a wait, not a unit or a job."""
+    deadline = time.monotonic() + give_up_after
+    delay = first_delay
+    while True:
+        try:
+            return action()
+        except _UNAVAILABLE as error:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("Redis unavailable to %s (%s); retrying in %.1f s", what, error, delay)
+            time.sleep(delay)
+            delay = min(10.0, delay * 2)
+
+
 class RedisContext:
     """A unit's :class:`~clausewise.service.tasks.TaskContext` on a worker: events go to a Redis
     list the server follows; a cancel is a key the server sets.
@@ -76,24 +97,12 @@ class RedisContext:
 
     def event(self, name: str, data: Any = None) -> None:
         payload = json.dumps([name, data], default=str)
-        deadline = time.monotonic() + self.outage_seconds
-        delay = 0.25
-        while True:
-            try:
-                self.client.rpush(self.key, payload)
-                self.client.expire(self.key, 86400)
-                return
-            except _UNAVAILABLE as error:
-                if time.monotonic() + delay > deadline:
-                    raise
-                log.warning(
-                    "Redis unavailable for an event of job %s (%s); retrying in %.1f s",
-                    self.job_id,
-                    error,
-                    delay,
-                )
-                time.sleep(delay)
-                delay = min(8.0, delay * 2)
+
+        def push() -> None:
+            self.client.rpush(self.key, payload)
+            self.client.expire(self.key, 86400)
+
+        while_redis_is_down(push, f"record an event of job {self.job_id}", self.outage_seconds, 0.25)
 
     def cancelled(self) -> bool:
         now = time.monotonic()
@@ -113,9 +122,10 @@ class PollingRedisBackend(RedisBackend):
         """Do not subscribe to the task's result channel (see the class)."""
 
 
-def make_celery(settings: Settings, threads: int = 0) -> Celery:
-    """The Celery app of the server (to send units) and of the workers (to run them); ``threads``
-    is each worker process's share of the cores for its models (0 = all)."""
+def make_celery(settings: Settings, worker_threads: int | None = None) -> Celery:
+    """The Celery app of the server (to send units; ``worker_threads`` None) or of a worker (to
+    run them; ``worker_threads`` is each worker process's share of the cores for its models)."""
+    worker = worker_threads is not None
     jobs = settings.jobs
     backend = f"{__name__}:{PollingRedisBackend.__name__}+{jobs.result_backend}"
     app = Celery("clausewise", broker=jobs.broker_url, backend=backend)
@@ -132,7 +142,7 @@ def make_celery(settings: Settings, threads: int = 0) -> Celery:
         broker_transport_options={"visibility_timeout": jobs.visibility_timeout},
         # a worker keeps trying to store a unit's result through a Redis restart (a result lost
         # there would leave the job waiting); the server's reads give up sooner and poll again
-        result_backend_transport_options={"retry_policy": {"timeout": 60.0 if threads else 5.0}},
+        result_backend_transport_options={"retry_policy": {"timeout": 60.0 if worker else 5.0}},
         result_expires=7 * 86400,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
@@ -144,7 +154,7 @@ def make_celery(settings: Settings, threads: int = 0) -> Celery:
         """Run one unit on this worker: its output, ``cancelled``, or its refusal as an error."""
         work = Unit(**unit)
         if "hub" not in state:
-            state["hub"] = ModelHub(threads=threads)
+            state["hub"] = ModelHub(threads=worker_threads or 0)
             state["redis"] = redis.Redis.from_url(jobs.result_backend)
         tenant_settings = with_overrides(settings, {"paths": {"tenant": work.tenant}})
         runtime = Runtime(tenant_settings, hub=state["hub"])
@@ -253,22 +263,18 @@ class CeleryExecutor:
             for task_id in task_ids:
                 self.app.control.revoke(task_id)
 
-    def _retrying(self, action: Any, what: str, attempts: int = 8) -> Any:
-        delay = 0.5
-        for attempt in range(attempts):
-            try:
-                return action()
-            except _UNAVAILABLE as error:
-                if attempt == attempts - 1:
-                    raise ApiError(
-                        503,
-                        "queue_unavailable",
-                        f"could not {what}: Redis is unavailable ({error})",
-                        hint="check that redis-server runs at jobs.broker_url",
-                    ) from error
-                time.sleep(delay)
-                delay = min(10.0, delay * 2)
-        return None
+    def _retrying(self, action: Callable[[], T], what: str) -> T:
+        """``action()`` through a Redis restart (about 35 s of retries), then a 503 the client
+        can act on."""
+        try:
+            return while_redis_is_down(action, what, give_up_after=36.0, first_delay=0.5)
+        except _UNAVAILABLE as error:
+            raise ApiError(
+                503,
+                "queue_unavailable",
+                f"could not {what}: Redis is unavailable ({error})",
+                hint="check that redis-server runs at jobs.broker_url",
+            ) from error
 
 
 def run_worker(
@@ -278,7 +284,7 @@ def run_worker(
     late acknowledgement, each process recycled after ``jobs.max_tasks_per_child`` units, its
     models on ``threads`` cores (default: the machine's cores shared between the processes)."""
     threads = threads or max(1, (os.cpu_count() or 1) // concurrency)
-    app = make_celery(settings, threads=threads)
+    app = make_celery(settings, worker_threads=threads)
     app.worker_main(
         argv=[
             "worker",
