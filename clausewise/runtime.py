@@ -238,19 +238,13 @@ class Runtime:
 
     def interrogator(self, index: ContractIndex) -> Interrogator:
         """The Interrogator for questions on ``index`` (questioner and writer roles)."""
-        from agents.checker import HypothesisChecker
         from agents.interrogator import ContractView, Interrogator
 
         settings = self.settings
         interrogation = settings.interrogation
         ruler = None
         if interrogation.short_answer and interrogation.verdicts == "classifier":
-            classifier_settings = settings.model_copy(
-                update={"checks": settings.checks.model_copy(update={"judge": "nli"})}
-            )
-            ruler = HypothesisChecker(
-                classifier_settings, index, self.retriever(index), None, classifier=self.nli()
-            )
+            ruler = self.checker(index, judge="nli")
         return Interrogator(
             interrogation,
             ContractView.of(index),
@@ -261,12 +255,18 @@ class Runtime:
             contradiction_at=settings.checks.contradiction_at,
         )
 
-    def checker(self, index: ContractIndex, exclude_source: str | None = None) -> HypothesisChecker:
+    def checker(
+        self, index: ContractIndex, exclude_source: str | None = None, judge: str | None = None
+    ) -> HypothesisChecker:
         """A hypothesis checker on ``index``: the NLI classifier, or the judge model with
-        exemplars (``checks.judge``)."""
+        exemplars (``checks.judge``, or ``judge`` when given)."""
         from agents.checker import HypothesisChecker
 
         settings = self.settings
+        if judge is not None and judge != settings.checks.judge:
+            settings = settings.model_copy(
+                update={"checks": settings.checks.model_copy(update={"judge": judge})}
+            )
         retriever = self.retriever(index)
         if settings.checks.judge == "nli":
             return HypothesisChecker(

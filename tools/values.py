@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from tools.retrieval.spans import overlap
+
 ValueType = Literal["duration", "date", "law", "amount"]
 VALUE_TYPES: tuple[ValueType, ...] = ("duration", "date", "law", "amount")
 
@@ -156,7 +158,7 @@ def _dates(text: str) -> list[ValueMention]:
                 value = date(int(groups["year"]), month, day)
             except ValueError:
                 continue
-            if not any(_overlaps(match.span(), m.span) for m in found):
+            if not any(overlap(match.span(), m.span) > 0 for m in found):
                 found.append(ValueMention("date", match.group(0), value.isoformat(), match.span()))
     return found
 
@@ -173,7 +175,7 @@ def _laws(text: str) -> list[ValueMention]:
                 continue
             place = " ".join(words)
             span = (match.start("place"), match.start("place") + len(place))
-            if not any(_overlaps(span, m.span) for m in found):
+            if not any(overlap(span, m.span) > 0 for m in found):
                 found.append(ValueMention("law", place, normalize_place(place), span))
     return found
 
@@ -207,10 +209,6 @@ def find_values(text: str, types: tuple[ValueType, ...] = VALUE_TYPES) -> list[V
     """Every value of ``types`` stated in ``text``, in order of appearance."""
     found = [mention for kind in types for mention in _READERS[kind](text)]
     return sorted(found, key=lambda m: m.span)
-
-
-def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 def comparable(mention_type: ValueType, normalized: str) -> str:

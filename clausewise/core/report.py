@@ -60,7 +60,7 @@ class ShortAnswer(BaseModel):
     )
 
     def text(self) -> str:
-        """One line: "Yes [2]", "3 years: three (3) years [4]"."""
+        """One line: "Yes [2]", "three (3) years [4]"."""
         refs = "".join(f" [{n}]" for n in self.sources)
         if self.form == "verdict":
             return f"{(self.verdict or 'not addressed').capitalize()}{refs}"
@@ -114,9 +114,8 @@ class Report(BaseModel):
     def to_markdown(self) -> str:
         lines = [f"# {self.title}", ""]
         if self.short_answer:
-            lines += ["## Short answer", "", f"**{self.short_answer.text()}**", ""]
-            lines += [f"_{note}_" for note in self.short_answer_notes()]
-            lines += [""] if self.short_answer_notes() else []
+            notes = [f"_{note}_" for note in self.short_answer_notes()]
+            lines += ["## Short answer", "", f"**{self.short_answer.text()}**", "", *notes, ""]
         lines += [
             "## Summary",
             "",

@@ -44,6 +44,7 @@ from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.contractnli_bench import ingest_document, label_metrics
 from clausewise.evals.data import contractnli, in_fold, ingest_text, legalbench_queries, require
 from clausewise.evals.retrieval_bench import corpus_contract_id
+from tools.bottom_line import VERDICT_OF_LABEL
 from tools.citations import QuoteVerifier
 from tools.claim_check import claims, contradictions
 from tools.retrieval.spans import overlap
@@ -63,7 +64,6 @@ GOALS = {
     "contradicted_claims_shown": 0,
 }
 QUESTION_SETS = ("mixed", "verdicts", "values")
-VERDICT_OF_LABEL = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}
 #: CUAD categories with a value, the question asked, and the value type the gold text is read as.
 VALUE_CATEGORIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "Governing Law": ("Which law governs the agreement?", ("law",)),
