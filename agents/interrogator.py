@@ -31,17 +31,25 @@ from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import InterrogationSettings
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
-from clausewise.core.report import Report, ReportMetadata, Source
+from clausewise.core.report import REFERENCE, Report, ReportMetadata, ShortAnswer, Source
 from clausewise.core.results import Draft, Finding, Inquiry, Ruling
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer
-from tools.bottom_line import VERDICT_OF_LABEL, short_answer
+from tools.bottom_line import VERDICT_OF_LABEL, best_reading, short_answer, states_value
 from tools.citations import QuoteVerifier
 from tools.claim_check import Contradiction, contradictions, remove_claims
 from tools.question_kind import question_kind
 from tools.report_checks import check, evidence_findings, number_sources, remove_failures
 
 log = logging.getLogger(__name__)
+
+#: Longest quote of a source the findings state for the short answer or a part (a clause with its
+#: list of exceptions runs to 550 characters).
+LIST_QUOTE_CHARS = 800
+
+#: Value kinds whose every wording the value reader can compare (a short answer of these kinds
+#: opens a preliminary answer that states none of it).
+NUMERIC_VALUES = frozenset({"duration", "notice period", "date", "amount"})
 
 NOT_ADDRESSED = (
     "The contract does not appear to address this question: no passage that answers it could be "
@@ -63,16 +71,29 @@ def ruling_numbers(ruling: Ruling | None, sources: list[Source]) -> list[int]:
     return [s.number for s in sources if s.span in spans]
 
 
-def decision_text(ruling: Ruling | None, sources: list[Source]) -> str:
-    if ruling is None:
+def decision_text(ruling: Ruling | None, sources: list[Source], question: str = "") -> str:
+    """What the deciding component found, for the writer to write around: the hypothesis
+    classifier's ruling, or, on a question asking for a value, the value reader's reading of the
+    sources ("none" when neither applies)."""
+    if ruling is not None:
+        verdict = VERDICT_OF_LABEL[ruling.label]
+        refs = " ".join(f"[{n}]" for n in ruling_numbers(ruling, sources)) or "(no sentence)"
+        return (
+            f"The hypothesis classifier, which decides such questions more reliably than reading, "
+            f"answers: {verdict} (confidence {ruling.confidence:.2f}), from {refs}. {ruling.rationale} "
+            "Write the short answer and the reasoning consistent with this ruling; if the sources plainly "
+            "contradict it, say so."
+        )
+    kind = question_kind(question)
+    best = best_reading(kind.question, kind.value or "", sources) if kind.form == "value" else None
+    if best is None:
         return "none"
-    verdict = VERDICT_OF_LABEL[ruling.label]
-    refs = " ".join(f"[{n}]" for n in ruling_numbers(ruling, sources)) or "(no sentence)"
+    source, reading = best
     return (
-        f"The hypothesis classifier, which decides such questions more reliably than reading, "
-        f"answers: {verdict} (confidence {ruling.confidence:.2f}), from {refs}. {ruling.rationale} "
-        "Write the short answer and the reasoning consistent with this ruling; if the sources plainly "
-        "contradict it, say so."
+        f"The value reader finds the value that answers the question in [{source.number}] "
+        f'({source.node_id}): {reading.mention.text}, in the sentence "{" ".join(reading.text.split())}". '
+        "Give this value in the short answer and state any qualification that sentence makes, unless "
+        "another source plainly answers the question better; then say why."
     )
 
 
@@ -258,7 +279,7 @@ class Interrogator:
             finding_question=latest.question,
             finding=finding_text,
             sources=sources_text(sources),
-            decision=decision_text(ruling, sources),
+            decision=decision_text(ruling, sources, inquiry.question),
         )
         try:
             return invoke_structured(self.writer, messages, Draft)
@@ -309,6 +330,7 @@ class Interrogator:
             preliminary_answer=NOT_ADDRESSED,
             addressed=False,
         )
+        draft = _with_part_answers(draft, inquiry.parts, session, sources)
         checked = self._verified(inquiry.question, draft, sources)
         draft, sources = checked.draft, checked.sources
         supported = any(f.citations for f in session) or bool(ruling and ruling.citations)
@@ -324,6 +346,14 @@ class Interrogator:
         if self.settings.short_answer:
             kind = question_kind(inquiry.question)
             bottom_line = short_answer(kind, draft, sources, ruling, ruling_numbers(ruling, sources))
+            if bottom_line is not None and supported:
+                reasoning = _with_grounds(reasoning, bottom_line.sources, sources)
+                preliminary = _with_value(preliminary, bottom_line, kind.question)
+        if supported:  # every part answered by a turn has its sources among the findings
+            for part in inquiry.parts:
+                reasoning = _with_grounds(
+                    reasoning, _part_sources(part, session, sources)[1], sources, limit=2
+                )
         reason = "not addressed" if not addressed else (stop or "turn limit")
         report = Report(
             question=inquiry.question,
@@ -431,6 +461,73 @@ def _with_unanswered_parts(draft: Draft, parts: list[str], session: list[Finding
     return draft.model_copy(update={"gaps": list(dict.fromkeys(gaps))})
 
 
+def _part_sources(
+    part: str, session: list[Finding], sources: list[Source]
+) -> tuple[Finding | None, list[int]]:
+    """The finding that answered ``part`` with verified citations, and its source numbers."""
+    for finding in session:
+        if finding.question == part and finding.addressed and finding.citations:
+            spans = {c.span for c in finding.citations}
+            return finding, [s.number for s in sources if s.span in spans]
+    return None, []
+
+
+def _with_part_answers(
+    draft: Draft, parts: list[str], session: list[Finding], sources: list[Source]
+) -> Draft:
+    """The draft with a line in the preliminary answer for each part of the question whose
+    finding it leaves out: the Researcher's answer to that part, with the part's sources. The
+    1.5B writer often answers the first part only ("how long ...") and drops "what exceptions
+    apply?" although a turn found them; the line is checked with every other claim."""
+    lines = []
+    cited = {int(n) for n in REFERENCE.findall(draft.preliminary_answer)}
+    for part in parts:
+        finding, numbers = _part_sources(part, session, sources)
+        if finding is None or not numbers or cited & set(numbers):
+            continue
+        answer = " ".join(REFERENCE.sub("", finding.answer).split()).rstrip(" .")
+        refs = " ".join(f"[{n}]" for n in numbers)
+        topic = f"{part[:1].lower()}{part[1:].rstrip('?')}"
+        if answer.endswith(":") or len(answer.split()) < 4:  # a lead-in says nothing by itself
+            lines.append(f"As to {topic}: see {refs}.")
+        else:
+            lines.append(f"As to {topic}: {answer} {refs}.")
+    if not lines:
+        return draft
+    return draft.model_copy(
+        update={"preliminary_answer": " ".join([draft.preliminary_answer, *lines]).strip()}
+    )
+
+
+def _with_value(preliminary: str, bottom_line: ShortAnswer, asked: str) -> str:
+    """The preliminary answer, opened with the value the value reader read when it states no
+    such value (the writer answered another part only, or its sentence was removed as
+    contradicted): the answer must answer what was asked."""
+    if (
+        bottom_line.decided_by != "value reader"
+        or bottom_line.value_type not in NUMERIC_VALUES
+        or states_value(preliminary, bottom_line)
+    ):
+        return preliminary  # a law is named in too many ways ("England", "English law") to tell
+    topic = f"{asked[:1].lower()}{asked[1:]}".rstrip("?,; ")
+    return f"As to {topic}: {bottom_line.text()}. {preliminary}".strip()
+
+
+def _with_grounds(
+    reasoning: list[str], numbers: list[int], sources: list[Source], limit: int | None = None
+) -> list[str]:
+    """The findings, with what the sources ``numbers`` say (the ``limit`` longest of them: a whole
+    clause states more than a fragment of it) where no finding cites them yet. The short answer
+    rests on its sources (the value reader's sentence, the classifier's evidence) and a part of
+    the question on its finding's, so the reasoning must show them, qualifications and lists
+    included ("survive ... for three (3) years; however, obligations relating to trade secrets
+    continue ...", "(a) is or becomes generally available ...")."""
+    cited = {int(n) for item in reasoning for n in REFERENCE.findall(item)}
+    chosen = sorted((s for s in sources if s.number in numbers), key=lambda s: -len(s.quote))[:limit]
+    missing = sorted((s for s in chosen if s.number not in cited), key=lambda s: s.number)
+    return [*reasoning, *evidence_findings(missing, quote_chars=LIST_QUOTE_CHARS)] if missing else reasoning
+
+
 def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:
     """The draft without the contradicted sentences, each gap stated."""
     gaps = [
@@ -449,6 +546,6 @@ def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:
             "reasoning": reasoning,
             "preliminary_answer": remove_claims(draft.preliminary_answer, contradicted)
             or "The statements drafted here were contradicted by the sources and removed; see the gaps.",
-            "gaps": gaps,
+            "gaps": list(dict.fromkeys(gaps)),
         }
     )

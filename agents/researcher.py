@@ -28,13 +28,18 @@ from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence, sentence_stating
 from tools.passages import excerpt_span, render_passages
+from tools.question_kind import question_kind
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
 from tools.retrieval.graph import GraphSearch, open_graph
 from tools.retrieval.query_plan import default_plan
-from tools.retrieval.spans import covered
+from tools.retrieval.spans import covered, overlap
+from tools.value_reading import value_readings
 
 log = logging.getLogger(__name__)
+
+#: Longest lead-in and list a citation of the lead-in is extended over (:meth:`Researcher._with_its_list`).
+LIST_CHARS = 1500
 
 REFERENCE_MARK = re.compile(r"\[\d{1,3}\]")
 
@@ -212,10 +217,28 @@ class Researcher:
             verified.append(self._citation(found.span, found.text, citation.evidence, exact=found.exact))
         return verified, rejected
 
+    def _with_its_list(self, span: Span, quote: str) -> tuple[Span, str]:
+        """``span`` extended over the list it introduces, when the quote is a lead-in ending in a
+        colon ("3.1 The obligations in Section 2 do not apply to information that ...:"): the
+        lead-in alone states none of the exceptions it announces. The list is the lead-in's
+        clause's own sub-clauses, quoted whole up to ``LIST_CHARS``."""
+        if not quote.rstrip().endswith(":"):
+            return span, quote
+        tree, text = self.index.tree, self.index.document.text
+        node = tree.smallest_containing(span)
+        while node.kind == "sentence" and node.parent is not None:
+            node = tree.node(node.parent)
+        if not node.children or text[span[1] : node.own_end].strip() or node.end - span[0] > LIST_CHARS:
+            return span, quote
+        end = len(text[: node.end].rstrip())
+        return (span[0], end), text[span[0] : end]
+
     def _citation(
         self, span: Span, quote: str, evidence: int, *, exact: bool = True, attributed: bool = False
     ) -> VerifiedCitation:
-        """A citation of a verified ``span``, attached to its clause (not to a bare sentence)."""
+        """A citation of a verified ``span``, attached to its clause (not to a bare sentence); a
+        lead-in is cited with the list it introduces (:meth:`_with_its_list`)."""
+        span, quote = self._with_its_list(span, quote)
         node = self.index.tree.node_at(span[0])
         while node.kind == "sentence" and node.parent is not None:
             node = self.index.tree.node(node.parent)
@@ -358,7 +381,40 @@ class Researcher:
         if answer.addressed:  # a "not addressed" answer stays without sources
             for hypothesis in dict.fromkeys(q for q in (question, serves) if q):
                 verified += self.attributed(hypothesis, hits, verified, retrieved)
+            verified += self.value_citations(question, hits, verified, retrieved)
         return answer, verified, rejected
+
+    def value_citations(
+        self,
+        question: str,
+        hits: list[Hit],
+        cited: Sequence[VerifiedCitation] = (),
+        retrieved: Sequence[Hit] = (),
+    ) -> list[VerifiedCitation]:
+        """The sentence stating the value that best answers ``question`` when it asks for a
+        duration, date, law, amount or notice period (:mod:`tools.value_reading`), read in the
+        passages shown and the other ``retrieved`` hits, cited unless a citation already states
+        that value there. Small answerers cite the first value they see ("continues for two (2) years") where
+        the question asks for another ("survive ... for three (3) years")."""
+        kind = question_kind(question)
+        if not self.settings.interrogation.read_values or kind.form != "value" or kind.value is None:
+            return []
+        text = self.index.document.text
+        spans = list(dict.fromkeys(hit.span for hit in [*hits, *retrieved]))
+        readings = value_readings(question, kind.value, text, spans)
+        if not readings or readings[0].score <= 0:
+            return []
+        best = readings[0]
+        value = (best.span[0] + best.mention.span[0], best.span[0] + best.mention.span[1])
+        if any(c.span[0] <= value[0] and value[1] <= c.span[1] for c in cited):
+            return []  # a citation already states the value
+        shown = [n for n, hit in enumerate(hits, start=1) if overlap(hit.span, best.span)]
+        log.info(
+            "value reader cites %r",
+            best.mention.text,
+            extra={"contract": self.index.contract_id, "span": best.span},
+        )
+        return [self._citation(best.span, best.text, shown[0] if shown else 0, attributed=True)]
 
     def answer(
         self,

@@ -125,7 +125,7 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "question": state["current_question"],
             "context": context,
             "serves": serves,
-            "read": read_spans(state),
+            "read": read_spans(state, state["current_question"]),
         },
         context=ResearchContext(researcher),
     )

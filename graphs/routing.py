@@ -19,9 +19,14 @@ def session_findings(state: QAState) -> list[Finding]:
     return [f for f in state.get("findings", []) if f.session == state.get("session", 1)]
 
 
-def read_spans(state: QAState) -> list[Span]:
+def read_spans(state: QAState, asking: str = "") -> list[Span]:
     """What the answerer has read for the question being answered: the excerpt of every passage
-    shown in its earlier turns (the next turn reads further down the ranking)."""
+    shown in its earlier turns (the next turn reads further down the ranking). None when
+    ``asking`` is a part of a compound question: the passages read for the whole question were
+    read for another topic, and passing over them hid Section 3 EXCEPTIONS from the part "What
+    exceptions apply?" because the first turn had shown it for "how long ...?"."""
+    if asking and asking in state.get("parts", []):
+        return []
     return [h.excerpt for f in session_findings(state) for h in f.hits if h.excerpt is not None]
 
 

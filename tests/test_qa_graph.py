@@ -396,6 +396,19 @@ def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> N
     assert stop_reason({**state(3, [first]), "parts": parts}, 0.75) == "turn limit"  # turns run out
 
 
+def test_a_part_reads_its_own_ranking_while_a_follow_up_passes_over_what_was_read() -> None:
+    from clausewise.core.results import Finding, HitSummary
+    from graphs.routing import read_spans
+
+    shown = HitSummary(node_id="3.1", span=(10, 90), pages=[1], score=1.0, excerpt=(10, 80))
+    first = Finding(
+        turn=1, question="How long, and what exceptions?", answer="a", addressed=True, hits=[shown]
+    )
+    state = {"findings": [first], "parts": ["How long does it last?", "What exceptions apply?"]}
+    assert read_spans(state, "Where may injunctions be sought?") == [(10, 80)]
+    assert read_spans(state, "What exceptions apply?") == []
+
+
 def test_contract_text_is_data_never_instructions(tmp_path: Path, embedder) -> None:
     from agents.archivist import Archivist
     from clausewise.core.config import load_settings
@@ -547,7 +560,10 @@ def test_a_claim_still_contradicted_after_the_repair_is_removed_with_the_gap_sta
     _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
     report = result["report"]
     shown = " ".join([report.summary, *report.reasoning, report.preliminary_answer])
-    assert "two years" not in shown and report.preliminary_answer == "Clause 6.2 governs [1]."
+    # the contradicted sentence is gone and the answer opens with the value read from the source
+    assert "two years" not in shown and report.preliminary_answer.endswith(". Clause 6.2 governs [1].")
+    assert report.preliminary_answer.startswith("As to how long do the confidentiality obligations last")
+    assert "three (3) years [1]" in report.preliminary_answer
     assert len(report.metadata.removed_claims) == 3
     assert any("source [1] contradicts it" in gap and "three (3) years" in gap for gap in report.gaps)
     # the bottom line is read from the source, not from the removed claim

@@ -363,9 +363,10 @@ def test_a_long_uncited_answer_is_not_grounded_and_a_silent_one_is_not_repaired(
     answerer = ScriptedChatModel(
         replies=[json.dumps({"answer": long, "addressed": True, "citations": []})], repeat_last=True
     )
+    no_value_reader = with_overrides(settings, {"interrogation": {"read_values": False}})
     assert (
         research_turn(
-            _researcher(settings, index, embedder, answerer=answerer), "Which law governs?"
+            _researcher(no_value_reader, index, embedder, answerer=answerer), "Which law governs?"
         ).citations
         == []
     )
@@ -376,3 +377,74 @@ def test_a_long_uncited_answer_is_not_grounded_and_a_silent_one_is_not_repaired(
         _researcher(settings, index, embedder, answerer=silent), "May employees bring pets?"
     )
     assert result.citations == [] and len(silent.calls) == 1
+
+
+def test_the_value_reader_cites_the_sentence_that_answers_a_value_question(nda, embedder) -> None:
+    """The answerer cites the agreement's term ("two (2) years"); the question asks how long
+    confidentiality lasts, which the survival clause answers: the value reader cites it too."""
+    settings, index = nda
+    term = "This Agreement starts on the Effective Date and continues for two (2) years"
+    answerer = ScriptedChatModel(
+        replies=[
+            json.dumps(
+                {"answer": "Two years.", "addressed": True, "citations": [{"evidence": 1, "quote": term}]}
+            )
+        ],
+        repeat_last=True,
+    )
+    question = "How long must the Receiving Party keep the other party's information confidential?"
+    researcher = _researcher(settings, index, embedder, answerer=answerer)
+    hits = researcher.retriever.search(RetrievalQuery(question=question, semantic=question), 6)
+    shown = [h for h in hits if "two (2) years" in h.text][:1] + [
+        h for h in hits if "two (2) years" not in h.text
+    ][:5]
+    assert shown[0].node_id.startswith("6")
+    _, citations, _ = researcher.cited_answer(question, shown, retrieved=hits)
+    by_reader = [c for c in citations if c.attributed]
+    assert [c.quote for c in citations if not c.attributed] == [term]
+    assert len(by_reader) == 1 and "survive" in by_reader[0].quote and "three (3) years" in by_reader[0].quote
+    assert index.document.text[by_reader[0].span[0] : by_reader[0].span[1]] == by_reader[0].quote
+    # a question asking for no value, or the reader switched off: nothing is added
+    off = with_overrides(settings, {"interrogation": {"read_values": False}})
+    _, plain, _ = _researcher(off, index, embedder, answerer=answerer).cited_answer(
+        question, shown, retrieved=hits
+    )
+    assert not any(c.attributed for c in plain)
+    _, free, _ = researcher.cited_answer("What happens to the information?", shown, retrieved=hits)
+    assert not any(c.attributed for c in free)
+
+
+def test_a_lead_in_is_cited_with_the_list_it_introduces(nda, embedder) -> None:
+    """ "3.1 The obligations ... do not apply to information that ...:" names no exception; the
+    citation takes in (a) to (d), the contract's own text."""
+    settings, index = nda
+    text = index.document.text
+    lead_in = text[
+        text.index("3.1 The obligations") : text.index("written records:") + len("written records:")
+    ]
+    answerer = ScriptedChatModel(
+        replies=[
+            json.dumps(
+                {
+                    "answer": "Four exceptions.",
+                    "addressed": True,
+                    "citations": [{"evidence": 1, "quote": lead_in}],
+                }
+            )
+        ],
+        repeat_last=True,
+    )
+    researcher = _researcher(settings, index, embedder, answerer=answerer)
+    question = "What exceptions apply?"
+    hits = [
+        h
+        for h in researcher.retriever.search(RetrievalQuery(question=question, semantic=question), 10)
+        if h.node_id.startswith("3")
+    ]
+    _, citations, _ = researcher.cited_answer(question, hits[:1])
+    quote = citations[0].quote
+    assert quote.startswith(lead_in) and "(a) is or becomes generally available" in quote
+    assert (
+        quote.rstrip().endswith("without use of the Confidential Information.") and "4. RETURN" not in quote
+    )
+    assert text[citations[0].span[0] : citations[0].span[1]] == quote

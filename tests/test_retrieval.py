@@ -158,6 +158,9 @@ def test_a_part_naming_a_section_heading_ranks_that_section(tmp_path, embedder) 
         ranking = heading_ranking(index.tree, "What exceptions apply?")
         assert ranking[0] == "3" and index.tree.node("3").title.upper() == "EXCEPTIONS"
         assert heading_ranking(index.tree, "What does the agreement say?") == []  # generic words only
+        # "how long" names no heading word, yet is answered under TERM AND SURVIVAL
+        duration = heading_ranking(index.tree, "How long must the information be kept confidential?")
+        assert duration[0] == "6" and "SURVIVAL" in index.tree.node("6").title.upper()
         retriever = ContractRetriever(index, embedder, settings.retrieval)
         query = RetrievalQuery(
             question="What exceptions apply?", keywords=[], semantic="What exceptions apply?"

@@ -5,9 +5,10 @@
   it far ahead of the 1.5B model reading passages), with the ruling's evidence as sources.
 - Another yes/no question: the writer model's verdict, with the sources its answer cites.
 - A question asking for a duration, date, law, amount or notice period: the value read from the
-  verified sources (:mod:`tools.values`), those the preliminary answer cites first; the model's
-  value when it names one of the values read, otherwise the first value read. A party question
-  keeps the model's value, each name of which must occur in a source.
+  verified sources, the one whose sentence best answers the question (:mod:`tools.value_reading`:
+  "how long must ... be kept confidential" is answered by the survival clause, not by the
+  agreement's term); among equally good ones the value the model names, then those its answer
+  cites. A party question keeps the model's value, each name of which must occur in a source.
 
 When the model's verdict or value differs from the deciding component's, the short answer says
 so (``disagreement``) instead of picking silently.
@@ -21,19 +22,13 @@ from collections.abc import Sequence
 from clausewise.core.report import REFERENCE, ShortAnswer, Source, Verdict
 from clausewise.core.results import Draft, Label, Ruling
 from tools.question_kind import QuestionKind
-from tools.values import ValueType, find_values, same_value
+from tools.value_reading import READ_AS, ValueReading, qualification, value_readings
+from tools.values import ValueMention, find_values, same_value
 
 VERDICT_OF_LABEL: dict[Label, Verdict] = {
     "Entailment": "yes",
     "Contradiction": "no",
     "NotMentioned": "not addressed",
-}
-_READ_AS: dict[str, tuple[ValueType, ...]] = {
-    "duration": ("duration",),
-    "notice period": ("duration",),
-    "date": ("date", "duration"),
-    "law": ("law",),
-    "amount": ("amount",),
 }
 _VERDICT_WORDS = re.compile(r"^\W*(yes|no|partly|partially|not addressed|not mentioned|unclear)\b", re.I)
 
@@ -87,12 +82,40 @@ def verdict_answer(
     )
 
 
+def best_reading(
+    question: str,
+    value_type: str,
+    sources: Sequence[Source],
+    claimed: Sequence[ValueMention] = (),
+    cited: Sequence[int] = (),
+) -> tuple[Source, ValueReading] | None:
+    """The value among ``sources`` that best answers ``question`` (:mod:`tools.value_reading`);
+    among equally good ones a value the model ``claimed``, then one from a source it ``cited``."""
+    rank = {number: i for i, number in enumerate(cited)}
+    scored = [
+        (
+            -reading.score,
+            not any(same_value(reading.mention, c) for c in claimed),
+            rank.get(source.number, len(rank)),
+            position,
+            source,
+            reading,
+        )
+        for position, source in enumerate(sources)
+        for reading in value_readings(question, value_type, source.quote)
+    ]
+    if not scored:
+        return None
+    best = min(scored, key=lambda entry: entry[:4])
+    return best[4], best[5]
+
+
 def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) -> ShortAnswer:
     numbers = {s.number for s in sources}
     value_type = kind.value or ""
     cited = _cited(f"{draft.short_answer} {draft.preliminary_answer}", numbers)
     model_text = REFERENCE.sub("", draft.short_answer).strip(" .")
-    if value_type == "party" or value_type not in _READ_AS:
+    if value_type == "party" or value_type not in READ_AS:
         found = model_text and all(
             any(name.lower() in s.quote.lower() for s in sources)
             for name in re.split(r"\s*(?:,|;|\band\b)\s*", model_text)
@@ -106,13 +129,10 @@ def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) ->
             sources=cited if found else [],
             decided_by="model",
         )
-    types = _READ_AS[value_type]
-    ordered = [s for n in cited for s in sources if s.number == n] + [
-        s for s in sources if s.number not in cited
-    ]
-    read = [(s, m) for s in ordered for m in find_values(s.quote, types)]
+    types = READ_AS[value_type]
     claimed = find_values(model_text, types) or find_values(draft.preliminary_answer, types)
-    if not read:
+    best = best_reading(kind.question, value_type, sources, claimed, cited)
+    if best is None:
         return ShortAnswer(
             form="value",
             value=claimed[0].text if claimed else "",
@@ -121,10 +141,10 @@ def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) ->
             sources=cited if claimed else [],
             decided_by="model",
         )
-    agreed = [(s, m) for s, m in read if any(same_value(m, c) for c in claimed)]
-    source, mention = (agreed or read)[0]
+    source, reading = best
+    mention = reading.mention
     disagreement = ""
-    if claimed and not agreed:
+    if claimed and not any(same_value(mention, c) for c in claimed):
         disagreement = (
             f"the writer model answered '{claimed[0].text}'; source [{source.number}] states "
             f"'{mention.text}', and the short answer follows the source"
@@ -138,7 +158,15 @@ def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) ->
         decided_by="value reader",
         rationale=f"read from source [{source.number}]",
         disagreement=disagreement,
+        qualification=qualification(reading),
     )
+
+
+def states_value(text: str, answer: ShortAnswer) -> bool:
+    """Whether ``text`` states the value of ``answer`` (in any wording of it)."""
+    types = READ_AS.get(answer.value_type, ())
+    wanted = find_values(answer.value, types)
+    return any(same_value(m, w) for m in find_values(text, types) for w in wanted)
 
 
 def short_answer(

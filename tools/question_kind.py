@@ -70,6 +70,7 @@ class QuestionKind:
     form: AnswerForm
     value: ValueKind | None = None
     hypothesis: str = ""  # the claim of a "does the agreement provide that ...?" question
+    question: str = ""  # the question's own words (the value reader scores sentences against them)
 
 
 def question_kind(question: str) -> QuestionKind:
@@ -80,10 +81,11 @@ def question_kind(question: str) -> QuestionKind:
     match = _HYPOTHESIS.match(first)
     if match:
         hypothesis = match.group("hypothesis").strip().rstrip("?.")
-        return QuestionKind("verdict", hypothesis=hypothesis[:1].upper() + hypothesis[1:] + ".")
+        claim = hypothesis[:1].upper() + hypothesis[1:] + "."
+        return QuestionKind("verdict", hypothesis=claim, question=first)
     for kind, pattern in _VALUE_RULES:
         if pattern.search(first):
-            return QuestionKind("value", kind)
+            return QuestionKind("value", kind, question=first)
     if _VERDICT_START.match(first):
-        return QuestionKind("verdict")
-    return QuestionKind("free")
+        return QuestionKind("verdict", question=first)
+    return QuestionKind("free", question=first)

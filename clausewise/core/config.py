@@ -369,6 +369,13 @@ class InterrogationSettings(Section):
         ge=0,
         description="Longest contract, in sentences, that attribution reads whole (~2 ms a sentence).",
     )
+    read_values: bool = Field(
+        default=True,
+        description="On a question asking for a duration, date, law, amount or notice period, also cite "
+        "the sentence of the passages retrieved whose value best answers it (the value reader, "
+        "`tools/value_reading.py`), so the short answer can follow it even when the answerer cited "
+        "another value.",
+    )
     short_answer: bool = Field(
         default=True,
         description="Open the report with a short answer: a verdict for a yes/no question, the value for "

@@ -12,7 +12,7 @@ import html
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from clausewise.core.domain import Span
 
@@ -58,13 +58,41 @@ class ShortAnswer(BaseModel):
     disagreement: str = Field(
         default="", description="Where the writer model and the deciding component disagreed, what each said."
     )
+    qualification: str = Field(
+        default="",
+        description="The words of the value's own sentence that qualify it (\"however, obligations "
+        'relating to trade secrets continue ..."), verbatim from the source.',
+    )
 
     def text(self) -> str:
-        """One line: "Yes [2]", "three (3) years [4]"."""
+        """One line: "Yes [2]", "three (3) years [4]", or with its qualification
+        'three (3) years [4]; "however, obligations relating to trade secrets continue ..." [4]'."""
         refs = "".join(f" [{n}]" for n in self.sources)
         if self.form == "verdict":
             return f"{(self.verdict or 'not addressed').capitalize()}{refs}"
-        return f"{self.value}{refs}" if self.value else f"Not stated in the sources found{refs}"
+        if not self.value:
+            return f"Not stated in the sources found{refs}"
+        qualified = f'; "{self.qualification}"{refs}' if self.qualification else ""
+        return f"{self.value}{refs}{qualified}"
+
+    def notes(self) -> list[str]:
+        """Who decided the short answer and, where the model and that component differed, how."""
+        notes = [f"Decided by the {self.decided_by}" + (f": {self.rationale}" if self.rationale else ".")]
+        if self.disagreement:
+            notes.append(f"Disagreement: {self.disagreement}")
+        return notes
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def line(self) -> str:
+        """:meth:`text`, sent with the JSON so that every client shows the same line."""
+        return self.text()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def note_lines(self) -> list[str]:
+        """:meth:`notes`, sent with the JSON."""
+        return self.notes()
 
 
 class ReportMetadata(BaseModel):
@@ -156,13 +184,7 @@ class Report(BaseModel):
 
     def short_answer_notes(self) -> list[str]:
         """Who decided the short answer and, where the model and that component differed, how."""
-        short = self.short_answer
-        if short is None:
-            return []
-        notes = [f"Decided by the {short.decided_by}" + (f": {short.rationale}" if short.rationale else ".")]
-        if short.disagreement:
-            notes.append(f"Disagreement: {short.disagreement}")
-        return notes
+        return self.short_answer.notes() if self.short_answer else []
 
     def to_html(self) -> str:
         def paragraph(text: str) -> str:

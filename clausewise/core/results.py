@@ -136,7 +136,8 @@ class VerifiedCitation(BaseModel):
     )
     attributed: bool = Field(
         default=False,
-        description="Cited by post-hoc attribution (the hypothesis classifier), not by the answering model.",
+        description="Cited by post-hoc attribution (the hypothesis classifier) or by the value reader, "
+        "not by the answering model.",
     )
 
 

@@ -37,22 +37,39 @@ def stem(word: str) -> str:
     return word
 
 
+#: Questions that name their topic by what they ask, not by the word a drafter puts in the
+#: heading: "how long must ... be kept confidential?" is answered under TERM AND SURVIVAL.
+_TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (
+        re.compile(r"\bhow\s+long\b|\bduration\b|\buntil\s+when\b|\bsurviv|\bexpir", re.I),
+        ("term", "survival", "duration", "expiry", "expiration"),
+    ),
+)
+
+
 def _terms(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text) if w.lower() not in _GENERIC}
 
 
+def _topics(question: str) -> set[str]:
+    """The heading words of the topics ``question`` asks about without naming them."""
+    return {stem(word) for pattern, words in _TOPICS if pattern.search(question) for word in words}
+
+
 def heading_ranking(tree: ClauseTree, question: str, limit: int = 20) -> list[str]:
-    """Ids of the nodes whose title shares a term with ``question``: most shared terms first,
+    """Ids of the nodes whose title shares a term with ``question`` (or names a topic it asks
+    about: "how long ...?" meets TERM AND SURVIVAL): most shared terms first,
     then the larger share of the title, then the higher node, then document order."""
-    asked = _terms(question)
-    if not asked:
+    asked, topics = _terms(question), _topics(question)
+    if not asked and not topics:
         return []
     scored = []
     for node in tree.nodes.values():
         if not node.title or node.id == tree.root_id:
             continue
         title = _terms(node.title)
-        shared = len(asked & title)
+        every_word = {stem(w) for w in _WORD.findall(node.title)}
+        shared = len(asked & title) + len(topics & every_word - asked)
         if shared:
-            scored.append((-shared, -shared / len(title), node.depth, node.start, node.id))
+            scored.append((-shared, -shared / max(len(every_word), 1), node.depth, node.start, node.id))
     return [entry[-1] for entry in sorted(scored)[:limit]]

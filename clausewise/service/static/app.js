@@ -409,22 +409,12 @@ function withReferences(text, sources) {
   return parts;
 }
 
-function shortAnswerText(short) {
-  const refs = (short.sources || []).map((n) => ` [${n}]`).join("");
-  if (short.form === "verdict") {
-    const verdict = short.verdict || "not addressed";
-    return verdict.charAt(0).toUpperCase() + verdict.slice(1) + refs;
-  }
-  return short.value ? short.value + refs : "Not stated in the sources found" + refs;
-}
-
 function renderShortAnswer(short, sources) {
+  // the line and its notes come from the server (ShortAnswer.line / note_lines): one wording everywhere
   if (!short) return null;
-  const notes = [`Decided by the ${short.decided_by}${short.rationale ? ": " + short.rationale : "."}`];
-  if (short.disagreement) notes.push(`Disagreement: ${short.disagreement}`);
   return el("div", { class: "short-answer", "data-form": short.form },
-    el("strong", {}, ...withReferences(shortAnswerText(short), sources)),
-    ...notes.map((note) => el("p", { class: "hint" }, note)));
+    el("strong", {}, ...withReferences(short.line, sources)),
+    ...(short.note_lines || []).map((note) => el("p", { class: "hint" }, note)));
 }
 
 function renderReport(report, container) {

@@ -1,0 +1,150 @@
+"""Which stated value answers a question: the value reader's choice among the values in a text.
+
+A contract states many durations: "How long must the Receiving Party keep the information
+confidential?" on an NDA whose Section 6 says the agreement "continues for two (2) years, unless
+terminated earlier ... on thirty (30) days' written notice" and that the obligations "survive
+the expiry or termination of this Agreement for three (3) years" has three candidates in one
+clause. Taking the first value (or the one the small model cites) answers two years, which is the
+term of the agreement, not how long confidentiality lasts.
+
+So each candidate is scored by the sentence that states it: the question's words it shares (as
+the excerpt focus of :mod:`tools.passages` scores them), plus what a lawyer reads first for the
+kind of question:
+
+- how long an obligation lasts (keep confidential, not solicit, not compete) is answered by the
+  survival clause ("survive ... for three (3) years"), not by the agreement's term;
+- a notice period is the duration followed by "notice"; for any other duration question a
+  duration followed by "notice" is a notice period and ranks lower;
+- how long the agreement itself lasts (or when it expires) is answered by its term ("continues
+  for two (2) years"), not by a survival clause;
+- a renewal term is stated next to "renew".
+
+A heading run into a sentence by the text layer ("TERM AND SURVIVAL 6.1 This Agreement ...") is
+not part of what the sentence says, so it is left out of the scoring.
+
+Deterministic on purpose, like :mod:`tools.values`: the same passages give the same answer, and
+each rule is one line a reviewer can read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from clausewise.core.domain import Span
+from indexes.bm25 import bm25_tokens
+from tools.structure.sentences import sentence_spans
+from tools.values import ValueMention, ValueType, find_values
+
+#: The value types a question asking for a value of each kind is read as ("when does it
+#: expire?" may be answered by a date or by a term counted from the start).
+READ_AS: dict[str, tuple[ValueType, ...]] = {
+    "duration": ("duration",),
+    "notice period": ("duration",),
+    "date": ("date", "duration"),
+    "law": ("law",),
+    "amount": ("amount",),
+}
+
+_OBLIGATION_QUESTION = re.compile(
+    r"confiden|obligat|\bkeep\b|non-?compet|\bcompet|solicit|restrict|surviv|exclusiv", re.I
+)
+_SURVIVAL = re.compile(
+    r"\bsurviv|\bfor\s+so\s+long\s+as\b|\bfrom\s+the\s+date\s+of\s+(?:its\s+|such\s+)?disclosure", re.I
+)
+_TERM = re.compile(
+    r"\b(?:continues?|remains?)\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+)?(?:for|until)\b"
+    r"|\bterm\s+of\s+(?:this|the)\s+(?:agreement|contract)\s+(?:shall\s+be|is|will\s+be)\b|\bexpires?\b",
+    re.I,
+)
+_NOTICE_AFTER = re.compile(r"^\W*(?:'s?|’s?)?\s*(?:\w+\s+){0,2}(?:prior\s+)?(?:written\s+)?notice\b", re.I)
+_RENEW = re.compile(r"\brenew", re.I)
+#: Heading lines the text layer runs into the next sentence ("TERM AND SURVIVAL\n\n6.1 This").
+_LEADING_HEADING = re.compile(r"^(?:[^a-z\n]*\n+)+")
+
+_QUALIFIER = re.compile(r"[;,]\s*(?=(?:however|provided(?:,)?\s+that|except|save\s+that|unless|but)\b)", re.I)
+#: Longest qualification quoted with a value (a longer one is left to the findings).
+QUALIFICATION_CHARS = 300
+
+#: Bonus of a sentence that states what the kind of question asks about (see module docstring).
+CUE = 1.0
+#: Penalty of a duration that is a notice period when the question asks for another duration.
+NOTICE_PENALTY = 0.5
+
+
+@dataclass(frozen=True)
+class ValueReading:
+    """A value stated in the contract: the sentence stating it (absolute ``span`` and its
+    ``text``), the value (``mention.span`` is relative to the sentence) and how well that sentence
+    answers the question."""
+
+    span: Span
+    text: str
+    mention: ValueMention
+    score: float
+
+
+def _shared_words(question: str, sentence: str) -> float:
+    asked = set(bm25_tokens(question))
+    words = set(bm25_tokens(sentence))
+    return len(asked & words) / math.sqrt(len(words)) if words else 0.0
+
+
+def relevance(question: str, value_kind: str, sentence: str, mention: ValueMention) -> float:
+    """How well ``mention``, stated in ``sentence``, answers ``question`` asking for a value of
+    ``value_kind`` (higher is better; comparable between candidates of one question only)."""
+    heading = _LEADING_HEADING.match(sentence)
+    said = sentence[heading.end() :] if heading and heading.end() <= mention.span[0] else sentence
+    score = _shared_words(question, said)
+    if mention.type != "duration":
+        return score
+    is_notice = bool(_NOTICE_AFTER.match(sentence[mention.span[1] : mention.span[1] + 40]))
+    if value_kind == "notice period":
+        return score + (CUE if is_notice else 0.0)
+    if is_notice:
+        score -= NOTICE_PENALTY
+    survival = bool(_SURVIVAL.search(said))
+    if value_kind == "duration" and _OBLIGATION_QUESTION.search(question):
+        score += CUE if survival else 0.0
+    elif _TERM.search(said) and not survival:  # the agreement's own term or expiry
+        score += CUE
+    if _RENEW.search(question) and _RENEW.search(said):
+        score += CUE
+    return score
+
+
+def value_readings(
+    question: str, value_kind: str, text: str, spans: Sequence[Span] = ()
+) -> list[ValueReading]:
+    """Every value of the kind ``question`` asks for stated in the sentences of ``text`` within
+    ``spans`` (the whole text when none), best answer first; equal scores keep text order."""
+    types = READ_AS.get(value_kind)
+    if not types:
+        return []
+    readings: list[ValueReading] = []
+    seen: set[tuple[Span, Span]] = set()
+    for start, end in spans or [(0, len(text))]:
+        for sentence_span in sentence_spans(text, start, end, min_chars=1):
+            sentence = text[sentence_span[0] : sentence_span[1]]
+            for mention in find_values(sentence, types):
+                key = (sentence_span, mention.span)
+                if key in seen:
+                    continue
+                seen.add(key)
+                score = relevance(question, value_kind, sentence, mention)
+                readings.append(ValueReading(sentence_span, sentence, mention, score))
+    return sorted(readings, key=lambda r: -r.score)
+
+
+def qualification(reading: ValueReading) -> str:
+    """The words after the value in its sentence that qualify it ("however, obligations relating
+    to trade secrets continue for so long as ...", "unless terminated earlier ..."), verbatim
+    ("" when the sentence adds none, or too long a one to quote beside the value)."""
+    after = reading.mention.span[1]
+    found = _QUALIFIER.search(reading.text, after)
+    if found is None:
+        return ""
+    words = " ".join(reading.text[found.end() :].split()).rstrip(".;").strip()
+    return words if len(words) <= QUALIFICATION_CHARS else ""
