@@ -39,7 +39,7 @@ from tools.bottom_line import VERDICT_OF_LABEL, best_reading, short_answer, stat
 from tools.citations import QuoteVerifier
 from tools.claim_check import Contradiction, contradictions, remove_claims
 from tools.question_kind import question_kind
-from tools.report_checks import check, evidence_findings, number_sources, remove_failures
+from tools.report_checks import check, evidence_findings, number_sources, remove_failures, rewrite_texts
 
 log = logging.getLogger(__name__)
 
@@ -538,13 +538,10 @@ def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:
             for c in contradicted
         ),
     ]
-    reasoning = [r for r in (remove_claims(item, contradicted) for item in draft.reasoning) if r]
-    return draft.model_copy(
+    cleaned = rewrite_texts(draft, lambda text: remove_claims(text, contradicted))
+    return cleaned.model_copy(
         update={
-            "short_answer": remove_claims(draft.short_answer, contradicted),
-            "summary": remove_claims(draft.summary, contradicted),
-            "reasoning": reasoning,
-            "preliminary_answer": remove_claims(draft.preliminary_answer, contradicted)
+            "preliminary_answer": cleaned.preliminary_answer
             or "The statements drafted here were contradicted by the sources and removed; see the gaps.",
             "gaps": list(dict.fromkeys(gaps)),
         }

@@ -45,6 +45,8 @@ def source(number: int, quote: str, start: int = 0) -> Source:
         ("signed 5/8/2014", ["2014-05-08"]),
         ("governed by the laws of the State of New York", ["new york"]),
         ("governed by Delaware law", ["delaware"]),
+        ("governed by English law", ["england"]),
+        ("the laws of the People's Republic of China. If any dispute arises", ["china"]),
         ("in accordance with the laws thereof", []),
         ("a fee of $1,500,000", ["USD 1500000"]),
         ("USD 2 million", ["USD 2000000"]),

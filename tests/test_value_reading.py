@@ -154,3 +154,22 @@ def test_a_preliminary_answer_that_states_no_value_opens_with_the_value_read() -
     assert opened.endswith("As to what exceptions apply: see [3].")
     stated = "The obligations last 3 years after termination [2]."
     assert _with_value(stated, answer, CONFIDENTIAL) == stated  # any wording of the value
+
+
+@pytest.mark.parametrize(
+    ("text", "notice"),
+    [
+        (
+            "renew for terms of twelve (12) months unless either party notifies the other in writing at least "
+            "sixty (60) days prior to the end of the Initial Term",
+            ["sixty (60) days"],
+        ),
+        ("terminate on thirty (30) days' written notice after two (2) years", ["thirty (30) days"]),
+        ("continues for two (2) years after the Effective Date", []),
+    ],
+)
+def test_a_notice_period_is_the_duration_that_says_how_long_before_notice_is_due(text, notice) -> None:
+    from tools.value_reading import is_notice_period
+    from tools.values import find_values
+
+    assert [m.text for m in find_values(text, ("duration",)) if is_notice_period(text, m)] == notice

@@ -19,15 +19,13 @@ the ones it cites ([n]), or every source of the report when it cites none. Two c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
+from tools.report_checks import prose_sentences
 from tools.values import ValueMention, find_values, same_value
-
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class Contradiction:
 
 def claims(text: str) -> list[str]:
     """The sentences of ``text`` (a claim each)."""
-    return [s.strip() for s in _SENTENCE.split(text) if len(s.split()) >= 3]
+    return [s.strip() for s in prose_sentences(text) if len(s.split()) >= 3]
 
 
 def _plain(claim: str) -> str:
@@ -111,4 +109,4 @@ def contradictions(
 def remove_claims(text: str, contradicted: Sequence[Contradiction]) -> str:
     """``text`` without the contradicted sentences."""
     bad = {c.claim for c in contradicted}
-    return " ".join(s for s in _SENTENCE.split(text) if s.strip() not in bad).strip()
+    return " ".join(s for s in prose_sentences(text) if s.strip() not in bad).strip()

@@ -10,6 +10,7 @@ What a repair does not fix is removed, and the report says what was removed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from clausewise.core.report import REFERENCE, Source
@@ -17,7 +18,29 @@ from clausewise.core.results import Draft, Finding, VerifiedCitation
 from tools.citations import QuoteVerifier
 
 _INLINE_QUOTE = re.compile(r"[\"“]([^\"”]{12,400})[\"”]")
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+#: A break between two sentences of a report's prose: after . ; ! or ?, before a capital, a
+#: parenthesis or a quotation mark (so "e.g. section 4" and "3.1 (a)" stay whole).
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+
+
+def prose_sentences(text: str) -> list[str]:
+    """The sentences of a report text, as the checks remove them (a claim each)."""
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+def rewrite_texts(draft: Draft, clean: Callable[[str], str]) -> Draft:
+    """``draft`` with ``clean`` applied to every text it shows (short answer, summary, each
+    finding, preliminary answer); a finding left empty is dropped. Gaps are the caller's: each
+    removal states its own."""
+    reasoning = [r for r in (clean(item) for item in draft.reasoning) if r]
+    return draft.model_copy(
+        update={
+            "short_answer": clean(draft.short_answer),
+            "summary": clean(draft.summary),
+            "reasoning": reasoning,
+            "preliminary_answer": clean(draft.preliminary_answer),
+        }
+    )
 
 
 def number_sources(findings: list[Finding]) -> list[Source]:
@@ -67,7 +90,7 @@ def evidence_findings(sources: list[Source], limit: int = 5, quote_chars: int = 
 
 
 def _texts(draft: Draft) -> list[str]:
-    return [draft.summary, *draft.reasoning, draft.preliminary_answer, *draft.gaps]
+    return [draft.short_answer, draft.summary, *draft.reasoning, draft.preliminary_answer, *draft.gaps]
 
 
 @dataclass
@@ -112,21 +135,13 @@ def remove_failures(draft: Draft, failures: Failures) -> Draft:
             lambda m: "" if int(m.group(1)) in failures.bad_references + failures.bad_sources else m.group(0),
             text,
         )
-        sentences = [s for s in _SENTENCE.split(text) if not any(q in s for q in failures.bad_quotations)]
+        sentences = [s for s in prose_sentences(text) if not any(q in s for q in failures.bad_quotations)]
         return re.sub(r"\s+([.,;])", r"\1", " ".join(sentences)).strip()
 
-    reasoning = [r for r in (clean(item) for item in draft.reasoning) if r]
     gaps = [g for g in (clean(item) for item in draft.gaps) if g]
     removed = failures.describe()
     gaps.append(
         "Some statements were removed because their citations could not be verified against the "
         f"contract ({len(removed)} failure(s)); they should be researched again."
     )
-    return draft.model_copy(
-        update={
-            "summary": clean(draft.summary),
-            "reasoning": reasoning,
-            "preliminary_answer": clean(draft.preliminary_answer),
-            "gaps": gaps,
-        }
-    )
+    return rewrite_texts(draft, clean).model_copy(update={"gaps": gaps})

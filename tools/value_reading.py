@@ -60,6 +60,8 @@ _TERM = re.compile(
     re.I,
 )
 _NOTICE_AFTER = re.compile(r"^\W*(?:'s?|’s?)?\s*(?:\w+\s+){0,2}(?:prior\s+)?(?:written\s+)?notice\b", re.I)
+_BEFORE_AFTER = re.compile(r"^\W*(?:\w+\s+)?(?:prior\s+to|before|in\s+advance)\b", re.I)
+_NOTICE_BEFORE = re.compile(r"\bnotif|\bnotice\b", re.I)
 _RENEW = re.compile(r"\brenew", re.I)
 #: Heading lines the text layer runs into the next sentence ("TERM AND SURVIVAL\n\n6.1 This").
 _LEADING_HEADING = re.compile(r"^(?:[^a-z\n]*\n+)+")
@@ -92,6 +94,17 @@ def _shared_words(question: str, sentence: str) -> float:
     return len(asked & words) / math.sqrt(len(words)) if words else 0.0
 
 
+def is_notice_period(text: str, mention: ValueMention) -> bool:
+    """Whether the duration ``mention`` of ``text`` is a notice period ("sixty (60) days' prior
+    written notice", "notifies the other in writing at least sixty (60) days prior to ...")."""
+    if mention.type != "duration":
+        return False
+    after = text[mention.span[1] : mention.span[1] + 40]
+    if _NOTICE_AFTER.match(after):
+        return True
+    return bool(_BEFORE_AFTER.match(after)) and bool(_NOTICE_BEFORE.search(text[: mention.span[0]][-150:]))
+
+
 def relevance(question: str, value_kind: str, sentence: str, mention: ValueMention) -> float:
     """How well ``mention``, stated in ``sentence``, answers ``question`` asking for a value of
     ``value_kind`` (higher is better; comparable between candidates of one question only)."""
@@ -100,7 +113,7 @@ def relevance(question: str, value_kind: str, sentence: str, mention: ValueMenti
     score = _shared_words(question, said)
     if mention.type != "duration":
         return score
-    is_notice = bool(_NOTICE_AFTER.match(sentence[mention.span[1] : mention.span[1] + 40]))
+    is_notice = is_notice_period(sentence, mention)
     if value_kind == "notice period":
         return score + (CUE if is_notice else 0.0)
     if is_notice:

@@ -81,7 +81,10 @@ _DATE_PATTERNS = (
     re.compile(r"\b(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<year>(?:19|20)\d\d)\b"),
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<m>\d\d)-(?P<d>\d\d)\b"),
 )
-_PLACE = r"(?:[A-Z][A-Za-z.'-]+)(?:\s+(?:of\s+)?[A-Z][A-Za-z.'-]+){0,3}"
+#: A place of up to four capitalised words; a dot only inside a word ("U.S"), so that a
+#: sentence's full stop ends the place ("the People's Republic of China. If ..." is China).
+_PLACE_WORD = r"[A-Z][A-Za-z'-]*(?:\.[A-Za-z]+)*"
+_PLACE = rf"{_PLACE_WORD}(?:\s+(?:of\s+)?{_PLACE_WORD}){{0,3}}"
 _LAW_PATTERNS = (
     re.compile(
         rf"\blaws?\s+(?:in\s+force\s+in\s+|of\s+)(?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|"
@@ -180,12 +183,38 @@ def _laws(text: str) -> list[ValueMention]:
     return found
 
 
+#: A law named by its adjective ("English law") is the law of the place ("England").
+_PLACE_OF_ADJECTIVE = {
+    "english": "england",
+    "scottish": "scotland",
+    "irish": "ireland",
+    "welsh": "wales",
+    "german": "germany",
+    "french": "france",
+    "dutch": "netherlands",
+    "swiss": "switzerland",
+    "chinese": "china",
+    "prc": "china",
+    "japanese": "japan",
+    "canadian": "canada",
+    "australian": "australia",
+    "indian": "india",
+    "israeli": "israel",
+    "singaporean": "singapore",
+}
+
+
 def normalize_place(place: str) -> str:
-    """``"the State of New York"`` and ``"New York"`` -> ``"new york"``."""
+    """``"the State of New York"`` and ``"New York"`` -> ``"new york"``; ``"English"`` ->
+    ``"england"``; ``"the People's Republic of China"`` -> ``"china"``."""
     place = re.sub(
-        r"^(?:the\s+)?(?:state|commonwealth|province|republic|kingdom)\s+of\s+", "", place.strip(), flags=re.I
+        r"^(?:the\s+)?(?:people'?s\s+republic|state|commonwealth|province|republic|kingdom)\s+of\s+",
+        "",
+        place.strip(),
+        flags=re.I,
     )
-    return " ".join(place.lower().replace(".", "").split())
+    place = " ".join(place.lower().replace(".", "").split())
+    return _PLACE_OF_ADJECTIVE.get(place, place)
 
 
 def _amounts(text: str) -> list[ValueMention]:

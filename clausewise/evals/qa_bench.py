@@ -48,6 +48,7 @@ from tools.bottom_line import VERDICT_OF_LABEL
 from tools.citations import QuoteVerifier
 from tools.claim_check import claims, contradictions
 from tools.retrieval.spans import overlap
+from tools.value_reading import is_notice_period
 from tools.values import ValueType, comparable, find_values
 
 if TYPE_CHECKING:
@@ -148,12 +149,21 @@ def verdict_questions(root: Path, limit: int, seed: int, fold: str = "heldout") 
     return items
 
 
+#: Which durations of a category's annotation are its value: the notice period's is the one
+#: followed by "notice", the renewal term's one that is not.
+NOTICE_SIDE = {"Notice Period to Terminate Renewal": True, "Renewal Term": False}
+
+
 def _gold_values(category: str, texts: list[str]) -> list[str]:
     _, types = VALUE_CATEGORIES[category]
     if not types:  # parties: the annotated names themselves (not the sentences naming them)
         names = (" ".join(t.split()) for t in texts)
         return list(dict.fromkeys(n for n in names if n and len(n) <= 60 and '"' not in n))
-    return list(dict.fromkeys(comparable(m.type, m.normalized) for t in texts for m in find_values(t, types)))
+    found = [(t, m) for t in texts for m in find_values(t, types)]
+    if category in NOTICE_SIDE:  # a renewal clause states the term and the notice that stops it
+        side = [(t, m) for t, m in found if is_notice_period(t, m) == NOTICE_SIDE[category]]
+        found = side or found
+    return list(dict.fromkeys(comparable(m.type, m.normalized) for _, m in found))
 
 
 def value_questions(root: Path, limit: int, seed: int, fold: str = "heldout") -> list[dict[str, Any]]:
