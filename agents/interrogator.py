@@ -49,7 +49,7 @@ LIST_QUOTE_CHARS = 800
 
 #: Value kinds whose every wording the value reader can compare (a short answer of these kinds
 #: opens a preliminary answer that states none of it).
-NUMERIC_VALUES = frozenset({"duration", "notice period", "date", "amount"})
+NUMERIC_VALUES = frozenset({"duration", "notice period", "expiry", "date", "amount"})
 
 NOT_ADDRESSED = (
     "The contract does not appear to address this question: no passage that answers it could be "

@@ -34,7 +34,7 @@ from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
 from tools.retrieval.graph import GraphSearch, open_graph
 from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered, overlap
-from tools.value_reading import value_readings
+from tools.value_reading import PREAMBLE_CHARS, party_reading, value_readings
 
 log = logging.getLogger(__name__)
 
@@ -400,6 +400,14 @@ class Researcher:
         if not self.settings.interrogation.read_values or kind.form != "value" or kind.value is None:
             return []
         text = self.index.document.text
+        if kind.value == "party":  # the parties are named in the preamble
+            parties = party_reading(text, 0, min(len(text), PREAMBLE_CHARS))
+            if parties is None or any(
+                c.span[0] <= parties.span[0] and parties.span[1] <= c.span[1] for c in cited
+            ):
+                return []
+            shown = [n for n, hit in enumerate(hits, start=1) if overlap(hit.span, parties.span)]
+            return [self._citation(parties.span, parties.text, shown[0] if shown else 0, attributed=True)]
         spans = list(dict.fromkeys(hit.span for hit in [*hits, *retrieved]))
         readings = value_readings(question, kind.value, text, spans)
         if not readings or readings[0].score <= 0:

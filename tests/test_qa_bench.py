@@ -123,3 +123,14 @@ def test_value_questions_state_a_readable_gold_value(bench_data) -> None:
     for item in items:
         assert item["question"] == VALUE_CATEGORIES[item["category"]][0]
         assert all(item["text"][a:b] for a, b in item["gold"])
+
+
+def test_a_value_answer_is_scored_by_its_normalized_form_too() -> None:
+    from clausewise.evals.qa_bench import value_correct
+
+    law = {"category": "Governing Law", "gold_values": ["ohio"]}
+    assert value_correct(law, "Ohio", "ohio") and not value_correct(law, "Texas", "texas")
+    term = {"category": "Renewal Term", "gold_values": ["12 month"]}
+    assert value_correct(term, "one (1) year", "1 year") and not value_correct(
+        term, "sixty (60) days", "60 days"
+    )

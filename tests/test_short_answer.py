@@ -74,7 +74,7 @@ def test_a_year_is_twelve_months_not_two() -> None:
             "duration",
         ),
         ("Which law governs the agreement?", "value", "law"),
-        ("When does the agreement expire?", "value", "date"),
+        ("When does the agreement expire?", "value", "expiry"),
         ("How much notice is needed to terminate the renewal?", "value", "notice period"),
         ("Who are the parties to the agreement?", "value", "party"),
         ("May the Receiving Party disclose information to its advisers?", "verdict", None),
@@ -178,8 +178,13 @@ def test_a_value_is_read_from_the_sources_and_follows_them_over_the_model() -> N
 
 
 def test_a_party_answer_names_only_parties_the_sources_name() -> None:
-    sources = [source(1, 'between Acme Ltd ("Acme") and Beta GmbH ("Beta")')]
     kind = question_kind("Who are the parties to the agreement?")
+    # a preamble among the sources: the value reader names the parties as it defines them
+    preamble = [source(1, 'between Acme Ltd ("Acme") and Beta GmbH ("Beta")')]
+    read = short_answer(kind, Draft(title="t", summary="s", preliminary_answer="p"), preamble)
+    assert (read.value, read.decided_by) == ('Acme Ltd ("Acme") and Beta GmbH ("Beta")', "value reader")
+    # no preamble: the model's names stand only when every one occurs in a source
+    sources = [source(1, "Acme Ltd shall pay Beta GmbH the fees.")]
     named = Draft(title="t", short_answer="Acme Ltd and Beta GmbH [1]", summary="s", preliminary_answer="p")
     assert short_answer(kind, named, sources).value == "Acme Ltd and Beta GmbH"
     invented = Draft(

@@ -23,7 +23,7 @@ CONFIDENTIAL = "How long must the Receiving Party keep the other party's informa
         # the survival clause, not the agreement's term nor the return deadline of 4.1
         (CONFIDENTIAL, "duration", "three (3) years", "survive"),
         ("How long does the agreement last?", "duration", "two (2) years", "starts on"),
-        ("When does the agreement expire?", "date", "two (2) years", "starts on"),
+        ("When does the agreement expire?", "expiry", "two (2) years", "starts on"),
         # the duration followed by "notice", not the term stated in the same sentence
         (
             "How much notice must a party give to terminate the agreement?",
@@ -160,8 +160,8 @@ def test_a_preliminary_answer_that_states_no_value_opens_with_the_value_read() -
     ("text", "notice"),
     [
         (
-            "renew for terms of twelve (12) months unless either party notifies the other in writing at least "
-            "sixty (60) days prior to the end of the Initial Term",
+            "renew for terms of twelve (12) months unless either party notifies the other in writing "
+            "at least sixty (60) days prior to the end of the Initial Term",
             ["sixty (60) days"],
         ),
         ("terminate on thirty (30) days' written notice after two (2) years", ["thirty (30) days"]),
@@ -173,3 +173,42 @@ def test_a_notice_period_is_the_duration_that_says_how_long_before_notice_is_due
     from tools.values import find_values
 
     assert [m.text for m in find_values(text, ("duration",)) if is_notice_period(text, m)] == notice
+
+
+@pytest.mark.parametrize(
+    ("preamble", "value"),
+    [
+        (
+            "THIS AGREEMENT, made and entered into as of this 1st day of January, 2000, by and between "
+            'MOSSIMO, INC., 2450 White Road, Irvine, California 92614 ("Company") and DAVID DUVAL '
+            'ENTERPRISES, INC., c/o IMG, 1360 East 9th St., Cleveland, Ohio 44114 ("Licensor").',
+            'MOSSIMO, INC. ("Company") and DAVID DUVAL ENTERPRISES, INC. ("Licensor")',
+        ),
+        (NDA[:1500], 'Northwind Analytics Ltd. ("Northwind") and Brightwater Health Inc. ("Brightwater")'),
+        (
+            "The entire agreement between the Parties with respect to the subject matter and supersedes all.",
+            None,
+        ),
+    ],
+)
+def test_the_parties_are_read_from_the_preamble(preamble, value) -> None:
+    from tools.value_reading import party_reading
+
+    reading = party_reading(preamble)
+    assert (reading.value() if reading else None) == value
+    if reading:
+        assert preamble[reading.span[0] : reading.span[1]] == reading.text
+
+
+def test_a_party_question_is_answered_by_the_preamble_and_an_expiry_by_a_term_not_a_start() -> None:
+    preamble = NDA[: NDA.index("RECITALS")].strip()
+    sources = [source(1, preamble, "Preamble")]
+    draft = Draft(title="t", short_answer="", summary="s", preliminary_answer="p")
+    parties = short_answer(question_kind("Who are the parties to the agreement?"), draft, sources)
+    assert parties.decided_by == "value reader" and parties.value.startswith("Northwind Analytics Ltd.")
+    assert question_kind("When does the agreement expire?").value == "expiry"
+    assert question_kind("What is the effective date of the agreement?").value == "date"
+    effective = value_readings("What is the effective date of the agreement?", "date", NDA)
+    assert effective[0].mention.type == "date"  # a duration never answers "what is the date"
+    expiry = value_readings("When does the agreement expire?", "expiry", NDA)[0]
+    assert expiry.mention.text == "two (2) years"  # not "3 March 2025", the date it starts

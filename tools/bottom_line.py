@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from clausewise.core.report import REFERENCE, ShortAnswer, Source, Verdict
 from clausewise.core.results import Draft, Label, Ruling
 from tools.question_kind import QuestionKind
-from tools.value_reading import READ_AS, ValueReading, qualification, value_readings
+from tools.value_reading import READ_AS, ValueReading, party_reading, qualification, value_readings
 from tools.values import ValueMention, find_values, same_value
 
 VERDICT_OF_LABEL: dict[Label, Verdict] = {
@@ -115,6 +115,27 @@ def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) ->
     value_type = kind.value or ""
     cited = _cited(f"{draft.short_answer} {draft.preliminary_answer}", numbers)
     model_text = REFERENCE.sub("", draft.short_answer).strip(" .")
+    if value_type == "party":
+        read = next(((s, r) for s in sources if (r := party_reading(s.quote)) is not None), None)
+        if read is not None:
+            source, parties = read
+            names = [name for name, _ in parties.parties]
+            disagreement = ""
+            if model_text and not any(n.lower() in model_text.lower() for n, _ in parties.parties):
+                disagreement = (
+                    f"the writer model answered '{model_text}'; source [{source.number}] names "
+                    f"{' and '.join(names)}, and the short answer follows the source"
+                )
+            return ShortAnswer(
+                form="value",
+                value=parties.value(),
+                value_type=value_type,
+                normalized=" and ".join(n.lower() for n in names),
+                sources=[source.number],
+                decided_by="value reader",
+                rationale=f"read from source [{source.number}]",
+                disagreement=disagreement,
+            )
     if value_type == "party" or value_type not in READ_AS:
         found = model_text and all(
             any(name.lower() in s.quote.lower() for s in sources)

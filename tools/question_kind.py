@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 AnswerForm = Literal["verdict", "value", "free"]
-ValueKind = Literal["duration", "date", "law", "amount", "party", "notice period"]
+ValueKind = Literal["duration", "expiry", "date", "law", "amount", "party", "notice period"]
 
 _VERDICT_START = re.compile(
     r"^(?:does|do|did|is|are|was|were|may|can|could|must|shall|should|will|would|has|have|had)\b", re.I
@@ -34,6 +34,13 @@ _VALUE_RULES: tuple[tuple[ValueKind, re.Pattern[str]], ...] = (
         "law",
         re.compile(
             r"\b(?:which|what)\s+(?:\w+\s+)?(?:law|jurisdiction's\s+law)s?\b|\bgoverning\s+law\b", re.I
+        ),
+    ),
+    (
+        "expiry",
+        re.compile(
+            r"\bexpir|\bwhen\s+(?:does|will)\s+(?:the\s+|this\s+)?(?:agreement|contract|term)\s+(?:end|terminate)\b",
+            re.I,
         ),
     ),
     (

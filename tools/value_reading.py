@@ -39,11 +39,13 @@ from tools.structure.sentences import sentence_spans
 from tools.values import ValueMention, ValueType, find_values
 
 #: The value types a question asking for a value of each kind is read as ("when does it
-#: expire?" may be answered by a date or by a term counted from the start).
+#: expire?" may be answered by a date or by a term counted from the start; "what is the
+#: effective date?" only by a date).
 READ_AS: dict[str, tuple[ValueType, ...]] = {
     "duration": ("duration",),
     "notice period": ("duration",),
-    "date": ("date", "duration"),
+    "expiry": ("date", "duration"),
+    "date": ("date",),
     "law": ("law",),
     "amount": ("amount",),
 }
@@ -62,6 +64,9 @@ _TERM = re.compile(
 _NOTICE_AFTER = re.compile(r"^\W*(?:'s?|’s?)?\s*(?:\w+\s+){0,2}(?:prior\s+)?(?:written\s+)?notice\b", re.I)
 _BEFORE_AFTER = re.compile(r"^\W*(?:\w+\s+)?(?:prior\s+to|before|in\s+advance)\b", re.I)
 _NOTICE_BEFORE = re.compile(r"\bnotif|\bnotice\b", re.I)
+_STARTS = re.compile(
+    r"\beffective\s+(?:as\s+of|date)|\bas\s+of\b|\bdated\b|\bentered\s+into\b|\bcommenc", re.I
+)
 _RENEW = re.compile(r"\brenew", re.I)
 #: Heading lines the text layer runs into the next sentence ("TERM AND SURVIVAL\n\n6.1 This").
 _LEADING_HEADING = re.compile(r"^(?:[^a-z\n]*\n+)+")
@@ -111,8 +116,12 @@ def relevance(question: str, value_kind: str, sentence: str, mention: ValueMenti
     heading = _LEADING_HEADING.match(sentence)
     said = sentence[heading.end() :] if heading and heading.end() <= mention.span[0] else sentence
     score = _shared_words(question, said)
+    if mention.type == "date" and value_kind == "expiry" and _STARTS.search(sentence[: mention.span[0]]):
+        score -= CUE / 2  # the date the agreement starts, not the one it ends
     if mention.type != "duration":
         return score
+    if value_kind == "expiry" and mention.normalized.endswith(("day", "days")):
+        score -= NOTICE_PENALTY  # a term is counted in months or years; days are deadlines
     is_notice = is_notice_period(sentence, mention)
     if value_kind == "notice period":
         return score + (CUE if is_notice else 0.0)
@@ -161,3 +170,72 @@ def qualification(reading: ValueReading) -> str:
         return ""
     words = " ".join(reading.text[found.end() :].split()).rstrip(".;").strip()
     return words if len(words) <= QUALIFICATION_CHARS else ""
+
+
+# -- parties -------------------------------------------------------------------------------------
+
+_BETWEEN = re.compile(r"\b(?:by\s+and\s+)?(?:between|among)\s+", re.I)
+#: Where one party's description ends and the next begins: after its defined term in
+#: parentheses ('("Company") and DAVID ...'), else at "and" before a capital.
+_AFTER_DEFINED = re.compile(r"(?<=\))\s*[,;]?\s*(?:and\s+)?(?=[A-Z\"“])")
+_NEXT_PARTY = re.compile(r"\s*(?:;\s*(?:and\s+)?|,?\s+and\s+(?=[A-Z\"“]))")
+_SUFFIX = re.compile(
+    r"\b(?:inc|incorporated|ltd|llc|l\.l\.c|limited|corporation|corp|plc|gmbh|ag|llp|l\.p|lp|s\.a|n\.v|b\.v|"
+    r"co|company|pty)\b\.?(?=,|\s|$)",
+    re.I,
+)
+_NAME_END = re.compile(
+    r",?\s+\(|,\s+(?:a|an|the)\s|,\s+\d|,\s+(?:with|having|whose|located|organi[sz]ed|incorporated|"
+    r"registered|existing|acting|of)\b|\s+(?:a|an)\s+[A-Z]?[a-z]+\s+(?:corporation|company|limited)",
+)
+_DEFINED = re.compile(
+    r"\(\s*(?:hereinafter\s+(?:referred\s+to\s+as\s+|called\s+)?|the\s+)?[\"“]([^\"”]{1,40})[\"”]"
+)
+#: How far into a contract its parties are named (the preamble).
+PREAMBLE_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class PartyReading:
+    """The parties as the contract's preamble names them: the sentence (absolute ``span``), and
+    each party's name with the term it is defined as ("MOSSIMO, INC." / "Company")."""
+
+    span: Span
+    text: str
+    parties: tuple[tuple[str, str], ...]
+
+    def value(self) -> str:
+        """'MOSSIMO, INC. ("Company") and DAVID DUVAL ENTERPRISES, INC. ("Licensor")'."""
+        named = [f'{name} ("{defined}")' if defined else name for name, defined in self.parties]
+        return ", ".join(named[:-1]) + f" and {named[-1]}" if len(named) > 1 else "".join(named)
+
+
+def _party(segment: str) -> tuple[str, str] | None:
+    """One party's name (up to its corporate suffix, its address or its description) and the
+    term it is defined as."""
+    suffix = _SUFFIX.search(segment)
+    cut = _NAME_END.search(segment)
+    end = min(suffix.end() if suffix else len(segment), cut.start() if cut else len(segment))
+    name = segment[:end].strip(" ,;:")
+    defined = _DEFINED.search(segment)
+    if not name or not name[0].isupper() or len(name) > 100:
+        return None
+    return name, defined.group(1).strip() if defined else ""
+
+
+def party_reading(text: str, start: int = 0, end: int | None = None) -> PartyReading | None:
+    """The first sentence of ``text[start:end]`` that names two or more parties "between" or
+    "among" (the preamble), with the parties it names; None when no sentence does."""
+    for sentence_span in sentence_spans(text, start, end, min_chars=1):
+        sentence = text[sentence_span[0] : sentence_span[1]]
+        found = _BETWEEN.search(sentence)
+        if found is None:
+            continue
+        body = sentence[found.end() :]
+        segments = _AFTER_DEFINED.split(body)
+        if len(segments) < 2:
+            segments = _NEXT_PARTY.split(body)
+        parties = [p for p in map(_party, segments) if p is not None]
+        if len(parties) >= 2:
+            return PartyReading(sentence_span, sentence, tuple(parties[:4]))
+    return None

@@ -308,7 +308,19 @@ def value_correct(item: dict[str, Any], value: str, normalized: str) -> bool:
         named = [g for g in item["gold_values"] if g.lower() in value.lower()]
         return len(named) >= min(2, len(item["gold_values"]))
     answered = {comparable(m.type, m.normalized) for m in find_values(value, types)}
+    # the short answer's own normalized form: a law read as "Ohio" states no "laws of" to find
+    answered |= {comparable(t, normalized) for t in types if normalized and _is_form_of(t, normalized)}
     return bool(answered & set(item["gold_values"]))
+
+
+def _is_form_of(value_type: ValueType, normalized: str) -> bool:
+    """Whether ``normalized`` is written as a value of ``value_type`` normalizes ("3 years",
+    "1999-06-21", "USD 1000"; a law's place is any other text)."""
+    if value_type == "duration":
+        return bool(re.fullmatch(r"\d+ [a-z ]+", normalized))
+    if value_type == "date":
+        return bool(re.fullmatch(r"\d{4}-\d\d-\d\d", normalized))
+    return value_type == "law" or value_type == "amount"
 
 
 def wrong_values_shown(item: dict[str, Any], texts: list[str], question: str) -> int:
