@@ -352,8 +352,29 @@ class Interrogator:
         if supported:  # every part answered by a turn has its sources among the findings
             for part in inquiry.parts:
                 reasoning = _with_grounds(
-                    reasoning, _part_sources(part, session, sources)[1], sources, limit=2
+                    reasoning, _part_sources(part, session, sources)[1], sources, limit=1
                 )
+        # the last guard: the report as it will be shown, checked once more (the findings and
+        # lines added above, and sentences joined by them, were not in the draft checked)
+        shown = draft.model_copy(
+            update={
+                "short_answer": "",
+                "summary": summary,
+                "reasoning": reasoning,
+                "preliminary_answer": preliminary,
+            }
+        )
+        late = self._contradictions(inquiry.question, shown, sources)
+        if late:
+            log.warning(
+                "removed %d claim(s) of the finished report that their sources contradict",
+                len(late),
+                extra={"contract": self.contract.contract_id, "claims": [c.describe() for c in late]},
+            )
+            shown = _without_claims(shown, late)
+            summary, reasoning, preliminary = shown.summary, shown.reasoning, shown.preliminary_answer
+            draft = draft.model_copy(update={"gaps": shown.gaps})
+            checked.removed_claims.extend(c.describe() for c in late)
         reason = "not addressed" if not addressed else (stop or "turn limit")
         report = Report(
             question=inquiry.question,
@@ -510,7 +531,9 @@ def _with_value(preliminary: str, bottom_line: ShortAnswer, asked: str) -> str:
     ):
         return preliminary  # a law is named in too many ways ("England", "English law") to tell
     topic = f"{asked[:1].lower()}{asked[1:]}".rstrip("?,; ")
-    return f"As to {topic}: {bottom_line.text()}. {preliminary}".strip()
+    rest = preliminary.strip()
+    rest = rest[:1].upper() + rest[1:]  # its own sentence, not the tail of the value's
+    return f"As to {topic}: {bottom_line.text()}. {rest}".strip()
 
 
 def _with_grounds(
