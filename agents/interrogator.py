@@ -482,6 +482,11 @@ def _with_unanswered_parts(draft: Draft, parts: list[str], session: list[Finding
     return draft.model_copy(update={"gaps": list(dict.fromkeys(gaps))})
 
 
+def _as_to(question: str) -> str:
+    """The lead of an answer's line on ``question``: "As to what exceptions apply:"."""
+    return f"As to {question[:1].lower()}{question[1:]}".rstrip("?,; ") + ":"
+
+
 def _part_sources(
     part: str, session: list[Finding], sources: list[Source]
 ) -> tuple[Finding | None, list[int]]:
@@ -508,11 +513,10 @@ def _with_part_answers(
             continue
         answer = " ".join(REFERENCE.sub("", finding.answer).split()).rstrip(" .")
         refs = " ".join(f"[{n}]" for n in numbers)
-        topic = f"{part[:1].lower()}{part[1:].rstrip('?')}"
         if answer.endswith(":") or len(answer.split()) < 4:  # a lead-in says nothing by itself
-            lines.append(f"As to {topic}: see {refs}.")
+            lines.append(f"{_as_to(part)} see {refs}.")
         else:
-            lines.append(f"As to {topic}: {answer} {refs}.")
+            lines.append(f"{_as_to(part)} {answer} {refs}.")
     if not lines:
         return draft
     return draft.model_copy(
@@ -530,10 +534,9 @@ def _with_value(preliminary: str, bottom_line: ShortAnswer, asked: str) -> str:
         or states_value(preliminary, bottom_line)
     ):
         return preliminary  # a law is named in too many ways ("England", "English law") to tell
-    topic = f"{asked[:1].lower()}{asked[1:]}".rstrip("?,; ")
     rest = preliminary.strip()
     rest = rest[:1].upper() + rest[1:]  # its own sentence, not the tail of the value's
-    return f"As to {topic}: {bottom_line.text()}. {rest}".strip()
+    return f"{_as_to(asked)} {bottom_line.text()}. {rest}".strip()
 
 
 def _with_grounds(

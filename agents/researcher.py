@@ -394,35 +394,31 @@ class Researcher:
         """The sentence stating the value that best answers ``question`` when it asks for a
         duration, date, law, amount or notice period (:mod:`tools.value_reading`), read in the
         passages shown and the other ``retrieved`` hits, cited unless a citation already states
-        that value there. Small answerers cite the first value they see ("continues for two (2) years") where
-        the question asks for another ("survive ... for three (3) years")."""
+        that value there (for a party question: the preamble sentence naming the parties). Small
+        answerers cite the first value they see ("continues for two (2) years") where the question
+        asks for another ("survive ... for three (3) years")."""
         kind = question_kind(question)
         if not self.settings.interrogation.read_values or kind.form != "value" or kind.value is None:
             return []
         text = self.index.document.text
         if kind.value == "party":  # the parties are named in the preamble
-            parties = party_reading(text, 0, min(len(text), PREAMBLE_CHARS))
-            if parties is None or any(
-                c.span[0] <= parties.span[0] and parties.span[1] <= c.span[1] for c in cited
-            ):
+            parties = party_reading(text, 0, PREAMBLE_CHARS)
+            if parties is None:
                 return []
-            shown = [n for n, hit in enumerate(hits, start=1) if overlap(hit.span, parties.span)]
-            return [self._citation(parties.span, parties.text, shown[0] if shown else 0, attributed=True)]
-        spans = list(dict.fromkeys(hit.span for hit in [*hits, *retrieved]))
-        readings = value_readings(question, kind.value, text, spans)
-        if not readings or readings[0].score <= 0:
-            return []
-        best = readings[0]
-        value = (best.span[0] + best.mention.span[0], best.span[0] + best.mention.span[1])
-        if any(c.span[0] <= value[0] and value[1] <= c.span[1] for c in cited):
+            span, sentence, stated, value = parties.span, parties.text, parties.span, parties.value()
+        else:
+            spans = list(dict.fromkeys(hit.span for hit in [*hits, *retrieved]))
+            readings = value_readings(question, kind.value, text, spans)
+            if not readings or readings[0].score <= 0:
+                return []
+            best = readings[0]
+            span, sentence, value = best.span, best.text, best.mention.text
+            stated = (best.span[0] + best.mention.span[0], best.span[0] + best.mention.span[1])
+        if any(c.span[0] <= stated[0] and stated[1] <= c.span[1] for c in cited):
             return []  # a citation already states the value
-        shown = [n for n, hit in enumerate(hits, start=1) if overlap(hit.span, best.span)]
-        log.info(
-            "value reader cites %r",
-            best.mention.text,
-            extra={"contract": self.index.contract_id, "span": best.span},
-        )
-        return [self._citation(best.span, best.text, shown[0] if shown else 0, attributed=True)]
+        shown = [n for n, hit in enumerate(hits, start=1) if overlap(hit.span, span)]
+        log.info("value reader cites %r", value, extra={"contract": self.index.contract_id, "span": span})
+        return [self._citation(span, sentence, shown[0] if shown else 0, attributed=True)]
 
     def answer(
         self,

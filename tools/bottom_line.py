@@ -22,7 +22,14 @@ from collections.abc import Sequence
 from clausewise.core.report import REFERENCE, ShortAnswer, Source, Verdict
 from clausewise.core.results import Draft, Label, Ruling
 from tools.question_kind import QuestionKind
-from tools.value_reading import READ_AS, ValueReading, party_reading, qualification, value_readings
+from tools.value_reading import (
+    READ_AS,
+    PartyReading,
+    ValueReading,
+    party_reading,
+    qualification,
+    value_readings,
+)
 from tools.values import ValueMention, find_values, same_value
 
 VERDICT_OF_LABEL: dict[Label, Verdict] = {
@@ -110,6 +117,28 @@ def best_reading(
     return best[4], best[5]
 
 
+def _party_answer(source: Source, parties: PartyReading, model_text: str) -> ShortAnswer:
+    """The parties as ``source`` (a preamble) names them; a disagreement when the writer's
+    ``model_text`` names none of them."""
+    names = [name for name, _ in parties.parties]
+    disagreement = ""
+    if model_text and not any(name.lower() in model_text.lower() for name in names):
+        disagreement = (
+            f"the writer model answered '{model_text}'; source [{source.number}] names "
+            f"{' and '.join(names)}, and the short answer follows the source"
+        )
+    return ShortAnswer(
+        form="value",
+        value=parties.value(),
+        value_type="party",
+        normalized=" and ".join(name.lower() for name in names),
+        sources=[source.number],
+        decided_by="value reader",
+        rationale=f"read from source [{source.number}]",
+        disagreement=disagreement,
+    )
+
+
 def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) -> ShortAnswer:
     numbers = {s.number for s in sources}
     value_type = kind.value or ""
@@ -118,24 +147,7 @@ def value_answer(kind: QuestionKind, draft: Draft, sources: Sequence[Source]) ->
     if value_type == "party":
         read = next(((s, r) for s in sources if (r := party_reading(s.quote)) is not None), None)
         if read is not None:
-            source, parties = read
-            names = [name for name, _ in parties.parties]
-            disagreement = ""
-            if model_text and not any(n.lower() in model_text.lower() for n, _ in parties.parties):
-                disagreement = (
-                    f"the writer model answered '{model_text}'; source [{source.number}] names "
-                    f"{' and '.join(names)}, and the short answer follows the source"
-                )
-            return ShortAnswer(
-                form="value",
-                value=parties.value(),
-                value_type=value_type,
-                normalized=" and ".join(n.lower() for n in names),
-                sources=[source.number],
-                decided_by="value reader",
-                rationale=f"read from source [{source.number}]",
-                disagreement=disagreement,
-            )
+            return _party_answer(*read, model_text)
     if value_type == "party" or value_type not in READ_AS:
         found = model_text and all(
             any(name.lower() in s.quote.lower() for s in sources)
