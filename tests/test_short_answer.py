@@ -210,3 +210,25 @@ def test_renderers_show_the_short_answer_first() -> None:
     assert "**New York [1]**" in markdown
     assert report.to_html().index("Short answer") < report.to_html().index("Summary")
     assert list(report.model_dump())[:2] == ["question", "short_answer"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "contradicted"),
+    [
+        ("Trade secrets continue for three (3) years [1].", True),
+        ("The Receiving Party must protect trade secrets for 3 years after termination [1].", True),
+        ("The obligations survive for three (3) years [1].", False),
+        (
+            "The obligations survive for three (3) years; trade secrets continue as long as they "
+            "remain secret [1].",
+            False,
+        ),
+        ("Obligations last three years, but trade secrets last while they stay secret [1].", False),
+        ("Trade secrets stay protected for as long as they remain trade secrets [1].", False),
+    ],
+)
+def test_a_value_moved_onto_what_its_source_excepts_is_contradicted(claim: str, contradicted: bool) -> None:
+    found = contradictions([claim], [source(1, SURVIVAL)], "How long, and what exceptions apply?")
+    assert bool(found) == contradicted
+    if contradicted:
+        assert "trade secrets continue for so long as" in found[0].describe()

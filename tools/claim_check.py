@@ -10,6 +10,12 @@ the ones it cites ([n]), or every source of the report when it cites none. Two c
   stating no duration it is merely unsupported, which this check does not judge. Values that the
   question itself names are not counted (a summary restating "does it last five years?" claims
   nothing).
+- exceptions (always): a value its source gives to a rule is not the value of what that rule
+  excepts. "Trade secrets continue for three (3) years" against "survive ... for three (3) years;
+  however, obligations relating to trade secrets continue for so long as ..." states the source's
+  value, so the value check passes it, and the classifier reads it as neutral; but it moves the
+  value onto the exception's subject. One clause of a claim holding both the rule's value and
+  every distinctive word of the exception's subject is contradicted.
 - the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
   hypothesis against each sentence of its sources; contradiction at or above the calibrated
   threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
@@ -19,6 +25,7 @@ the ones it cites ([n]), or every source of the report when it cites none. Two c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +33,25 @@ from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.report_checks import prose_sentences
 from tools.values import ValueMention, find_values, same_value
+
+#: Where a sentence turns from its rule to what the rule excepts ("...; however, obligations
+#: relating to trade secrets continue ...", ", provided that the Recipient may ...").
+_EXCEPTION = re.compile(r"[;,]\s*(?:however|provided(?:,)?\s+that|save\s+that|but)\b[\s,]*", re.I)
+#: The verb that ends an exception's subject ("obligations relating to trade secrets | continue").
+_VERB = re.compile(
+    r"\b(?:shall|will|must|may|is|are|continues?|survives?|remains?|lasts?|applies|apply|expires?)\b",
+    re.I,
+)
+#: Where a claim turns from one clause to the next: a claim may state the rule and its exception
+#: side by side ("last three years, but trade secrets as long as they remain secret").
+_CLAUSE = re.compile(r"[,;:]|\b(?:but|while|whereas|except|however|although|unless)\b", re.I)
+_WORD = re.compile(r"[a-z]{4,}")
+#: Words of an exception's subject that name no subject of their own.
+_LINKING = frozenset(
+    {"relating", "related", "respect", "regard", "that", "which", "those", "such", "this", "with"}
+)
+#: Most words an exception's subject may have before its verb (longer is no subject phrase).
+SUBJECT_WORDS = 10
 
 
 @dataclass(frozen=True)
@@ -63,6 +89,51 @@ def _value_contradiction(
     return None
 
 
+def _stems(text: str) -> set[str]:
+    return {word.rstrip("s") for word in _WORD.findall(text.lower())}
+
+
+@dataclass(frozen=True)
+class _Exception:
+    """A source sentence's rule and what it excepts: the rule's values, the distinctive words of
+    the exception's subject, and the exception's own words."""
+
+    values: list[ValueMention]
+    subject: set[str]
+    words: str
+
+
+def _exception_in(sentence: str) -> _Exception | None:
+    turn = _EXCEPTION.search(sentence)
+    if turn is None:
+        return None
+    rule, exception = sentence[: turn.start()], sentence[turn.end() :]
+    verb = _VERB.search(exception)
+    if verb is None or len(exception[: verb.start()].split()) > SUBJECT_WORDS:
+        return None
+    subject = _stems(exception[: verb.start()]) - _stems(rule) - _LINKING
+    own = find_values(exception)
+    values = [v for v in find_values(rule) if not any(same_value(v, e) for e in own)]
+    if not subject or not values:
+        return None
+    return _Exception(values, subject, " ".join(exception.split()).rstrip("."))
+
+
+def _exception_contradiction(claim: str, cited: Sequence[Source]) -> Contradiction | None:
+    clauses = [c for c in _CLAUSE.split(_plain(claim)) if c and c.strip()]
+    for source in cited:
+        for sentence in claims(source.quote):
+            excepted = _exception_in(sentence)
+            if excepted is None:
+                continue
+            for clause in clauses:
+                stated = [v for v in find_values(clause) if any(same_value(v, r) for r in excepted.values)]
+                if stated and excepted.subject <= _stems(clause):
+                    reason = f'it gives {stated[0].text} to what the source excepts: "{excepted.words}"'
+                    return Contradiction(claim, source.number, reason)
+    return None
+
+
 def _nli_contradiction(
     claim: str, cited: Sequence[Source], scorer: SentenceScorer, at: float
 ) -> Contradiction | None:
@@ -87,8 +158,8 @@ def contradictions(
     scorer: SentenceScorer | None = None,
     at: float = 0.5,
 ) -> list[Contradiction]:
-    """The claims of ``texts`` that their sources contradict (value check, then the classifier
-    when ``scorer`` is given), at most one per claim."""
+    """The claims of ``texts`` that their sources contradict (value and exception checks, then
+    the classifier when ``scorer`` is given), at most one per claim."""
     by_number = {s.number: s for s in sources}
     asked = find_values(question)
     found: list[Contradiction] = []
@@ -98,7 +169,9 @@ def contradictions(
                 continue
             numbers = [int(n) for n in REFERENCE.findall(claim)]
             cited = [by_number[n] for n in numbers if n in by_number] or list(sources)
-            contradiction = _value_contradiction(claim, cited, asked)
+            contradiction = _value_contradiction(claim, cited, asked) or _exception_contradiction(
+                claim, cited
+            )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)
             if contradiction is not None:
