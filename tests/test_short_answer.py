@@ -232,3 +232,14 @@ def test_a_value_moved_onto_what_its_source_excepts_is_contradicted(claim: str, 
     assert bool(found) == contradicted
     if contradicted:
         assert "trade secrets continue for so long as" in found[0].describe()
+
+
+def test_a_finding_that_only_quotes_its_source_is_never_contradicted() -> None:
+    definition = (
+        "“Confidential Information” is defined as any written information that is disclosed by a "
+        "disclosing party. It is marked at the time of disclosure as being “Confidential”."
+    )
+    finding = f'1.1 Definitions, p. 1 provides: "{definition}" [1]'
+    assert contradictions([finding], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5) == []
+    altered = finding.replace("written", "oral")
+    assert len(contradictions([altered], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5)) == 1

@@ -52,6 +52,8 @@ _LINKING = frozenset(
 )
 #: Most words an exception's subject may have before its verb (longer is no subject phrase).
 SUBJECT_WORDS = 10
+#: The lead-in of a finding that only quotes its source ('1.1, p. 1 provides: "..." [8]').
+_LEAD_IN = re.compile(r'^[^"“]{0,120}?\bprovides:\s*')
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,16 @@ def claims(text: str) -> list[str]:
 
 def _plain(claim: str) -> str:
     return " ".join(REFERENCE.sub("", claim).split())
+
+
+def _only_quotes(claim: str, cited: Sequence[Source]) -> bool:
+    """Whether ``claim`` asserts nothing but its sources' own words (a quoting finding, or a piece
+    of one): such a claim cannot contradict them, whatever a classifier reads into a long
+    hypothesis that is its own premise."""
+    core = _LEAD_IN.sub("", _plain(claim)).strip().removesuffix("...").strip().strip('"').strip()
+    if len(core.split()) < 3:
+        return False
+    return any(core in " ".join(source.quote.split()) for source in cited)
 
 
 def _value_contradiction(
@@ -169,6 +181,8 @@ def contradictions(
                 continue
             numbers = [int(n) for n in REFERENCE.findall(claim)]
             cited = [by_number[n] for n in numbers if n in by_number] or list(sources)
+            if _only_quotes(claim, cited):
+                continue
             contradiction = _value_contradiction(claim, cited, asked) or _exception_contradiction(
                 claim, cited
             )
