@@ -241,5 +241,12 @@ def test_a_finding_that_only_quotes_its_source_is_never_contradicted() -> None:
     )
     finding = f'1.1 Definitions, p. 1 provides: "{definition}" [1]'
     assert contradictions([finding], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5) == []
+    numbered = f"1.1. {definition}"
+    assert (
+        contradictions(
+            [f'1.1, p. 1 provides: "{numbered}" [1]'], [source(1, numbered)], "q", scorer=ContradictsAll()
+        )
+        == []
+    )
     altered = finding.replace("written", "oral")
     assert len(contradictions([altered], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5)) == 1

@@ -81,9 +81,10 @@ def _only_quotes(claim: str, cited: Sequence[Source]) -> bool:
     """Whether ``claim`` asserts nothing but its sources' own words (a quoting finding, or a piece
     of one): such a claim cannot contradict them, whatever a classifier reads into a long
     hypothesis that is its own premise."""
-    core = _LEAD_IN.sub("", _plain(claim)).strip().removesuffix("...").strip().strip('"').strip()
-    if len(core.split()) < 3:
-        return False
+    plain = _plain(claim)
+    core = _LEAD_IN.sub("", plain).strip().removesuffix("...").strip().strip('"').strip()
+    if not core or (core == plain and len(core.split()) < 3):
+        return False  # a lead-in quoting a clause's number alone ('1.1 provides: "1.1.') passes
     return any(core in " ".join(source.quote.split()) for source in cited)
 
 
