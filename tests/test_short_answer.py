@@ -250,3 +250,17 @@ def test_a_finding_that_only_quotes_its_source_is_never_contradicted() -> None:
     )
     altered = finding.replace("written", "oral")
     assert len(contradictions([altered], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5)) == 1
+
+
+def test_a_claim_restating_its_source_is_supported_and_a_negated_one_is_not() -> None:
+    definition = (
+        "“Confidential Information” shall mean scientific, research, technical or business information "
+        "pertaining to the Field, including inventions, know-how and trade secrets."
+    )
+    restated = (
+        "The scope of the Confidential Information is defined as scientific, research, technical or "
+        "business information pertaining to the Field, including inventions, know-how and trade secrets [1]."
+    )
+    assert contradictions([restated], [source(1, definition)], "q", scorer=ContradictsAll()) == []
+    negated = restated.replace("including", "not including")
+    assert len(contradictions([negated], [source(1, definition)], "q", scorer=ContradictsAll())) == 1

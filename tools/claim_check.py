@@ -52,6 +52,9 @@ _LINKING = frozenset(
 )
 #: Most words an exception's subject may have before its verb (longer is no subject phrase).
 SUBJECT_WORDS = 10
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|unless|except)\b|n't\b", re.I)
+#: Share of a claim's words one sentence of its sources must hold for the claim to restate it.
+RESTATED = 0.8
 #: The lead-in of a finding that only quotes its source ('1.1, p. 1 provides: "..." [8]').
 _LEAD_IN = re.compile(r'^[^"“]{0,120}?\bprovides:\s*')
 
@@ -147,11 +150,19 @@ def _exception_contradiction(claim: str, cited: Sequence[Source]) -> Contradicti
     return None
 
 
+def _restates(claim: str, piece: str) -> bool:
+    """Whether ``claim`` is ``piece`` in nearly its own words, negated alike: the classifier,
+    trained on short hypotheses, reads some long restatements of a sentence as contradicting it."""
+    words = _stems(claim)
+    negated = {m.lower() for m in _NEGATION.findall(claim)} == {m.lower() for m in _NEGATION.findall(piece)}
+    return bool(words) and negated and len(words & _stems(piece)) >= RESTATED * len(words)
+
+
 def _nli_contradiction(
     claim: str, cited: Sequence[Source], scorer: SentenceScorer, at: float
 ) -> Contradiction | None:
     pieces = [(s, piece) for s in cited for piece in claims(s.quote) or [s.quote]]
-    if not pieces:
+    if not pieces or any(_restates(_plain(claim), piece) for _, piece in pieces):
         return None
     rows = scorer.probabilities(_plain(claim), [piece for _, piece in pieces])
     if max(float(row[0]) for row in rows) >= at:
