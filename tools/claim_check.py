@@ -32,11 +32,12 @@ from dataclasses import dataclass
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.report_checks import prose_sentences
+from tools.value_reading import RULE_TURNS
 from tools.values import ValueMention, find_values, same_value
 
 #: Where a sentence turns from its rule to what the rule excepts ("...; however, obligations
 #: relating to trade secrets continue ...", ", provided that the Recipient may ...").
-_EXCEPTION = re.compile(r"[;,]\s*(?:however|provided(?:,)?\s+that|save\s+that|but)\b[\s,]*", re.I)
+_EXCEPTION = re.compile(rf"[;,]\s*(?:{RULE_TURNS})\b[\s,]*", re.I)
 #: The verb that ends an exception's subject ("obligations relating to trade secrets | continue").
 _VERB = re.compile(
     r"\b(?:shall|will|must|may|is|are|continues?|survives?|remains?|lasts?|applies|apply|expires?)\b",

@@ -71,7 +71,10 @@ _RENEW = re.compile(r"\brenew", re.I)
 #: Heading lines the text layer runs into the next sentence ("TERM AND SURVIVAL\n\n6.1 This").
 _LEADING_HEADING = re.compile(r"^(?:[^a-z\n]*\n+)+")
 
-_QUALIFIER = re.compile(r"[;,]\s*(?=(?:however|provided(?:,)?\s+that|except|save\s+that|unless|but)\b)", re.I)
+#: The words where a sentence turns from its rule to what the rule excepts ("...; however,
+#: obligations relating to trade secrets continue ..."); the claim check reads the same turn.
+RULE_TURNS = r"however|provided(?:,)?\s+that|save\s+that|but"
+_QUALIFIER = re.compile(rf"[;,]\s*(?=(?:{RULE_TURNS}|except|unless)\b)", re.I)
 #: Longest qualification quoted with a value (a longer one is left to the findings).
 QUALIFICATION_CHARS = 300
 
