@@ -14,7 +14,7 @@ from typing import Annotated, Literal, TypedDict
 from clausewise.core.report import Report
 from clausewise.core.results import Draft, Finding, Ruling
 
-StopReason = Literal["confident", "turn limit", "not addressed", ""]
+StopReason = Literal["confident", "ruled", "turn limit", "not addressed", ""]
 
 
 class QAInput(TypedDict, total=False):

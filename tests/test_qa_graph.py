@@ -396,6 +396,27 @@ def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> N
     assert stop_reason({**state(3, [first]), "parts": parts}, 0.75) == "turn limit"  # turns run out
 
 
+def test_a_ruled_question_stops_after_two_turns_confident_or_not() -> None:
+    from clausewise.core.results import Draft, Finding
+    from graphs.routing import RULED_TURNS, stop_reason
+
+    unsure = Draft.model_validate(json.loads(draft("Perhaps [1].", complete=False, confidence=0.4)))
+    ruling = Ruling(hypothesis="h", label="Contradiction", confidence=0.9, citations=[_citation()])
+    found = Finding(turn=1, question="q", answer="a", addressed=True, citations=[_citation()])
+
+    def reason(turn, max_turns, *, ruled=True, parts=()):
+        state = {"draft": unsure, "turn": turn, "max_turns": max_turns, "findings": [found]}
+        return stop_reason({**state, "ruling": ruling if ruled else None, "parts": list(parts)}, 0.75)
+
+    assert RULED_TURNS == 2
+    assert reason(1, 3) == ""  # the question itself, then the draft's biggest gap
+    assert reason(2, 3) == "ruled"
+    assert reason(1, 1) == "ruled"  # never past the turn limit
+    assert reason(2, 3, ruled=False) == ""  # an unruled question keeps researching
+    assert reason(2, 3, parts=["An unasked part?"]) == ""  # every part still gets its turn
+    assert reason(3, 3, parts=["An unasked part?"]) == "turn limit"
+
+
 def test_a_part_reads_its_own_ranking_while_a_follow_up_passes_over_what_was_read() -> None:
     from clausewise.core.results import Finding, HitSummary
     from graphs.routing import read_spans

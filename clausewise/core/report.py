@@ -101,7 +101,7 @@ class ReportMetadata(BaseModel):
     turns_used: int = 0
     max_turns: int = 0
     questions_asked: list[str] = Field(default_factory=list)
-    stopped_because: Literal["confident", "turn limit", "not addressed", ""] = ""
+    stopped_because: Literal["confident", "ruled", "turn limit", "not addressed", ""] = ""
     confidence: float | None = None
     models: list[str] = Field(default_factory=list)
     llm_calls: int = 0
