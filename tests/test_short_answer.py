@@ -234,6 +234,43 @@ def test_a_value_moved_onto_what_its_source_excepts_is_contradicted(claim: str, 
         assert "trade secrets continue for so long as" in found[0].describe()
 
 
+EARLY_END = (
+    "This Agreement continues for two (2) years, unless terminated earlier by either Party on thirty "
+    "(30) days' written notice to the other."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "contradicted"),
+    [
+        # the demo's summary: 6.2's survival made to end on 6.1's notice of early termination
+        (
+            "The information must be kept confidential for three (3) years, unless terminated earlier "
+            "by either Party on thirty (30) days' written notice to the other.",
+            True,
+        ),
+        ("The obligations survive three (3) years [2], unless ended on thirty (30) days' notice [1].", True),
+        # one source ties the two values together
+        ("The agreement lasts two (2) years unless ended on thirty (30) days' notice [1].", False),
+        # side by side, neither made to depend on the other
+        ("The agreement may end on thirty (30) days' notice; the obligations survive three years.", False),
+        ("The obligations survive three (3) years, except for trade secrets [2].", False),
+    ],
+)
+def test_a_value_made_to_depend_on_another_provisions_value_is_contradicted(
+    claim: str, contradicted: bool
+) -> None:
+    sources = [source(1, EARLY_END), source(2, SURVIVAL, 300)]
+    found = contradictions([claim], sources, "How long must the information be kept confidential?")
+    assert bool(found) == contradicted
+    if contradicted:
+        assert found[0].source == 2  # the source of the value made conditional
+        assert found[0].reason == (
+            "it makes three (3) years depend on thirty (30) days, which only source [1] states; "
+            "no source ties them together"
+        )
+
+
 def test_a_finding_that_only_quotes_its_source_is_never_contradicted() -> None:
     definition = (
         "“Confidential Information” is defined as any written information that is disclosed by a "

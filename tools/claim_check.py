@@ -2,7 +2,7 @@
 contradict must not reach the user.
 
 A claim is one sentence of the summary, the findings or the preliminary answer; its sources are
-the ones it cites ([n]), or every source of the report when it cites none. Two checks:
+the ones it cites ([n]), or every source of the report when it cites none. The checks:
 
 - values (always): a duration, date, amount or governing law the claim states must be one its
   sources state when they state any of that type. "must keep it confidential for two years [3]"
@@ -16,6 +16,11 @@ the ones it cites ([n]), or every source of the report when it cites none. Two c
   value, so the value check passes it, and the classifier reads it as neutral; but it moves the
   value onto the exception's subject. One clause of a claim holding both the rule's value and
   every distinctive word of the exception's subject is contradicted.
+- joined values (always): a claim that makes a value of one source depend on a value only another
+  source states ("confidential for three (3) years, unless terminated earlier on thirty (30)
+  days' notice", where 6.2 gives the three-year survival and 6.1 the thirty days' notice of early
+  termination) ties together two provisions that no source ties together. Each value passes the
+  value check, and the classifier, reading one sentence at a time, cannot see the join.
 - the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
   hypothesis against each sentence of its sources; contradiction at or above the calibrated
   threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
@@ -53,6 +58,8 @@ _LINKING = frozenset(
 )
 #: Most words an exception's subject may have before its verb (longer is no subject phrase).
 SUBJECT_WORDS = 10
+#: Where a claim makes what it states depend on a condition ("..., unless terminated earlier on").
+_CONDITION = re.compile(r"\b(?:unless|except|provided|subject to|until|save)\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|unless|except)\b|n't\b", re.I)
 #: Share of a claim's words one sentence of its sources must hold for the claim to restate it.
 RESTATED = 0.8
@@ -103,6 +110,33 @@ def _value_contradiction(
             return Contradiction(
                 claim, source.number, f'it says {value.text} where the source says "{mention.text}"'
             )
+    return None
+
+
+def _stating(value: ValueMention, cited: Sequence[Source]) -> list[int]:
+    """The numbers of the sources that state ``value``."""
+    return [s.number for s in cited if any(same_value(value, m) for m in find_values(s.quote, (value.type,)))]
+
+
+def _joined_contradiction(
+    claim: str, cited: Sequence[Source], asked: list[ValueMention]
+) -> Contradiction | None:
+    plain = _plain(claim)
+    turn = _CONDITION.search(plain)
+    if turn is None:
+        return None
+    fresh = [v for v in find_values(plain) if not any(same_value(v, q) for q in asked)]
+    ruled = [v for v in fresh if v.span[1] <= turn.start()]
+    conditions = [v for v in fresh if v.span[0] >= turn.end()]
+    for value in ruled:
+        for condition in conditions:
+            rule_sources, condition_sources = _stating(value, cited), _stating(condition, cited)
+            if rule_sources and condition_sources and not set(rule_sources) & set(condition_sources):
+                reason = (
+                    f"it makes {value.text} depend on {condition.text}, which only source "
+                    f"[{condition_sources[0]}] states; no source ties them together"
+                )
+                return Contradiction(claim, rule_sources[0], reason)
     return None
 
 
@@ -183,7 +217,7 @@ def contradictions(
     scorer: SentenceScorer | None = None,
     at: float = 0.5,
 ) -> list[Contradiction]:
-    """The claims of ``texts`` that their sources contradict (value and exception checks, then
+    """The claims of ``texts`` that their sources contradict (value, exception and join checks, then
     the classifier when ``scorer`` is given), at most one per claim."""
     by_number = {s.number: s for s in sources}
     asked = find_values(question)
@@ -196,8 +230,10 @@ def contradictions(
             cited = [by_number[n] for n in numbers if n in by_number] or list(sources)
             if _only_quotes(claim, cited):
                 continue
-            contradiction = _value_contradiction(claim, cited, asked) or _exception_contradiction(
-                claim, cited
+            contradiction = (
+                _value_contradiction(claim, cited, asked)
+                or _exception_contradiction(claim, cited)
+                or _joined_contradiction(claim, cited, asked)
             )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)
