@@ -70,3 +70,6 @@ def test_eval_ingest_command_writes_json(bench_data: Path, tmp_path: Path, tesse
     assert results["pdf_speed"]["pdfs"] == 2 and results["pdf_speed"]["pages_per_second"] > 0
     assert results["pdf_speed"]["embedding"]["chunks"] > 0
     assert results["ocr"]["pages"] == 1 and results["ocr"]["word_accuracy"] > 0.9
+    # the code measured is the code at the start; the file is replaced whole, never half-written
+    assert {"commit", "uncommitted_changes", "started", "when"} <= set(results["environment"])
+    assert not list(tmp_path.glob(".*.partial"))

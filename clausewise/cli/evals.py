@@ -44,11 +44,11 @@ def _benchmark(
     return Runtime(settings, evaluation=True), require(Path(data or user_settings.paths.bench_data))
 
 
-def _commit() -> str | None:
-    """The source revision the figures were measured at (None outside a git checkout)."""
+def _git(*args: str) -> str | None:
+    """A git query about the checkout this code runs from; None outside a git checkout."""
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
+            ["git", *args],
             cwd=Path(__file__).resolve().parent,
             capture_output=True,
             text=True,
@@ -57,23 +57,48 @@ def _commit() -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
-def _environment() -> dict[str, Any]:
+def _code_state() -> dict[str, Any]:
+    """The commit the code runs from and whether its code (Python, prompts, settings) differs from it."""
     return {
-        "commit": _commit(),
+        "commit": _git("rev-parse", "--short", "HEAD") or None,
+        "uncommitted_changes": bool(_git("diff", "HEAD", "--stat", "--", "*.py", "prompts", "*.toml")),
+    }
+
+
+_STARTED = "clausewise.eval.started"
+
+
+@eval_app.callback()
+def _started(ctx: typer.Context) -> None:
+    """Note the code a benchmark measures when it starts: a run takes hours, and a commit landed
+    meanwhile (modules are imported once, at the start) is not the code that produced its figures."""
+    ctx.meta[_STARTED] = {**_code_state(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def _environment(started: dict[str, Any]) -> dict[str, Any]:
+    environment = {
+        **started,
         "cpu_count": os.cpu_count(),
         "machine": platform.machine(),
         "python": platform.python_version(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    at_end = _code_state()
+    if started and at_end != {k: started.get(k) for k in at_end}:
+        environment["code_at_end"] = at_end
+    return environment
 
 
-def write_results(results: dict[str, Any], out: Path) -> None:
+def write_results(ctx: typer.Context, results: dict[str, Any], out: Path) -> None:
+    """Write a benchmark's results with the environment it ran in (the commit read at the start)."""
+    results["environment"] = _environment(ctx.meta.get(_STARTED) or _code_state())
     out.parent.mkdir(parents=True, exist_ok=True)
-    results["environment"] = _environment()
-    out.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    partial = out.with_name(f".{out.name}.partial")
+    partial.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    partial.replace(out)  # hours of benchmark are not lost to a half-written file
     console.print(f"Results written to [bold]{out}[/bold]")
 
 
@@ -156,7 +181,7 @@ def eval_ingest(
             f"({kg['graph_share_of_ingest_seconds']:.0%}); {kg['graph_mb_per_contract']} MB of the "
             f"{kg['index_mb_per_contract']} MB index ({kg['graph_share_of_index_bytes']:.0%})"
         )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("llm")
@@ -211,7 +236,7 @@ def eval_llm(
             str(row["peak_memory_mb"]),
         )
     console.print(table)
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("legalbench-rag")
@@ -267,7 +292,7 @@ def eval_legalbench_rag(
             queries_kind=queries,
         )
     _print_legalbench(results)
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 def _print_legalbench(results: dict) -> None:
@@ -343,7 +368,7 @@ def eval_serve(
             f"Peak memory: server {results['server_peak_mb']} MB, one process "
             f"{results['one_process_peak_mb']} MB (ratio {ratio})"
         )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("highlight")
@@ -389,7 +414,7 @@ def eval_highlight(
             f"First step on screen after clicking Ask ({first['repeats']} clicks): p50 {first['p50']} s, "
             f"p95 {_mark(first['p95'], goals['first_step_p95_seconds'], False)} s"
         )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("scale")
@@ -445,7 +470,7 @@ def eval_scale(
             f"check on {row['machines']:2} machine(s): {row['contracts_per_hour']} contracts/h; "
             f"1,000 in {row['hours_for_1000']} h, 10,000 in {row['hours_for_10000']} h"
         )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("acord")
@@ -489,7 +514,7 @@ def eval_acord(
             for grade, row in results["reranker_by_grade"].items()
         )
         console.print(f"Reranker mean probability by grade (candidates): {by_grade}")
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("qa")
@@ -569,7 +594,7 @@ def eval_qa(
         f"{_mark(results['seconds_per_question_mean'], goals['seconds_per_question'], False)} s per question "
         f"(max {results['seconds_per_question_max']})"
     )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("qa-evidence")
@@ -607,7 +632,7 @@ def eval_qa_evidence(
         f"{results['questions']} questions, {results['evidence_passages']} passages of at most "
         f"{results['passage_chars']} characters per question"
     )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 @eval_app.command("contractnli")
@@ -641,7 +666,7 @@ def eval_contractnli(
             bench, root, file_name=file, limit=limit, fold=fold, calibrate=calibrate, progress=progress
         )
     _print_contractnli(results)
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 def _print_contractnli(results: dict[str, Any]) -> None:
@@ -741,7 +766,7 @@ def eval_cuad(
             f"per-category thresholds: macro F1 {results['macro_f1_at_per_category_thresholds']}: "
             f"{results['per_category_thresholds']}"
         )
-    write_results(results, out)
+    write_results(ctx, results, out)
 
 
 def register(app: typer.Typer) -> None:
