@@ -56,6 +56,9 @@ NOT_ADDRESSED = (
     "found and verified."
 )
 
+#: What stands where every drafted statement of a section was contradicted by its sources.
+STATEMENTS_REMOVED = "The statements drafted here were contradicted by the sources and removed; see the gaps."
+
 
 def with_ruling(findings: list[Finding], ruling: Ruling | None) -> list[Finding]:
     """The findings with the ruling's evidence as a first, turn-0 finding (for numbering only)."""
@@ -375,6 +378,10 @@ class Interrogator:
             summary, reasoning, preliminary = shown.summary, shown.reasoning, shown.preliminary_answer
             draft = draft.model_copy(update={"gaps": shown.gaps})
             checked.removed_claims.extend(c.describe() for c in late)
+        if supported and not summary.strip():
+            # every sentence of the summary was contradicted and removed: the summary states the
+            # bottom line the sources do support, or says where the removed statements went
+            summary = bottom_line.text() if bottom_line is not None else STATEMENTS_REMOVED
         reason = "not addressed" if not addressed else (stop or "turn limit")
         report = Report(
             question=inquiry.question,
@@ -567,8 +574,7 @@ def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:
     cleaned = rewrite_texts(draft, lambda text: remove_claims(text, contradicted))
     return cleaned.model_copy(
         update={
-            "preliminary_answer": cleaned.preliminary_answer
-            or "The statements drafted here were contradicted by the sources and removed; see the gaps.",
+            "preliminary_answer": cleaned.preliminary_answer or STATEMENTS_REMOVED,
             "gaps": list(dict.fromkeys(gaps)),
         }
     )

@@ -591,6 +591,21 @@ def test_a_claim_still_contradicted_after_the_repair_is_removed_with_the_gap_sta
     assert report.short_answer.value == "three (3) years" and report.short_answer.disagreement == ""
 
 
+def test_a_summary_whose_every_sentence_is_contradicted_states_the_bottom_line(contract, embedder) -> None:
+    answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
+    body = json.loads(
+        value_draft("They last three (3) years after the agreement ends [1].", "three (3) years [1]")
+    )
+    body["summary"] = "The obligations last two years after the agreement ends [1]."
+    writer = ScriptedChatModel(replies=[json.dumps(body), json.dumps(body)])
+    _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
+    report = result["report"]
+    # not an empty Summary heading: the verified bottom line stands where the removed claim stood
+    assert "two years" not in report.summary
+    assert report.summary == report.short_answer.text() == "three (3) years [1]"
+    assert any("source [1] contradicts it" in gap for gap in report.gaps)
+
+
 class FixedRuler:
     """A hypothesis classifier stand-in that rules Contradiction on one sentence of the contract."""
 
