@@ -520,8 +520,13 @@ def _with_part_answers(
             continue
         answer = " ".join(REFERENCE.sub("", finding.answer).split()).rstrip(" .")
         refs = " ".join(f"[{n}]" for n in numbers)
-        if answer.endswith(":") or len(answer.split()) < 4:  # a lead-in says nothing by itself
-            lines.append(f"{_as_to(part)} see {refs}.")
+        if answer.endswith(":") or len(answer.split()) < 4:
+            # a lead-in ("The following exceptions apply:") says nothing by itself: the line
+            # quotes the part's fullest source, the clause with its list, and points to the rest
+            fullest = max((s for s in sources if s.number in numbers), key=lambda s: len(s.quote))
+            others = " ".join(f"[{n}]" for n in numbers if n != fullest.number)
+            quoted = evidence_findings([fullest], quote_chars=LIST_QUOTE_CHARS)[0]
+            lines.append(f"{_as_to(part)} {quoted}" + (f"; see also {others}." if others else "."))
         else:
             lines.append(f"{_as_to(part)} {answer} {refs}.")
     if not lines:

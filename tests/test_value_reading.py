@@ -140,6 +140,13 @@ def test_a_part_the_preliminary_answer_leaves_out_gets_its_line_and_its_findings
     assert _with_part_answers(answered, parts, session, sources) == answered  # already there
     findings = _with_grounds([], [2], sources)
     assert "(d) is independently developed" in findings[0]  # the whole list, not cut at 300 characters
+    # a lead-in answer says nothing by itself: the line quotes the clause with its list
+    session[1] = session[1].model_copy(update={"answer": "The following exceptions apply: [1]"})
+    led = _with_part_answers(draft, parts, session, sources).preliminary_answer
+    assert led.startswith(
+        'Three (3) years [1]. As to what exceptions apply: 3.1, p. 2 provides: "3.1 The obligations'
+    )
+    assert "(d) is independently developed" in led and led.endswith('" [2].')
 
 
 def test_a_preliminary_answer_that_states_no_value_opens_with_the_value_read() -> None:
