@@ -335,7 +335,11 @@ class Interrogator:
         )
         draft = _with_part_answers(draft, inquiry.parts, session, sources)
         checked = self._verified(inquiry.question, draft, sources)
-        draft, sources = checked.draft, checked.sources
+        # the writer's repair rewrites the whole draft and a small writer drops the parts' lines
+        draft, sources = (
+            _with_part_answers(checked.draft, inquiry.parts, session, checked.sources),
+            checked.sources,
+        )
         supported = any(f.citations for f in session) or bool(ruling and ruling.citations)
         addressed = draft.addressed and supported
         summary, preliminary, reasoning = draft.summary, draft.preliminary_answer, draft.reasoning
@@ -378,9 +382,9 @@ class Interrogator:
             summary, reasoning, preliminary = shown.summary, shown.reasoning, shown.preliminary_answer
             draft = draft.model_copy(update={"gaps": shown.gaps})
             checked.removed_claims.extend(c.describe() for c in late)
-        if supported and not summary.strip():
-            # every sentence of the summary was contradicted and removed: the summary states the
-            # bottom line the sources do support, or says where the removed statements went
+        if supported and not preliminary.strip():  # every sentence drafted was contradicted
+            preliminary = STATEMENTS_REMOVED
+        if supported and not summary.strip():  # the summary states the bottom line that stands
             summary = bottom_line.text() if bottom_line is not None else STATEMENTS_REMOVED
         reason = "not addressed" if not addressed else (stop or "turn limit")
         report = Report(
@@ -577,9 +581,4 @@ def _without_claims(draft: Draft, contradicted: list[Contradiction]) -> Draft:
         ),
     ]
     cleaned = rewrite_texts(draft, lambda text: remove_claims(text, contradicted))
-    return cleaned.model_copy(
-        update={
-            "preliminary_answer": cleaned.preliminary_answer or STATEMENTS_REMOVED,
-            "gaps": list(dict.fromkeys(gaps)),
-        }
-    )
+    return cleaned.model_copy(update={"gaps": list(dict.fromkeys(gaps))})

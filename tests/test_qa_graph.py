@@ -171,6 +171,43 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
     assert not any(gap.startswith("Not answered") for gap in result["report"].gaps)
 
 
+def test_a_repair_that_drops_a_parts_line_gets_it_back(contract, embedder) -> None:
+    settings, index = contract
+    decomposing = settings.model_copy(
+        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
+    )
+    parts = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+    answerer = ScriptedChatModel(
+        replies=[
+            answer("English law [1].", GOVERNING),
+            answer("English law [1].", GOVERNING),
+            answer("The courts of England hear disputes under the agreement [1].", "courts of England"),
+        ]
+    )
+    bad = draft("English law [1][7].", complete=False, confidence=0.5)  # [7] does not exist
+    writer = ScriptedChatModel(
+        replies=[bad, bad, bad, draft("English law [1].", complete=True, confidence=0.9)]
+    )
+    _, result = run(
+        (decomposing, index),
+        embedder,
+        answerer=answerer,
+        writer=writer,
+        questioner=ScriptedChatModel(replies=[json.dumps({"parts": parts})]),
+        payload={
+            "question": "Which law governs the agreement, and where must disputes be heard?",
+            "max_turns": 3,
+        },
+    )
+    report = result["report"]
+    assert "reference [7] points to no source" in writer.calls[3][0][1].content  # the repair was asked
+    # the repaired draft answered the first part only: the second part's line is added again
+    assert report.preliminary_answer == (
+        "English law [1]. As to which courts have jurisdiction over disputes: "
+        "The courts of England hear disputes under the agreement [2]."
+    )
+
+
 def test_a_part_the_turns_did_not_reach_is_a_stated_gap(contract, embedder) -> None:
     settings, index = contract
     decomposing = settings.model_copy(
