@@ -20,6 +20,7 @@ Its methods take and return domain values (questions, findings, drafts, reports)
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -333,13 +334,12 @@ class Interrogator:
             preliminary_answer=NOT_ADDRESSED,
             addressed=False,
         )
-        draft = _with_part_answers(draft, inquiry.parts, session, sources)
-        checked = self._verified(inquiry.question, draft, sources)
-        # the writer's repair rewrites the whole draft and a small writer drops the parts' lines
-        draft, sources = (
-            _with_part_answers(checked.draft, inquiry.parts, session, checked.sources),
-            checked.sources,
-        )
+
+        def with_parts(drafted: Draft) -> Draft:
+            return _with_part_answers(drafted, inquiry.parts, session, sources)
+
+        checked = self._verified(inquiry.question, with_parts(draft), sources, with_parts)
+        draft, sources = checked.draft, checked.sources
         supported = any(f.citations for f in session) or bool(ruling and ruling.citations)
         addressed = draft.addressed and supported
         summary, preliminary, reasoning = draft.summary, draft.preliminary_answer, draft.reasoning
@@ -382,6 +382,8 @@ class Interrogator:
             summary, reasoning, preliminary = shown.summary, shown.reasoning, shown.preliminary_answer
             draft = draft.model_copy(update={"gaps": shown.gaps})
             checked.removed_claims.extend(c.describe() for c in late)
+            if bottom_line is not None and supported:  # the answer still answers what was asked
+                preliminary = _with_value(preliminary, bottom_line, question_kind(inquiry.question).question)
         if supported and not preliminary.strip():  # every sentence drafted was contradicted
             preliminary = STATEMENTS_REMOVED
         if supported and not summary.strip():  # the summary states the bottom line that stands
@@ -424,9 +426,18 @@ class Interrogator:
         texts = [draft.short_answer, draft.summary, *draft.reasoning, draft.preliminary_answer]
         return contradictions(texts, sources, question, scorer=scorer, at=self.contradiction_at)
 
-    def _verified(self, question: str, draft: Draft, sources: list[Source]) -> Checked:
+    def _verified(
+        self,
+        question: str,
+        draft: Draft,
+        sources: list[Source],
+        completed: Callable[[Draft], Draft],
+    ) -> Checked:
         """The draft and sources after the checks of citations and claims: one repair naming
-        every failure, then removal of what still fails (described in the report's metadata)."""
+        every failure, then removal of what still fails (described in the report's metadata).
+        ``completed`` adds back to the repaired draft what the report adds to every draft (the
+        parts' lines: the writer's repair rewrites the whole draft, and a small writer drops
+        them), so that what is added is checked, and a line removed stays removed."""
         verifier = self.contract.verifier
         failures = check(draft, sources, verifier)
         valid = [s for s in sources if s.number not in failures.bad_sources]
@@ -445,7 +456,7 @@ class Interrogator:
         )
         first = contradicted
         try:
-            draft = invoke_structured(self.writer, messages, Draft)
+            draft = completed(invoke_structured(self.writer, messages, Draft))
             failures = check(draft, sources, verifier)
             valid = [s for s in sources if s.number not in failures.bad_sources]
             contradicted = self._contradictions(question, draft, valid)

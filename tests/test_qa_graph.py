@@ -628,6 +628,40 @@ def test_a_claim_still_contradicted_after_the_repair_is_removed_with_the_gap_sta
     assert report.short_answer.value == "three (3) years" and report.short_answer.disagreement == ""
 
 
+def test_a_parts_line_its_source_contradicts_stays_removed_and_the_value_answers_the_part(
+    contract, embedder
+) -> None:
+    settings, index = contract
+    decomposing = settings.model_copy(
+        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
+    )
+    law = "Which law governs the agreement?"
+    answerer = ScriptedChatModel(
+        replies=[
+            answer("English law [1].", GOVERNING),
+            # the value joined to one no source ties to it: contradicted, as in the demo's report
+            answer("They last three (3) years, unless ended on thirty (30) days' notice [1].", SURVIVAL),
+            answer("English law [1].", GOVERNING),
+        ]
+    )
+    writer = ScriptedChatModel(
+        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+    )
+    _, result = run(
+        (decomposing, index),
+        embedder,
+        answerer=answerer,
+        writer=writer,
+        questioner=ScriptedChatModel(replies=[json.dumps({"parts": [DURATION, law]})]),
+        payload={"question": f"{DURATION[:-1]}, and which law governs the agreement?", "max_turns": 3},
+    )
+    report = result["report"]
+    shown = " ".join([report.summary, *report.reasoning, report.preliminary_answer])
+    assert "thirty" not in shown  # added for the part, contradicted, repaired, removed: not back
+    assert any("it says thirty (30) days where the source says" in gap for gap in report.gaps)
+    assert "three (3) years [2]" in report.preliminary_answer  # the part answered by the value read
+
+
 def test_a_summary_whose_every_sentence_is_contradicted_states_the_bottom_line(contract, embedder) -> None:
     answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
     body = json.loads(
