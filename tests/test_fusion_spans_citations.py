@@ -119,3 +119,37 @@ def test_a_near_miss_quote_is_grounded_to_its_sentence_and_nothing_looser() -> N
     assert (
         closest_sentence(text, (84, len(text)), "Customer shall pay each invoice within thirty days") is None
     )
+
+
+def test_long_quotes_of_two_lines_are_each_checked_whole() -> None:
+    from clausewise.core.report import Source
+    from clausewise.core.results import Draft
+    from tools.report_checks import check, evidence_findings
+
+    first = "3.1 The obligations do not apply to information that " + "; ".join(
+        f"({c}) is public by route number {i} described at some length here" for i, c in enumerate("abcdefgh")
+    )
+    second = "4.2 The Recipient may retain copies where " + ", ".join(
+        f"condition {i} of the backup policy is met in full" for i in range(10)
+    )
+    text = f"{first}.\n\n{second}."
+    assert min(len(first), len(second)) > 400  # quoted whole: the list is the answer
+    sources = [
+        Source(
+            number=n,
+            contract_id="c",
+            node_id=node,
+            pages=[1],
+            span=(text.index(q), text.index(q) + len(q)),
+            quote=q,
+        )
+        for n, node, q in ((1, "3.1", first), (2, "4.2", second))
+    ]
+    lines = [f"As to part {n}: {evidence_findings([s], quote_chars=800)[0]}." for n, s in enumerate(sources)]
+    verifier = QuoteVerifier(text)
+    draft = Draft(title="t", summary="s", preliminary_answer=" ".join(lines))
+    assert not check(draft, sources, verifier)  # the closing mark of one is not the opening of the next
+    forged = draft.model_copy(
+        update={"preliminary_answer": draft.preliminary_answer.replace("route number 5", "route 9")}
+    )
+    assert check(forged, sources, verifier).bad_quotations == [first.replace("route number 5", "route 9")]

@@ -17,7 +17,12 @@ from clausewise.core.report import REFERENCE, Source
 from clausewise.core.results import Draft, Finding, VerifiedCitation
 from tools.citations import QuoteVerifier
 
-_INLINE_QUOTE = re.compile(r"[\"“]([^\"”]{12,400})[\"”]")
+#: A quotation in report prose. Quotation marks pair in order, whatever the length between them:
+#: a length bound in the pattern skipped the opening mark of a long quote (a clause quoted with
+#: its list, up to 800 characters) and paired its closing mark with the next line's opening one.
+_INLINE_QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
+#: Shortest quotation checked: a quoted term ("Affiliate") is a name, not a claim on the text.
+QUOTE_MIN_CHARS = 12
 #: A break between two sentences of a report's prose: after . ; ! or ?, before a capital, a
 #: parenthesis or a quotation mark (so "e.g. section 4" and "3.1 (a)" stay whole).
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
@@ -122,7 +127,9 @@ def check(draft: Draft, sources: list[Source], verifier: QuoteVerifier) -> Failu
                 failures.bad_references.append(number)
         for match in _INLINE_QUOTE.finditer(text):
             quotation = match.group(1).strip()
-            if len(quotation.split()) >= 3 and verifier.verify(quotation) is None:
+            if len(quotation) < QUOTE_MIN_CHARS or len(quotation.split()) < 3:
+                continue
+            if verifier.verify(quotation) is None:
                 failures.bad_quotations.append(quotation)
     return failures
 
