@@ -133,12 +133,20 @@ def test_stops_when_the_draft_is_complete_and_confident(contract, embedder) -> N
     assert json.loads(report.to_json())["sources"][0]["quote"] == GOVERNING
 
 
-def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> None:
+LAW_AND_COURTS = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+LAW_AND_COURTS_QUESTION = "Which law governs the agreement, and where must disputes be heard?"
+
+
+def decomposing(contract) -> tuple:
+    """The sample contract with its settings splitting compound questions into parts (the
+    ``contract`` fixture turns that off, so single-part tests script one model call less)."""
     settings, index = contract
-    decomposing = settings.model_copy(
-        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
-    )
-    parts = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+    interrogation = settings.interrogation.model_copy(update={"decompose": True})
+    return settings.model_copy(update={"interrogation": interrogation}), index
+
+
+def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> None:
+    parts = LAW_AND_COURTS
     questioner = ScriptedChatModel(replies=[json.dumps({"parts": parts})])
     answerer = ScriptedChatModel(
         replies=[
@@ -150,9 +158,9 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
     writer = ScriptedChatModel(
         replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
     )
-    question = "Which law governs the agreement, and where must disputes be heard?"
+    question = LAW_AND_COURTS_QUESTION
     _, result = run(
-        (decomposing, index),
+        decomposing(contract),
         embedder,
         answerer=answerer,
         writer=writer,
@@ -172,11 +180,7 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
 
 
 def test_a_repair_that_drops_a_parts_line_gets_it_back(contract, embedder) -> None:
-    settings, index = contract
-    decomposing = settings.model_copy(
-        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
-    )
-    parts = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+    parts = LAW_AND_COURTS
     answerer = ScriptedChatModel(
         replies=[
             answer("English law [1].", GOVERNING),
@@ -189,13 +193,13 @@ def test_a_repair_that_drops_a_parts_line_gets_it_back(contract, embedder) -> No
         replies=[bad, bad, bad, draft("English law [1].", complete=True, confidence=0.9)]
     )
     _, result = run(
-        (decomposing, index),
+        decomposing(contract),
         embedder,
         answerer=answerer,
         writer=writer,
         questioner=ScriptedChatModel(replies=[json.dumps({"parts": parts})]),
         payload={
-            "question": "Which law governs the agreement, and where must disputes be heard?",
+            "question": LAW_AND_COURTS_QUESTION,
             "max_turns": 3,
         },
     )
@@ -209,23 +213,19 @@ def test_a_repair_that_drops_a_parts_line_gets_it_back(contract, embedder) -> No
 
 
 def test_a_part_the_turns_did_not_reach_is_a_stated_gap(contract, embedder) -> None:
-    settings, index = contract
-    decomposing = settings.model_copy(
-        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
-    )
-    parts = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
+    parts = LAW_AND_COURTS
     answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
     writer = ScriptedChatModel(
         replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
     )
     _, result = run(
-        (decomposing, index),
+        decomposing(contract),
         embedder,
         answerer=answerer,
         writer=writer,
         questioner=ScriptedChatModel(replies=[json.dumps({"parts": parts})]),
         payload={
-            "question": "Which law governs the agreement, and where must disputes be heard?",
+            "question": LAW_AND_COURTS_QUESTION,
             "max_turns": 2,
         },
     )
@@ -631,10 +631,6 @@ def test_a_claim_still_contradicted_after_the_repair_is_removed_with_the_gap_sta
 def test_a_parts_line_its_source_contradicts_stays_removed_and_the_value_answers_the_part(
     contract, embedder
 ) -> None:
-    settings, index = contract
-    decomposing = settings.model_copy(
-        update={"interrogation": settings.interrogation.model_copy(update={"decompose": True})}
-    )
     law = "Which law governs the agreement?"
     answerer = ScriptedChatModel(
         replies=[
@@ -648,7 +644,7 @@ def test_a_parts_line_its_source_contradicts_stays_removed_and_the_value_answers
         replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
     )
     _, result = run(
-        (decomposing, index),
+        decomposing(contract),
         embedder,
         answerer=answerer,
         writer=writer,
