@@ -349,9 +349,8 @@ class Interrogator:
         elif not reasoning:  # the writer gave no findings: state what the verified sources say
             reasoning = evidence_findings(sources)
         draft = _with_unanswered_parts(draft, inquiry.parts, session)
-        bottom_line = None
+        bottom_line, kind = None, question_kind(inquiry.question)
         if self.settings.short_answer:
-            kind = question_kind(inquiry.question)
             bottom_line = short_answer(kind, draft, sources, ruling, ruling_numbers(ruling, sources))
             if bottom_line is not None and supported:
                 reasoning = _with_grounds(reasoning, bottom_line.sources, sources)
@@ -383,7 +382,7 @@ class Interrogator:
             draft = draft.model_copy(update={"gaps": shown.gaps})
             checked.removed_claims.extend(c.describe() for c in late)
             if bottom_line is not None and supported:  # the answer still answers what was asked
-                preliminary = _with_value(preliminary, bottom_line, question_kind(inquiry.question).question)
+                preliminary = _with_value(preliminary, bottom_line, kind.question)
         if supported and not preliminary.strip():  # every sentence drafted was contradicted
             preliminary = STATEMENTS_REMOVED
         if supported and not summary.strip():  # the summary states the bottom line that stands
