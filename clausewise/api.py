@@ -98,6 +98,7 @@ class Clausewise:
             interrogator=self.runtime.interrogator(index),
             researcher=self.runtime.researcher(index),
             ledger=self.runtime.ledger,
+            decider=self.runtime.decider(index),
         )
 
     def ask_stream(

@@ -40,10 +40,12 @@ from tools.retrieval.rerank import Reranker
 if TYPE_CHECKING:
     from agents.archivist import Archivist
     from agents.checker import HypothesisChecker
+    from agents.decider import AnswerDecider
     from agents.interrogator import Interrogator
     from agents.researcher import Researcher
     from agents.reviewer import ProvisionReviewer
     from tools.checks.nli import NliClassifier
+    from tools.decision.matching import ProvisionMatcher
     from tools.review.presence import PresenceClassifier
 
 
@@ -100,6 +102,21 @@ class ModelHub:
         from tools.review.presence import PresenceClassifier
 
         return self._once("presence", PresenceClassifier)
+
+    def matcher(self, settings: Settings) -> ProvisionMatcher:
+        """The matcher of questions to the known provisions (CUAD's categories, the NDA suite),
+        whose texts are embedded once per embedder."""
+        from tools.decision.catalogue import known_provisions
+        from tools.decision.matching import ProvisionMatcher
+
+        decision = settings.decision
+        key = ("matcher", settings.models.embedding, decision.match_at, decision.match_near)
+        return self._once(
+            key,
+            lambda: ProvisionMatcher(
+                known_provisions(), self.embedder(settings), decision.match_at, decision.match_near
+            ),
+        )
 
 
 class Runtime:
@@ -237,22 +254,48 @@ class Runtime:
         )
 
     def interrogator(self, index: ContractIndex) -> Interrogator:
-        """The Interrogator for questions on ``index`` (questioner and writer roles)."""
+        """The Interrogator for questions on ``index`` (questioner and writer roles), with the
+        finishing passes of its report (the NLI classifier for the claim checks)."""
+        from agents.finishing import Finisher
         from agents.interrogator import ContractView, Interrogator
 
         settings = self.settings
         interrogation = settings.interrogation
-        ruler = None
-        if interrogation.short_answer and interrogation.verdicts == "classifier":
-            ruler = self.checker(index, judge="nli")
-        return Interrogator(
+        view = ContractView.of(index)
+        writer = self.chat_model("writer")
+        finisher = Finisher(
             interrogation,
-            ContractView.of(index),
-            questioner=self.chat_model("questioner"),
-            writer=self.chat_model("writer"),
-            ruler=ruler,
-            claim_scorer=self.nli() if interrogation.claim_check == "values+nli" else None,
+            settings.decision,
+            view.verifier,
+            writer,
+            scorer=self.nli() if interrogation.claim_check == "values+nli" else None,
             contradiction_at=settings.checks.contradiction_at,
+        )
+        return Interrogator(
+            interrogation, view, questioner=self.chat_model("questioner"), writer=writer, finisher=finisher
+        )
+
+    def decider(self, index: ContractIndex, model: bool = True) -> AnswerDecider:
+        """The decider of short answers on ``index``: the matcher, the presence classifier (when
+        the index was embedded by the model it was trained on), the hypothesis classifier, the
+        reranker and, for questions no classifier covers, the judge role's model (``model``)."""
+        from agents.decider import AnswerDecider, Presence
+        from agents.reviewer import clause_scores
+
+        settings = self.settings
+        head = self.presence_classifier().head
+        scores = clause_scores(head, index)
+        retriever = self.retriever(index)
+        return AnswerDecider(
+            settings.decision,
+            index,
+            matcher=self.hub.matcher(settings),
+            retriever=retriever,
+            reranker=retriever.reranker,
+            presence=Presence(head, scores) if scores is not None else None,
+            ruler=self.checker(index, judge="nli"),
+            scorer=self.nli(),
+            model=self.chat_model("judge") if model else None,
         )
 
     def checker(

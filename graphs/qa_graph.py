@@ -2,8 +2,8 @@
 
 intake      the question, context and instructions are taken in; in a chat the Interrogator may
             first ask the user to clarify an ambiguous question (a LangGraph interrupt), a
-            compound question is split into its parts, and a "does the agreement provide
-            that ...?" question gets the hypothesis classifier's ruling;
+            compound question is split into its parts, and the decider settles the short
+            answer (agents/decider.py) before anything is written;
 question    the Interrogator asks the Researcher: the user's question, then each part, then what
             fills the draft's biggest gap;
 research    the Researcher subgraph (plan -> retrieve -> answer) answers with verified citations;
@@ -16,7 +16,7 @@ final       the Interrogator's report: citations and claims checked, one repair,
 This module is wiring only: each node reads the state, calls one agent method and returns what
 changed. The agents come in as run context (:class:`QAContext`), which is never checkpointed, so a
 chat thread's checkpoints hold only its state. Progress events go to whoever streams the graph in
-"custom" mode: start, question, research, draft, final.
+"custom" mode: start, answer (the decided short answer), question, research, draft, final.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from agents.decider import AnswerDecider
 from agents.interrogator import Interrogator
 from agents.researcher import Researcher
 from clausewise.core.backends.accounting import UsageLedger
@@ -42,11 +43,13 @@ from graphs.state import QAInput, QAOutput, QAState
 
 @dataclass(frozen=True)
 class QAContext:
-    """The run context: the two agents on one contract and the ledger their models report to."""
+    """The run context: the agents on one contract (the decider of short answers, None to have
+    none) and the ledger their models report to."""
 
     interrogator: Interrogator
     researcher: Researcher
     ledger: UsageLedger
+    decider: AnswerDecider | None = None
     research_graph: CompiledStateGraph = field(default_factory=build_research_graph)
 
 
@@ -73,16 +76,25 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             context = f"{context}\nClarification from the user: {reply}".strip()
     max_turns = state.get("max_turns") or interrogator.settings.max_turns
     parts = interrogator.decompose(question, context) if max_turns > 1 else []
-    ruling = interrogator.rule(question)
-    runtime.stream_writer(
-        {
-            "event": "start",
-            "question": question,
-            "max_turns": max_turns,
-            "parts": parts,
-            "ruling": ruling.label if ruling else None,
-        }
+    decider = runtime.context.decider
+    decision = (
+        decider.decide(question) if decider is not None and interrogator.settings.short_answer else None
     )
+    runtime.stream_writer({"event": "start", "question": question, "max_turns": max_turns, "parts": parts})
+    if decision is not None:
+        runtime.stream_writer(
+            {
+                "event": "answer",
+                "form": decision.form,
+                "verdict": decision.verdict,
+                "value": decision.value,
+                "decided_by": decision.decided_by,
+                "provision": decision.provision,
+                "rationale": decision.rationale,
+                "grounds": [g.model_dump(mode="json") for g in decision.grounds],
+                "closest": [c.model_dump(mode="json") for c in decision.closest],
+            }
+        )
     return {
         "question": question,
         "parts": parts,
@@ -91,7 +103,7 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         "max_turns": max_turns,
         "turn": 0,
         "draft": None,
-        "ruling": ruling,
+        "decision": decision,
         "report": None,
         "stop_reason": "",
         "session": state.get("session", 0) + 1,
@@ -158,7 +170,7 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
 
 def refine(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     draft = runtime.context.interrogator.refine(
-        _inquiry(state), state.get("draft"), state.get("findings", []), state.get("ruling")
+        _inquiry(state), state.get("draft"), state.get("findings", []), state.get("decision")
     )
     runtime.stream_writer(
         {"event": "draft", "turn": state["turn"], "complete": draft.complete, "confidence": draft.confidence}
@@ -168,7 +180,7 @@ def refine(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
 
 def final(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     interrogator = runtime.context.interrogator
-    report, draft = interrogator.final_report(
+    report = interrogator.final_report(
         _inquiry(state),
         state.get("draft"),
         state.get("findings", []),
@@ -177,7 +189,7 @@ def final(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         stop=stop_reason(state, interrogator.settings.confidence_threshold),
         usage=runtime.context.ledger.summary(since=state.get("ledger_mark", 0)),
         seconds=round(time.time() - state.get("started", time.time()), 1),
-        ruling=state.get("ruling"),
+        decision=state.get("decision"),
     )
     runtime.stream_writer(
         {
@@ -188,7 +200,7 @@ def final(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "short_answer": report.short_answer.text() if report.short_answer else None,
         }
     )
-    return {"report": report, "stop_reason": report.metadata.stopped_because, "draft": draft}
+    return {"report": report, "stop_reason": report.metadata.stopped_because}
 
 
 def route_after_refine(state: QAState, runtime: Runtime[QAContext]) -> str:

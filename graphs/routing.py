@@ -13,11 +13,12 @@ from graphs.state import QAState, StopReason
 # nothing is weak evidence of absence, and small models declare themselves done too early.
 TURNS_BEFORE_ABSENCE = 2
 
-# Once the hypothesis classifier has ruled a "does the agreement provide that ...?" question, the
-# verdict is decided and the research only gathers what the reasoning cites: the question, then
-# the draft's biggest gap. On the 40 development verdict questions at b1294b7 nearly every
-# question ran all 3 turns (208.8 s each), though no turn can change the classifier's verdict.
-RULED_TURNS = 2
+# Once a decider has settled the short answer (a verdict, a value, "not stated"), no turn can
+# change it: the research only gathers what the reasoning explains it with, which the first turn
+# on the question itself does. An unclear answer keeps the turns, to show the lawyer what the
+# contract says around the question. (At b1294b7 nearly every ruled question ran all 3 turns,
+# 208.8 s each, though none could change the classifier's verdict.)
+DECIDED_TURNS = 1
 
 
 def session_findings(state: QAState) -> list[Finding]:
@@ -45,7 +46,8 @@ def pending_parts(state: QAState) -> list[str]:
 def stop_reason(state: QAState, threshold: float) -> StopReason:
     """Why the interrogation should stop now ("" = keep going).
 
-    A ruled question stops after :data:`RULED_TURNS` turns, confident or not. A draft's
+    A question whose short answer a decider settled stops after :data:`DECIDED_TURNS` turns,
+    confident or not. A draft's
     confidence does not end the research while parts of a compound question remain
     unasked: the first turn searches the whole question, whose strongest part crowds out the
     others ("how long ... and what exceptions apply?" finds the term, not the exceptions), and a
@@ -58,8 +60,14 @@ def stop_reason(state: QAState, threshold: float) -> StopReason:
     supported = draft is not None and draft.addressed and any(f.citations for f in state.get("findings", []))
     if confident and (supported or turn >= min(TURNS_BEFORE_ABSENCE, max_turns)):
         return "confident"
-    if state.get("ruling") is not None and turn >= min(RULED_TURNS, max_turns) and not pending_parts(state):
-        return "ruled"
+    decision = state.get("decision")
+    if (
+        decision is not None
+        and decision.settled
+        and turn >= min(DECIDED_TURNS, max_turns)
+        and not pending_parts(state)
+    ):
+        return "decided"
     if turn >= max_turns:
         return "not addressed" if draft is not None and not draft.addressed else "turn limit"
     return ""

@@ -12,9 +12,9 @@ import operator
 from typing import Annotated, Literal, TypedDict
 
 from clausewise.core.report import Report
-from clausewise.core.results import Draft, Finding, Ruling
+from clausewise.core.results import Decision, Draft, Finding
 
-StopReason = Literal["confident", "ruled", "turn limit", "not addressed", ""]
+StopReason = Literal["confident", "decided", "turn limit", "not addressed", ""]
 
 
 class QAInput(TypedDict, total=False):
@@ -46,4 +46,4 @@ class QAState(QAInput, QAOutput, total=False):
     questions_asked: Annotated[list[str], operator.add]
     findings: Annotated[list[Finding], operator.add]
     draft: Draft | None
-    ruling: Ruling | None  # the hypothesis classifier's, on a "does the agreement provide that" question
+    decision: Decision | None  # the short answer as the decider settled it (None: a list or open question)

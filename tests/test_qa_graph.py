@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.interrogator import NOT_ADDRESSED, ContractView, Interrogator
+from agents.finishing import NOT_ADDRESSED, Finisher
+from agents.interrogator import ContractView, Interrogator
 from agents.researcher import Researcher
 from clausewise.core.backends.accounting import UsageLedger
-from clausewise.core.results import Ruling, VerifiedCitation
+from clausewise.core.results import Decision, VerifiedCitation
 from graphs.qa_graph import QAContext, build_qa_graph
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
@@ -78,6 +79,20 @@ class Bound:
         return dict(self.get_state(config).values)
 
 
+def interrogator_for(settings, index, writer, questioner=None) -> Interrogator:
+    """The Interrogator on ``index`` with its finishing passes (no NLI classifier: the claim
+    checks' value, quote and restatement rules only)."""
+    view = ContractView.of(index)
+    finisher = Finisher(settings.interrogation, settings.decision, view.verifier, writer)
+    return Interrogator(
+        settings.interrogation,
+        view,
+        questioner=questioner or ScriptedChatModel(replies=[]),
+        writer=writer,
+        finisher=finisher,
+    )
+
+
 def run(
     contract,
     embedder,
@@ -89,6 +104,7 @@ def run(
     checkpointer=None,
     payload=None,
     config=None,
+    decider=None,
 ):
     settings, index = contract
     ledger = UsageLedger()
@@ -98,13 +114,8 @@ def run(
     researcher = Researcher(
         settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
     )
-    interrogator = Interrogator(
-        settings.interrogation,
-        ContractView.of(index),
-        questioner=questioner or ScriptedChatModel(replies=[]),
-        writer=writer,
-    )
-    context = QAContext(interrogator=interrogator, researcher=researcher, ledger=ledger)
+    interrogator = interrogator_for(settings, index, writer, questioner)
+    context = QAContext(interrogator=interrogator, researcher=researcher, ledger=ledger, decider=decider)
     graph = Bound(
         build_qa_graph(checkpointer or InMemorySaver()),
         context,
@@ -156,7 +167,8 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
         repeat_last=True,
     )
     writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        repeat_last=True,
     )
     question = LAW_AND_COURTS_QUESTION
     _, result = run(
@@ -179,44 +191,12 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
     assert not any(gap.startswith("Not answered") for gap in result["report"].gaps)
 
 
-def test_a_repair_that_drops_a_parts_line_gets_it_back(contract, embedder) -> None:
-    parts = LAW_AND_COURTS
-    answerer = ScriptedChatModel(
-        replies=[
-            answer("English law [1].", GOVERNING),
-            answer("English law [1].", GOVERNING),
-            answer("The courts of England hear disputes under the agreement [1].", "courts of England"),
-        ]
-    )
-    bad = draft("English law [1][7].", complete=False, confidence=0.5)  # [7] does not exist
-    writer = ScriptedChatModel(
-        replies=[bad, bad, bad, draft("English law [1].", complete=True, confidence=0.9)]
-    )
-    _, result = run(
-        decomposing(contract),
-        embedder,
-        answerer=answerer,
-        writer=writer,
-        questioner=ScriptedChatModel(replies=[json.dumps({"parts": parts})]),
-        payload={
-            "question": LAW_AND_COURTS_QUESTION,
-            "max_turns": 3,
-        },
-    )
-    report = result["report"]
-    assert "reference [7] points to no source" in writer.calls[3][0][1].content  # the repair was asked
-    # the repaired draft answered the first part only: the second part's line is added again
-    assert report.preliminary_answer == (
-        "English law [1]. As to which courts have jurisdiction over disputes: "
-        "The courts of England hear disputes under the agreement [2]."
-    )
-
-
 def test_a_part_the_turns_did_not_reach_is_a_stated_gap(contract, embedder) -> None:
     parts = LAW_AND_COURTS
     answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
     writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        repeat_last=True,
     )
     _, result = run(
         decomposing(contract),
@@ -257,7 +237,8 @@ def test_stops_at_the_turn_limit_asking_new_questions(contract, embedder) -> Non
         ]
     )
     writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
+        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        repeat_last=True,
     )
     questioner = ScriptedChatModel(
         replies=[
@@ -286,7 +267,8 @@ def two_turns(contract, embedder, follow_up: str, confidence: float) -> dict:
     """An interrogation of two turns whose draft stays incomplete; the questioner asks ``follow_up``."""
     answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
     writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=confidence)], repeat_last=True
+        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=confidence)],
+        repeat_last=True,
     )
     questioner = ScriptedChatModel(replies=[json.dumps({"question": follow_up})])
     _, result = run(contract, embedder, answerer=answerer, writer=writer, questioner=questioner, turns=2)
@@ -310,50 +292,6 @@ def test_a_repeated_question_is_replaced_by_an_open_gap(contract, embedder) -> N
     assert (
         result["report"].metadata.questions_asked[1] == "Whether courts outside England may grant injunctions"
     )
-
-
-def test_a_bad_report_citation_is_repaired(contract, embedder) -> None:
-    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)])
-    writer = ScriptedChatModel(
-        replies=[
-            draft("English law [1][7].", complete=True, confidence=0.9),  # [7] does not exist
-            draft("English law [1].", complete=True, confidence=0.9),  # the repair
-        ]
-    )
-    _, result = run(contract, embedder, answerer=answerer, writer=writer)
-    report = result["report"]
-    assert report.preliminary_answer == "English law [1]." and report.metadata.removed_citations == []
-    assert "reference [7] points to no source" in writer.calls[1][0][1].content
-
-
-def test_citations_that_survive_the_repair_are_removed_and_the_gap_stated(contract, embedder) -> None:
-    fake_quote = ' The clause says "the Receiving Party may freely disclose everything".'
-    bad = draft("English law [1][7].", complete=True, confidence=0.9, extra=fake_quote)
-    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)])
-    writer = ScriptedChatModel(replies=[bad, bad])
-    _, result = run(contract, embedder, answerer=answerer, writer=writer)
-    report = result["report"]
-    assert "[7]" not in report.preliminary_answer and report.preliminary_answer.startswith("English law [1]")
-    assert not any("freely disclose" in item for item in report.reasoning)
-    assert any("could not be verified" in gap for gap in report.gaps)
-    assert set(report.metadata.removed_citations) == {
-        "reference [7] points to no source",
-        'the quotation "the Receiving Party may freely disclose everything" does not occur in the contract',
-    }
-    for source in report.sources:  # what remains is verified
-        assert contract[1].document.text[source.span[0] : source.span[1]] == source.quote
-
-
-def test_empty_findings_are_stated_from_the_verified_sources(contract, embedder) -> None:
-    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)])
-    silent = json.loads(draft("The laws of England and Wales [1].", complete=True, confidence=0.9))
-    silent["reasoning"] = []
-    writer = ScriptedChatModel(replies=[json.dumps(silent)])
-    _, result = run(contract, embedder, answerer=answerer, writer=writer)
-    report = result["report"]
-    assert len(report.reasoning) == 1 and report.reasoning[0].startswith("9.1")
-    assert f'"{GOVERNING}" [1]' in report.reasoning[0]
-    assert GOVERNING in contract[1].document.text
 
 
 def test_a_question_the_contract_does_not_address(contract, embedder) -> None:
@@ -433,27 +371,6 @@ def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> N
     assert stop_reason({**state(3, [first]), "parts": parts}, 0.75) == "turn limit"  # turns run out
 
 
-def test_a_ruled_question_stops_after_two_turns_confident_or_not() -> None:
-    from clausewise.core.results import Draft, Finding
-    from graphs.routing import RULED_TURNS, stop_reason
-
-    unsure = Draft.model_validate(json.loads(draft("Perhaps [1].", complete=False, confidence=0.4)))
-    ruling = Ruling(hypothesis="h", label="Contradiction", confidence=0.9, citations=[_citation()])
-    found = Finding(turn=1, question="q", answer="a", addressed=True, citations=[_citation()])
-
-    def reason(turn, max_turns, *, ruled=True, parts=()):
-        state = {"draft": unsure, "turn": turn, "max_turns": max_turns, "findings": [found]}
-        return stop_reason({**state, "ruling": ruling if ruled else None, "parts": list(parts)}, 0.75)
-
-    assert RULED_TURNS == 2
-    assert reason(1, 3) == ""  # the question itself, then the draft's biggest gap
-    assert reason(2, 3) == "ruled"
-    assert reason(1, 1) == "ruled"  # never past the turn limit
-    assert reason(2, 3, ruled=False) == ""  # an unruled question keeps researching
-    assert reason(2, 3, parts=["An unasked part?"]) == ""  # every part still gets its turn
-    assert reason(3, 3, parts=["An unasked part?"]) == "turn limit"
-
-
 def test_a_part_reads_its_own_ranking_while_a_follow_up_passes_over_what_was_read() -> None:
     from clausewise.core.results import Finding, HitSummary
     from graphs.routing import read_spans
@@ -520,8 +437,10 @@ def test_chat_clarifies_and_follow_ups_reuse_the_research(contract, embedder, tm
     )
     writer = ScriptedChatModel(
         replies=[
-            draft("English law [1].", complete=True, confidence=0.9),
-            draft("Two years [2]; English law [1].", complete=True, confidence=0.9, refs="[1][2]"),
+            draft("The laws of England and Wales [1].", complete=True, confidence=0.9),
+            draft(
+                "The agreement continues for two (2) years [2].", complete=True, confidence=0.9, refs="[1][2]"
+            ),
         ]
     )
     questioner = ScriptedChatModel(
@@ -564,119 +483,13 @@ def test_chat_clarifies_and_follow_ups_reuse_the_research(contract, embedder, tm
     assert report.metadata.questions_asked == ["How long does the agreement last?"]
 
 
-SURVIVAL = "survive the expiry or termination of this Agreement for three (3) years"
-DURATION = "How long do the confidentiality obligations last after the agreement ends?"
+REVERSE = "Neither Party shall reverse engineer, decompile or disassemble any software or prototype"
 
 
-def value_draft(answer_text: str, short: str) -> str:
-    body = json.loads(draft(answer_text, complete=True, confidence=0.9))
-    body.update(
-        {
-            "short_answer": short,
-            "summary": DURATION,
-            "reasoning": [f"Clause 6.2 sets the survival period {short}."],
-        }
-    )
-    return json.dumps(body)
+class FixedDecider:
+    """A decider stand-in that settles every question "no" on one sentence of the contract."""
 
-
-def test_a_claim_its_source_contradicts_is_repaired_once(contract, embedder) -> None:
-    answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
-    writer = ScriptedChatModel(
-        replies=[
-            value_draft("They last two years after the agreement ends [1].", "two years [1]"),
-            value_draft("They last three (3) years after the agreement ends [1].", "three (3) years [1]"),
-        ]
-    )
-    _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
-    report = result["report"]
-    failures = writer.calls[1][0][1].content
-    assert (
-        'the statement "They last two years after the agreement ends [1]." is contradicted by source [1]'
-        in failures
-    )
-    assert report.preliminary_answer == "They last three (3) years after the agreement ends [1]."
-    assert len(report.metadata.repaired_claims) == 3 and report.metadata.removed_claims == []
-    short = report.short_answer
-    assert (short.value, short.normalized, short.sources, short.decided_by) == (
-        "three (3) years",
-        "3 years",
-        [1],
-        "value reader",
-    )
-    assert report.to_markdown().index("**three (3) years [1]**") < report.to_markdown().index("## Summary")
-
-
-def test_a_claim_still_contradicted_after_the_repair_is_removed_with_the_gap_stated(
-    contract, embedder
-) -> None:
-    answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
-    wrong = value_draft(
-        "They last two years after the agreement ends [1]. Clause 6.2 governs [1].", "two years [1]"
-    )
-    writer = ScriptedChatModel(replies=[wrong, wrong])
-    _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
-    report = result["report"]
-    shown = " ".join([report.summary, *report.reasoning, report.preliminary_answer])
-    # the contradicted sentence is gone and the answer opens with the value read from the source
-    assert "two years" not in shown and report.preliminary_answer.endswith(". Clause 6.2 governs [1].")
-    assert report.preliminary_answer.startswith("As to how long do the confidentiality obligations last")
-    assert "three (3) years [1]" in report.preliminary_answer
-    assert len(report.metadata.removed_claims) == 3
-    assert any("source [1] contradicts it" in gap and "three (3) years" in gap for gap in report.gaps)
-    # the bottom line is read from the source, not from the removed claim
-    assert report.short_answer.value == "three (3) years" and report.short_answer.disagreement == ""
-
-
-def test_a_parts_line_its_source_contradicts_stays_removed_and_the_value_answers_the_part(
-    contract, embedder
-) -> None:
-    law = "Which law governs the agreement?"
-    answerer = ScriptedChatModel(
-        replies=[
-            answer("English law [1].", GOVERNING),
-            # the value joined to one no source ties to it: contradicted, as in the demo's report
-            answer("They last three (3) years, unless ended on thirty (30) days' notice [1].", SURVIVAL),
-            answer("English law [1].", GOVERNING),
-        ]
-    )
-    writer = ScriptedChatModel(
-        replies=[draft("English law [1].", complete=False, confidence=0.5)], repeat_last=True
-    )
-    _, result = run(
-        decomposing(contract),
-        embedder,
-        answerer=answerer,
-        writer=writer,
-        questioner=ScriptedChatModel(replies=[json.dumps({"parts": [DURATION, law]})]),
-        payload={"question": f"{DURATION[:-1]}, and which law governs the agreement?", "max_turns": 3},
-    )
-    report = result["report"]
-    shown = " ".join([report.summary, *report.reasoning, report.preliminary_answer])
-    assert "thirty" not in shown  # added for the part, contradicted, repaired, removed: not back
-    assert any("it says thirty (30) days where the source says" in gap for gap in report.gaps)
-    assert "three (3) years [2]" in report.preliminary_answer  # the part answered by the value read
-
-
-def test_a_summary_whose_every_sentence_is_contradicted_states_the_bottom_line(contract, embedder) -> None:
-    answerer = ScriptedChatModel(replies=[answer("Three years [1].", SURVIVAL)])
-    body = json.loads(
-        value_draft("They last three (3) years after the agreement ends [1].", "three (3) years [1]")
-    )
-    body["summary"] = "The obligations last two years after the agreement ends [1]."
-    writer = ScriptedChatModel(replies=[json.dumps(body), json.dumps(body)])
-    _, result = run(contract, embedder, answerer=answerer, writer=writer, payload={"question": DURATION})
-    report = result["report"]
-    # not an empty Summary heading: the verified bottom line stands where the removed claim stood
-    assert "two years" not in report.summary
-    assert report.summary == report.short_answer.text() == "three (3) years [1]"
-    assert any("source [1] contradicts it" in gap for gap in report.gaps)
-
-
-class FixedRuler:
-    """A hypothesis classifier stand-in that rules Contradiction on one sentence of the contract."""
-
-    def __init__(self, index, sentence: str) -> None:
+    def __init__(self, index, sentence: str, verdict: str = "no") -> None:
         start = index.document.text.index(sentence)
         self.citation = VerifiedCitation(
             contract_id=index.contract_id,
@@ -687,48 +500,98 @@ class FixedRuler:
             evidence=1,
             attributed=True,
         )
+        self.verdict = verdict
         self.asked: list[str] = []
 
-    def rule(self, hypothesis: str) -> Ruling:
-        self.asked.append(hypothesis)
-        return Ruling(
-            hypothesis=hypothesis,
-            label="Contradiction",
+    def decide(self, question: str) -> Decision:
+        self.asked.append(question)
+        return Decision(
+            question=question,
+            form="verdict",
+            verdict=self.verdict,
+            decided_by="hypothesis classifier",
+            provision="Reverse engineering",
             confidence=0.93,
-            rationale="2.4 contradicts the hypothesis.",
-            citations=[self.citation],
+            rationale="2.4 contradicts the hypothesis",
+            grounds=[self.citation] if self.verdict != "unclear" else [],
+            closest=[self.citation] if self.verdict == "unclear" else [],
         )
 
 
-def test_the_classifier_rules_a_does_the_agreement_provide_question(contract, embedder) -> None:
-    settings, index = contract
-    sentence = "Neither Party shall reverse engineer, decompile or disassemble any software or prototype"
-    ruler = FixedRuler(index, sentence)
-    question = "Does the agreement provide that the Receiving Party may reverse engineer prototypes?"
-    answerer = ScriptedChatModel(replies=[answer("It may not [1].", sentence)])
-    says_yes = json.loads(draft("Yes, it may [1].", complete=True, confidence=0.9))
-    says_yes.update({"short_answer": "yes [1]", "summary": question, "reasoning": ["Clause 2.4 [1]."]})
-    writer = ScriptedChatModel(replies=[json.dumps(says_yes)])
-    ledger = UsageLedger()
-    researcher = Researcher(
-        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
-    )
-    interrogator = Interrogator(
-        settings.interrogation,
-        ContractView.of(index),
-        questioner=ScriptedChatModel(replies=[]),
+def test_the_decided_short_answer_stands_and_one_turn_explains_it(contract, embedder) -> None:
+    _, index = contract
+    decider = FixedDecider(index, REVERSE)
+    question = "May the Receiving Party reverse engineer prototypes?"
+    answerer = ScriptedChatModel(replies=[answer("It may not [1].", REVERSE)])
+    says_yes = json.loads(draft("Yes, it may [1].", complete=False, confidence=0.3))
+    says_yes.update({"short_answer": "yes [1]", "summary": question, "reasoning": []})
+    writer = ScriptedChatModel(replies=[json.dumps(says_yes)], repeat_last=True)
+    _, result = run(
+        contract,
+        embedder,
+        answerer=answerer,
         writer=writer,
-        ruler=ruler,
+        decider=decider,
+        payload={"question": question, "max_turns": 3},
     )
-    context = QAContext(interrogator=interrogator, researcher=researcher, ledger=ledger)
-    out = build_qa_graph(InMemorySaver()).invoke(
-        {"question": question, "max_turns": 1}, {"configurable": {"thread_id": "r"}}, context=context
-    )
-    report = out["report"]
-    assert ruler.asked == ["The Receiving Party may reverse engineer prototypes."]
-    # the writer drafted knowing the ruling, and the ruling's evidence is source [1]
-    assert "answers: no (confidence 0.93), from [1]" in writer.calls[0][0][1].content
-    assert report.sources[0].quote == sentence
+    report = result["report"]
+    assert decider.asked == [question]
+    # settled before the first turn: one turn explains it, whatever the draft's confidence
+    assert report.metadata.turns_used == 1 and report.metadata.stopped_because == "decided"
+    # the writer drafted knowing the decision, whose ground is source [1]
+    assert "No, decided by the hypothesis classifier" in writer.calls[0][0][1].content
+    assert report.sources[0].quote == REVERSE
     short = report.short_answer
-    assert (short.verdict, short.decided_by, short.sources) == ("no", "hypothesis classifier", [1])
-    assert "the writer model answered 'yes'" in short.disagreement
+    assert (short.verdict, short.decided_by, short.sources, short.text()) == (
+        "no",
+        "hypothesis classifier",
+        [1],
+        "No [1]",
+    )
+    # the ground is quoted among the findings; the writer's "Yes, it may" is not supported by it
+    assert report.reasoning[0].endswith(f'"{REVERSE}" [1]')
+    assert "Yes, it may" not in report.preliminary_answer
+
+
+def test_an_unclear_decision_keeps_researching_and_shows_the_closest_clauses(contract, embedder) -> None:
+    _, index = contract
+    decider = FixedDecider(index, REVERSE, verdict="unclear")
+    answerer = ScriptedChatModel(replies=[answer("Unclear.", REVERSE)], repeat_last=True)
+    writer = ScriptedChatModel(
+        replies=[draft("Unclear [1].", complete=False, confidence=0.3)], repeat_last=True
+    )
+    questioner = ScriptedChatModel(replies=[json.dumps({"question": "Which software is covered?"})])
+    _, result = run(
+        contract,
+        embedder,
+        answerer=answerer,
+        writer=writer,
+        questioner=questioner,
+        decider=decider,
+        payload={"question": "May the parties study each other's prototypes?", "max_turns": 2},
+    )
+    report = result["report"]
+    assert report.metadata.turns_used == 2 and report.metadata.stopped_because == "turn limit"
+    assert report.short_answer.text() == "Unclear: the contract does not settle this (closest clauses: [1])"
+    assert "Give no yes/no verdict and no value" in writer.calls[0][0][1].content
+
+
+def test_a_settled_question_stops_after_its_decided_turns() -> None:
+    from clausewise.core.results import Draft, Finding
+    from graphs.routing import DECIDED_TURNS, stop_reason
+
+    unsure = Draft.model_validate(json.loads(draft("Perhaps [1].", complete=False, confidence=0.4)))
+    found = Finding(turn=1, question="q", answer="a", addressed=True, citations=[_citation()])
+
+    def decision(verdict: str) -> Decision:
+        return Decision(question="q", form="verdict", verdict=verdict, decided_by="provision classifier")
+
+    def reason(turn, max_turns, *, verdict="no", parts=()):
+        state = {"draft": unsure, "turn": turn, "max_turns": max_turns, "findings": [found]}
+        return stop_reason({**state, "decision": decision(verdict), "parts": list(parts)}, 0.75)
+
+    assert DECIDED_TURNS == 1
+    assert reason(1, 3) == "decided"
+    assert reason(1, 3, verdict="unclear") == ""  # an unclear answer keeps researching
+    assert reason(1, 3, parts=["An unasked part?"]) == ""  # every part still gets its turn
+    assert reason(3, 3, parts=["An unasked part?"]) == "turn limit"

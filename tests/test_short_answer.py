@@ -1,14 +1,12 @@
 """The short answer's parts: values read from contract text, the question's answer form, claims
-checked against their sources, and who decides the bottom line."""
+checked against their sources, and how the short answer is shown."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from clausewise.core.report import Report, ReportMetadata, Source
-from clausewise.core.results import Draft, Ruling, VerifiedCitation
-from tools.bottom_line import model_verdict, short_answer
+from clausewise.core.report import Report, ReportMetadata, ShortAnswer, Source
 from tools.claim_check import contradictions, remove_claims
 from tools.question_kind import question_kind
 from tools.values import find_values, same_value
@@ -79,7 +77,7 @@ def test_a_year_is_twelve_months_not_two() -> None:
         ("Who are the parties to the agreement?", "value", "party"),
         ("May the Receiving Party disclose information to its advisers?", "verdict", None),
         ("Is there a non-solicitation clause?", "verdict", None),
-        ("What are the exceptions to confidentiality?", "free", None),
+        ("What are the exceptions to confidentiality?", "list", None),
     ],
 )
 def test_the_answer_form_follows_the_question(question: str, form: str, value: str | None) -> None:
@@ -142,63 +140,13 @@ def test_the_classifier_flags_a_claim_only_when_no_sentence_supports_it() -> Non
     assert contradictions(claim, sources, "q", scorer=SupportsOne(), at=0.5) == []
 
 
-def test_the_ruling_decides_the_verdict_and_a_disagreement_is_stated() -> None:
-    citation = VerifiedCitation(
-        contract_id="c", node_id="4.1", pages=[2], span=(0, len(SURVIVAL)), quote=SURVIVAL, evidence=1
-    )
-    ruling = Ruling(
-        hypothesis="H.",
-        label="Contradiction",
-        confidence=0.91,
-        rationale="4.1 contradicts it.",
-        citations=[citation],
-    )
-    draft = Draft(title="t", short_answer="Yes [2]", summary="s", preliminary_answer="Yes, it may [2].")
-    kind = question_kind("Does the agreement provide that the obligations end at termination?")
-    answer = short_answer(kind, draft, [source(1, SURVIVAL), source(2, TERM, 300)], ruling, [1])
-    assert (answer.verdict, answer.sources, answer.decided_by) == ("no", [1], "hypothesis classifier")
-    assert "'yes'" in answer.disagreement and "'no'" in answer.disagreement
-    assert model_verdict(draft) == "yes"
-
-
-def test_a_value_is_read_from_the_sources_and_follows_them_over_the_model() -> None:
-    sources = [source(1, TERM), source(2, SURVIVAL, 200)]
-    kind = question_kind("How long do the confidentiality obligations survive termination?")
-    agrees = Draft(
-        title="t", short_answer="three years [2]", summary="s", preliminary_answer="Three years [2]."
-    )
-    answer = short_answer(kind, agrees, sources)
-    assert (answer.value, answer.normalized, answer.sources) == ("three (3) years", "3 years", [2])
-    assert answer.decided_by == "value reader" and answer.disagreement == ""
-    differs = Draft(
-        title="t", short_answer="five years [2]", summary="s", preliminary_answer="Five years [2]."
-    )
-    answer = short_answer(kind, differs, sources)
-    assert answer.value == "three (3) years" and "'five years'" in answer.disagreement
-
-
-def test_a_party_answer_names_only_parties_the_sources_name() -> None:
-    kind = question_kind("Who are the parties to the agreement?")
-    # a preamble among the sources: the value reader names the parties as it defines them
-    preamble = [source(1, 'between Acme Ltd ("Acme") and Beta GmbH ("Beta")')]
-    read = short_answer(kind, Draft(title="t", summary="s", preliminary_answer="p"), preamble)
-    assert (read.value, read.decided_by) == ('Acme Ltd ("Acme") and Beta GmbH ("Beta")', "value reader")
-    # no preamble: the model's names stand only when every one occurs in a source
-    sources = [source(1, "Acme Ltd shall pay Beta GmbH the fees.")]
-    named = Draft(title="t", short_answer="Acme Ltd and Beta GmbH [1]", summary="s", preliminary_answer="p")
-    assert short_answer(kind, named, sources).value == "Acme Ltd and Beta GmbH"
-    invented = Draft(
-        title="t", short_answer="Acme Ltd and Gamma Inc [1]", summary="s", preliminary_answer="p"
-    )
-    assert short_answer(kind, invented, sources).value == ""
-
-
 def test_renderers_show_the_short_answer_first() -> None:
-    kind = question_kind("Which law governs the agreement?")
-    draft = Draft(title="Governing law", short_answer="New York [1]", summary="s", preliminary_answer="p [1]")
+    short = ShortAnswer(
+        form="value", value="New York", value_type="law", sources=[1], decided_by="value reader"
+    )
     report = Report(
         question="Which law governs the agreement?",
-        short_answer=short_answer(kind, draft, [source(1, LAW)]),
+        short_answer=short,
         title="Governing law",
         summary="s",
         preliminary_answer="p [1]",

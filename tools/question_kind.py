@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-AnswerForm = Literal["verdict", "value", "free"]
+AnswerForm = Literal["verdict", "value", "list", "free"]
 ValueKind = Literal["duration", "expiry", "date", "law", "amount", "party", "notice period"]
 
 _VERDICT_START = re.compile(
@@ -65,11 +65,34 @@ _VALUE_RULES: tuple[tuple[ValueKind, re.Pattern[str]], ...] = (
     (
         "party",
         re.compile(
-            r"^who\s+(?:are|is)\s+the\s+part(?:y|ies)\b|\b(?:which|what)\s+(?:are\s+the\s+)?parties\b|\bparties\s+to\b",
+            r"^who\s+(?:are|is)\s+the\s+part(?:y|ies)\b|\b(?:which|what)\s+(?:are\s+the\s+)?parties\b|\bparties\s+to\b"
+            r"|^(?:who|which\s+\w+)\s+(?:signed|executed|entered\s+into)\b",
             re.I,
         ),
     ),
 )
+
+
+#: A question asking for several things: "What exceptions apply?", "Which obligations survive?",
+#: "List the termination rights" (rule ``list question``): no single verdict or value answers it.
+_LIST = re.compile(
+    r"^(?:list|enumerate|name\s+(?:the|all|every))\b"
+    r"|^(?:what|which)\s+(?:(?:other|are|were)\s+)?(?:the\s+)?(?:\w+\s+)?(?!does\b|is\b|was\b|has\b|means\b)"
+    r"(?:\w+(?:ions|ies|ts|ns|ses|ges|ds|ks|ps|ls|rs))\b(?:\s+(?:apply|are|exist|survive|does|do|must|can|may|of|to|under|in))",
+    re.I,
+)
+#: Where a question asks two things ("How long ..., and what exceptions apply?", "Who may ...?
+#: When ...?") (rule ``compound question``): its parts are researched one per turn.
+_COMPOUND = re.compile(
+    r"[,;]\s*(?:and|or|as\s+well\s+as)\s+(?:what|which|how|when|who|whom|whether|where|why|is|are|does|do|can|may|must)\b"
+    r"|\?\s+\S",
+    re.I,
+)
+
+
+def looks_compound(question: str) -> bool:
+    """Whether ``question`` asks more than one thing (rule "compound question")."""
+    return bool(_COMPOUND.search(" ".join(question.split())))
 
 
 @dataclass(frozen=True)
@@ -90,9 +113,13 @@ def question_kind(question: str) -> QuestionKind:
         hypothesis = match.group("hypothesis").strip().rstrip("?.")
         claim = hypothesis[:1].upper() + hypothesis[1:] + "."
         return QuestionKind("verdict", hypothesis=claim, question=first)
+    if _VERDICT_START.match(first):
+        # asked as yes or no ("Does the agreement say which law governs it?"): a verdict, whose
+        # grounds show the value
+        return QuestionKind("verdict", question=first)
     for kind, pattern in _VALUE_RULES:
         if pattern.search(first):
             return QuestionKind("value", kind, question=first)
-    if _VERDICT_START.match(first):
-        return QuestionKind("verdict", question=first)
+    if _LIST.search(first):
+        return QuestionKind("list", question=first)
     return QuestionKind("free", question=first)

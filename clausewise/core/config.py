@@ -381,16 +381,11 @@ class InterrogationSettings(Section):
         description="Open the report with a short answer: a verdict for a yes/no question, the value for "
         "a question asking for a duration, date, law, amount, notice period or party.",
     )
-    verdicts: Literal["classifier", "model"] = Field(
-        default="classifier",
-        description="Who decides a 'does the agreement provide that ...?' question: the hypothesis "
-        "classifier (the model then reasons around its ruling) or the writer model alone.",
-    )
     claim_check: Literal["values+nli", "values", "off"] = Field(
         default="values+nli",
-        description="Check each claim of the report against the sources it cites: the values it states "
-        "(durations, dates, amounts, laws) and, with +nli, the hypothesis classifier. A contradicted "
-        "claim is repaired once, then removed with the gap stated.",
+        description="Check each claim of the report against the sources it cites: contradicted (the values "
+        "it states; with +nli, the hypothesis classifier) or unsupported (not a quote, a restatement, a "
+        "value of its source or, with +nli, entailed by it). A failing claim is repaired once, then removed.",
     )
 
 
@@ -464,6 +459,62 @@ class ReviewSettings(Section):
         default=True, description="Ask the model for the value of provisions that have one (dates, law...)."
     )
     passage_chars: int = Field(default=600, ge=200, description="Longest passage shown for extraction.")
+
+
+class DecisionSettings(Section):
+    """How a question's short answer is decided before anything is written (``agents/decider.py``):
+    the question tied to a known provision and decided by the classifier trained for it, a value
+    read from the clause that holds it, the model only where no trained decider covers the
+    question, and "unclear" when no decider is confident. Thresholds are chosen on the tune half
+    of the question bank (``clausewise eval qa --questions bank --half tune``)."""
+
+    match_at: float = Field(
+        default=0.55,
+        ge=0,
+        le=1,
+        description="Least cosine similarity of a question to a known provision's texts for the "
+        "provision's classifier to decide it.",
+    )
+    match_near: float = Field(
+        default=0.03,
+        ge=0,
+        le=0.2,
+        description="Candidates this close to the most similar provision are tried in order, the one "
+        "named in the question first.",
+    )
+    presence_bands: bool = Field(
+        default=True,
+        description="Decide a provision's presence with the classifier's calibrated bands (yes at or "
+        "above the band, no below it, unclear inside it); off: its single threshold, never unclear.",
+    )
+    hypothesis_confident_at: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Least confidence of the hypothesis classifier's label for it to decide a "
+        "'does the agreement provide that ...?' question (below: unclear).",
+    )
+    support_at: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="Least P(Entailment) of a cited sentence for it to support a claim (the NLI "
+        "classifier), in the model's yes/no decisions and the report's support check.",
+    )
+    relevance_at: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="Least reranker probability of a sentence for the question for it to ground the "
+        "model's verdict or a value read outside a known provision's clause.",
+    )
+    model_passages: int = Field(
+        default=5,
+        ge=1,
+        le=12,
+        description="Passages the model reads to decide a question no classifier covers.",
+    )
+    closest: int = Field(default=3, ge=1, le=6, description="Closest clauses shown with an unclear answer.")
 
 
 class ServiceSettings(Section):
@@ -541,6 +592,7 @@ class Settings(BaseSettings):
     interrogation: InterrogationSettings = InterrogationSettings()
     checks: ChecksSettings = ChecksSettings()
     review: ReviewSettings = ReviewSettings()
+    decision: DecisionSettings = DecisionSettings()
     service: ServiceSettings = ServiceSettings()
     jobs: JobsSettings = JobsSettings()
 

@@ -39,13 +39,16 @@ class Source(BaseModel):
     )
 
 
-Verdict = Literal["yes", "no", "partly", "not addressed"]
-DecidedBy = Literal["hypothesis classifier", "value reader", "model"]
+Verdict = Literal["yes", "no", "partly", "not addressed", "unclear"]
+DecidedBy = Literal["provision classifier", "hypothesis classifier", "value reader", "model", "none"]
 
 
 class ShortAnswer(BaseModel):
     """The bottom line, shown before the prose: a verdict for a yes/no question, the value for a
-    question asking for one (a duration, date, law, amount, party or notice period)."""
+    question asking for one (a duration, date, law, amount, party or notice period), or, where
+    the contract states it as a condition or a reference, the sentence that does
+    (``value_type`` "condition"). "unclear" when no decider was confident: the closest clauses
+    are shown instead of a guess."""
 
     form: Literal["verdict", "value"]
     verdict: Verdict | None = None
@@ -53,7 +56,11 @@ class ShortAnswer(BaseModel):
     value_type: str = ""
     normalized: str = Field(default="", description="The value in a comparable form (3 years, 1999-06-21).")
     sources: list[int] = Field(default_factory=list, description="Numbers of the sources behind it.")
+    closest: list[int] = Field(
+        default_factory=list, description="Where it is unclear or not stated: the closest clauses' sources."
+    )
     decided_by: DecidedBy = "model"
+    provision: str = Field(default="", description="The known provision the question was tied to.")
     rationale: str = ""
     disagreement: str = Field(
         default="", description="Where the writer model and the deciding component disagreed, what each said."
@@ -65,13 +72,20 @@ class ShortAnswer(BaseModel):
     )
 
     def text(self) -> str:
-        """One line: "Yes [2]", "three (3) years [4]", or with its qualification
-        'three (3) years [4]; "however, obligations relating to trade secrets continue ..." [4]'."""
+        """One line: "Yes [2]", "three (3) years [4]", with a qualification
+        'three (3) years [4]; "however, obligations relating to trade secrets continue ..." [4]',
+        a condition quoted as the contract states it, or "Unclear ..." with the closest clauses."""
         refs = "".join(f" [{n}]" for n in self.sources)
+        closest = "".join(f" [{n}]" for n in self.closest)
+        nearest = f" (closest clauses:{closest})" if closest else ""
+        if self.verdict == "unclear":
+            return f"Unclear: the contract does not settle this{nearest}"
         if self.form == "verdict":
             return f"{(self.verdict or 'not addressed').capitalize()}{refs}"
         if not self.value:
-            return f"Not stated in the sources found{refs}"
+            return f"Not stated in the contract{nearest}"
+        if self.value_type == "condition":
+            return f'As the contract states it: "{self.value}"{refs}'
         qualified = f'; "{self.qualification}"{refs}' if self.qualification else ""
         return f"{self.value}{refs}{qualified}"
 
@@ -101,7 +115,7 @@ class ReportMetadata(BaseModel):
     turns_used: int = 0
     max_turns: int = 0
     questions_asked: list[str] = Field(default_factory=list)
-    stopped_because: Literal["confident", "ruled", "turn limit", "not addressed", ""] = ""
+    stopped_because: Literal["confident", "decided", "turn limit", "not addressed", ""] = ""
     confidence: float | None = None
     models: list[str] = Field(default_factory=list)
     llm_calls: int = 0
@@ -113,7 +127,12 @@ class ReportMetadata(BaseModel):
         default_factory=list, description="Claims their sources contradicted that one repair fixed."
     )
     removed_claims: list[str] = Field(
-        default_factory=list, description="Claims their sources contradicted, removed after the repair."
+        default_factory=list,
+        description="Claims their sources contradicted or did not support, removed after the repair.",
+    )
+    checks: list[str] = Field(
+        default_factory=list,
+        description="What the finishing checks did to the writer's text (repairs, removals), for the reader.",
     )
 
 
@@ -132,7 +151,8 @@ class Report(BaseModel):
     def referenced_numbers(self) -> set[int]:
         text = " ".join([self.summary, *self.reasoning, self.preliminary_answer, *self.gaps])
         numbers = {int(n) for n in REFERENCE.findall(text)}
-        return numbers | set(self.short_answer.sources if self.short_answer else [])
+        short = self.short_answer
+        return numbers | set(short.sources + short.closest if short else [])
 
     # --- renderers ---------------------------------------------------------------------------
 
@@ -180,6 +200,8 @@ class Report(BaseModel):
             f"{meta.llm_calls} model calls, {meta.prompt_tokens + meta.completion_tokens} tokens, "
             f"{meta.seconds:.0f} s; models: {', '.join(meta.models) or 'n/a'}.*",
         ]
+        if meta.checks:
+            lines += ["", f"*Checks: {' '.join(meta.checks)}*"]
         return "\n".join(lines) + "\n"
 
     def short_answer_notes(self) -> list[str]:
@@ -209,6 +231,7 @@ class Report(BaseModel):
                 f"<h2>Short answer</h2><p><strong>{paragraph(self.short_answer.text())}</strong></p>{notes}"
             )
         meta = self.metadata
+        checks = f"<br>Checks: {html.escape(' '.join(meta.checks))}" if meta.checks else ""
         return (
             '<!DOCTYPE html><html><head><meta charset="utf-8">'
             f"<title>{html.escape(self.title)}</title>"
@@ -225,7 +248,7 @@ class Report(BaseModel):
             f"{sources or '<li>(no verified quotations)</li>'}</ol>"
             f"<footer>{meta.turns_used} of {meta.max_turns} turn(s); {meta.llm_calls} model calls; "
             f"{meta.prompt_tokens + meta.completion_tokens} tokens; {meta.seconds:.0f} s; "
-            f"{html.escape(', '.join(meta.models))}</footer></body></html>"
+            f"{html.escape(', '.join(meta.models))}{checks}</footer></body></html>"
         )
 
     def render(self, fmt: str) -> str:

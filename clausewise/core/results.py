@@ -231,6 +231,44 @@ class Ruling(BaseModel):
     citations: list[VerifiedCitation] = Field(default_factory=list)
 
 
+DecidedBy = Literal["provision classifier", "hypothesis classifier", "value reader", "model", "none"]
+DecisionVerdict = Literal["yes", "no", "not addressed", "unclear"]
+
+
+class Decision(BaseModel):
+    """The short answer of a question as a decider settled it, before any prose is written.
+
+    ``form`` "verdict" (a yes/no question) carries ``verdict``; "value" carries the ``value`` in
+    the contract's words (or, where the contract states it as a condition or a reference, the
+    sentence that does: ``value_type`` "condition"), "not addressed" when the contract does not
+    state it. Either form may be "unclear": no decider was confident, and ``closest`` holds the
+    clauses that came nearest. ``grounds`` are the sentences the decision rests on, verified
+    spans of the contract."""
+
+    question: str
+    form: Literal["verdict", "value"]
+    verdict: DecisionVerdict | None = None
+    value: str = ""
+    value_type: str = ""
+    normalized: str = ""
+    qualification: str = ""
+    decided_by: DecidedBy = "none"
+    provision: str = Field(default="", description="The known provision the question was tied to.")
+    confidence: float | None = None
+    rationale: str = ""
+    grounds: list[VerifiedCitation] = Field(default_factory=list)
+    closest: list[VerifiedCitation] = Field(default_factory=list)
+
+    @property
+    def unclear(self) -> bool:
+        return self.verdict == "unclear"
+
+    @property
+    def settled(self) -> bool:
+        """Whether a decider committed to an answer (no later turn can change it)."""
+        return self.verdict not in ("unclear", None) or (self.form == "value" and bool(self.value))
+
+
 class CheckResult(BaseModel):
     """A hypothesis checked against one contract: its label, confidence and verified evidence."""
 

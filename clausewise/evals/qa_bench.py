@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING, Any
 
 from clausewise.core.domain import Span
 from clausewise.core.progress import NoProgress, Progress
+from clausewise.evals.bank import VERDICT_OF_LABEL
 from clausewise.evals.contractnli_bench import ingest_document, label_metrics
 from clausewise.evals.data import contractnli, in_fold, ingest_text, legalbench_queries, require
 from clausewise.evals.retrieval_bench import corpus_contract_id
-from tools.bottom_line import VERDICT_OF_LABEL
 from tools.citations import QuoteVerifier
 from tools.claim_check import claims, contradictions
 from tools.retrieval.spans import overlap

@@ -115,6 +115,15 @@ class PresenceHead:
     thresholds: np.ndarray
     embedding_model: str
     wording: Wording | None = None
+    bands: np.ndarray | None = None  # [categories, 2]: below the first "no", from the second "yes"
+
+    def band(self, column: int) -> tuple[float, float]:
+        """The category's (no below, yes at) probabilities: between them the classifier is not
+        confident either way. Without calibrated bands, both are the threshold."""
+        if self.bands is None:
+            threshold = float(self.thresholds[column])
+            return threshold, threshold
+        return float(self.bands[column, 0]), float(self.bands[column, 1])
 
     def probabilities(self, vectors: np.ndarray, texts: Sequence[str] = ()) -> np.ndarray:
         """P(clause belongs to category), one row per clause (its vector and, when the head reads
@@ -152,6 +161,11 @@ class PresenceHead:
             "ngram_weight": self.wording.weight if self.wording is not None else None,
             "categories": list(self.categories),
             "thresholds": [round(float(t), 4) for t in self.thresholds],
+            **(
+                {"bands": [[round(float(a), 4), round(float(b), 4)] for a, b in self.bands]}
+                if self.bands is not None
+                else {}
+            ),
             "embedding_model": self.embedding_model,
             "sha256": hashlib.sha256(head.read_bytes()).hexdigest(),
             **(extra or {}),
@@ -182,16 +196,18 @@ def read_head(folder: Path) -> PresenceHead:
         )
     categories = tuple(config["categories"])
     thresholds = np.asarray(config["thresholds"], dtype=np.float32)
+    bands = np.asarray(config["bands"], dtype=np.float32) if "bands" in config else None
     if (
         weights.shape[0] != len(categories)
         or bias.shape != (len(categories),)
         or len(thresholds) != len(categories)
+        or (bands is not None and bands.shape != (len(categories), 2))
     ):
         raise ModelIntegrityError(
             f"the provision presence classifier in {folder} has inconsistent shapes",
             hint="run `clausewise train provisions` again",
         )
-    return PresenceHead(categories, weights, bias, thresholds, config["embedding_model"], wording)
+    return PresenceHead(categories, weights, bias, thresholds, config["embedding_model"], wording, bands)
 
 
 class PresenceClassifier:

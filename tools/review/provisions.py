@@ -35,6 +35,12 @@ PROVISIONS_HINT = (
 class Provision(BaseModel):
     key: str = Field(min_length=1, max_length=80)
     name: str = Field(min_length=1)
+    description: str = Field(
+        default="", description="What having the provision means, in plain words (matches questions to it)."
+    )
+    aliases: list[str] = Field(
+        default_factory=list, description="Names lawyers give the provision (match questions to it)."
+    )
     question: str = Field(min_length=5)
     keywords: list[str] = Field(default_factory=list)
     answer: AnswerKind = "none"

@@ -1,0 +1,508 @@
+"""The decider: a question's short answer, settled before anything is written.
+
+One pipeline, an explicit ordered list of steps, each run once (:meth:`AnswerDecider.decide`):
+
+1. **type** the question once: a yes/no question, a value question, a list or an open question
+   (:func:`tools.question_kind.question_kind`);
+2. **match** it to a known provision (:mod:`tools.decision.matching`): a CUAD category by its
+   names and description, or one of the NDA suite's hypotheses;
+3. **decide** with the decider trained for what was matched:
+
+   - a yes/no question about a CUAD category: the provision presence classifier over every
+     clause, with its calibrated bands: "yes" above the band (grounds: the deciding clause's
+     sentence most relevant to the question), "no" below it, "unclear" inside it (the closest
+     clauses shown);
+   - an NDA hypothesis: the hypothesis classifier's ruling on the suite's own wording;
+   - a value of a CUAD category (the governing law, the expiry, the renewal term...): read from
+     the clauses the presence classifier finds for that category, the value whose sentence best
+     answers the question; where the clause states no such value (a condition, a reference), the
+     clause's sentence itself is the answer; "not addressed" when no clause is likely to hold it;
+   - anything no trained decider covers: a yes/no question goes to the model, whose verdict
+     stands only if the sentence it quotes supports it (:meth:`AnswerDecider._by_model`); a value
+     question is read by the value reader from the retrieved sentences that answer it.
+
+Every ground is a verified span of the contract. A sentence that instructs an assistant
+(:mod:`tools.decision.instructions`) is never a ground.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field
+
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import DecisionSettings
+from clausewise.core.domain import Hit, Span
+from clausewise.core.errors import StructuredOutputError
+from clausewise.core.prompting import load_prompt
+from clausewise.core.results import Decision, Ruling, VerifiedCitation
+from indexes.store import ContractIndex
+from tools.attribution import SentenceScorer
+from tools.citations import QuoteVerifier
+from tools.decision.instructions import addresses_a_model
+from tools.decision.matching import KnownProvision, Match, ProvisionMatcher
+from tools.question_kind import QuestionKind, question_kind
+from tools.retrieval.query_plan import default_plan
+from tools.retrieval.rerank import Reranker
+from tools.review.presence import ClauseScores, PresenceHead
+from tools.structure.sentences import sentence_spans
+from tools.value_reading import party_reading, qualification, value_readings
+
+if TYPE_CHECKING:
+    from agents.checker import HypothesisChecker
+    from tools.retrieval.contract_retriever import ContractRetriever
+
+log = logging.getLogger(__name__)
+
+#: The value kind a CUAD category's value is read as, when the question's wording names none.
+CATEGORY_VALUE = {
+    "Governing Law": "law",
+    "Expiration Date": "expiry",
+    "Renewal Term": "duration",
+    "Notice Period to Terminate Renewal": "notice period",
+    "Effective Date": "date",
+    "Agreement Date": "date",
+    "Warranty Duration": "duration",
+    "Parties": "party",
+}
+#: Value kinds that one CUAD category holds, whatever else the question says.
+SINGLE_HOLDER = {"party": "Parties", "law": "Governing Law"}
+#: Longest sentence quoted as the answer where the contract states a condition, not a value.
+CONDITION_CHARS = 400
+
+
+class ModelVerdict(BaseModel):
+    """What the model answers for a yes/no question no classifier covers (structured output).
+    The quote and the answer sentence come before the verdict, so the verdict follows them."""
+
+    passage: int = Field(default=0, description="Number of the passage that decides the question (0: none).")
+    quote: str = Field(default="", description="The deciding sentence, copied exactly from that passage.")
+    answer: str = Field(default="", description="One sentence answering the question from that quote.")
+    verdict: Literal["yes", "no", "unclear"] = "unclear"
+
+
+@dataclass(frozen=True)
+class Presence:
+    """The presence classifier's scores on one contract (``scores``) and the head that made them."""
+
+    head: PresenceHead
+    scores: ClauseScores
+
+
+class AnswerDecider:
+    def __init__(
+        self,
+        settings: DecisionSettings,
+        index: ContractIndex,
+        *,
+        matcher: ProvisionMatcher,
+        retriever: ContractRetriever,
+        reranker: Reranker | None,
+        presence: Presence | None = None,
+        ruler: HypothesisChecker | None = None,
+        scorer: SentenceScorer | None = None,
+        model: Runnable | None = None,
+    ) -> None:
+        """``retriever`` finds passages (a ContractRetriever); ``ruler`` rules hypotheses (a
+        HypothesisChecker); ``scorer`` is the NLI classifier the model's verdicts are checked
+        with; ``model`` decides what nothing else covers (None: such questions are unclear)."""
+        self.settings = settings
+        self.index = index
+        self.matcher = matcher
+        self.retriever = retriever
+        self.reranker = reranker
+        self.presence = presence
+        self.ruler = ruler
+        self.scorer = scorer
+        self.model = model
+        self.verifier = QuoteVerifier(index.document.text)
+
+    # -- the pipeline -----------------------------------------------------------------------------
+
+    def decide(self, question: str) -> Decision | None:
+        """The decision on ``question`` (None for a list or open question: no short answer)."""
+        kind = question_kind(question)
+        if kind.form == "free":
+            # an open wording may still ask for a known provision's value ("What date is the
+            # agreement dated?"): the provision's value kind then types it
+            match = self.matcher.match(question, family="cuad", answer=True)
+            if match is None:
+                return None
+            kind = QuestionKind("value", question=kind.question)
+        elif kind.form in ("verdict", "value"):
+            match = self._match(question, kind)
+        else:
+            return None
+        decision = self._decide(question, kind, match)
+        log.info(
+            "decided %s: %s",
+            decision.form,
+            decision.verdict or decision.value,
+            extra={
+                "contract": self.index.contract_id,
+                "decided_by": decision.decided_by,
+                "provision": decision.provision,
+                "confidence": decision.confidence,
+            },
+        )
+        return decision
+
+    def _match(self, question: str, kind: QuestionKind) -> Match | None:
+        if kind.form != "value":
+            return self.matcher.match(question)
+        match = self.matcher.match(question, family="cuad", answer=True)
+        held_by = SINGLE_HOLDER.get(kind.value or "")
+        if match is None and held_by is not None:
+            # rule "value kinds one provision holds": a question asking for the parties or the
+            # governing law asks about that provision, however it is worded ("Who signed it?")
+            provision = next(
+                (p for p in self.matcher.provisions if p.family == "cuad" and p.name == held_by), None
+            )
+            return Match(provision, 0.0, 0.0) if provision is not None else None
+        return match
+
+    def _decide(self, question: str, kind: QuestionKind, match: Match | None) -> Decision:
+        provision = match.provision if match else None
+        if kind.form == "verdict":
+            if (
+                provision is not None
+                and provision.family == "cuad"
+                and self._presence_column(provision) is not None
+            ):
+                return self._by_presence(question, provision, match)
+            if provision is not None and provision.family == "nda" and self.ruler is not None:
+                return self._by_hypothesis(question, provision, match)
+            return self._by_model(question)
+        if provision is not None and self._presence_column(provision) is not None:
+            return self._value_from_clauses(question, kind, provision, match)
+        return self._value_from_retrieval(question, kind)
+
+    # -- grounds ----------------------------------------------------------------------------------
+
+    def _citation(self, span: Span, number: int = 1) -> VerifiedCitation | None:
+        text = self.index.document.text
+        quote = text[span[0] : span[1]].strip()
+        found = self.verifier.verify(quote, hint=span)
+        if found is None or not quote:
+            return None
+        node = self.index.tree.smallest_containing(found.span)
+        return VerifiedCitation(
+            contract_id=self.index.contract_id,
+            node_id=node.id,
+            title=node.title,
+            pages=self.index.document.pages_for(found.span) or [1],
+            span=found.span,
+            quote=found.text,
+            evidence=number,
+            attributed=True,
+        )
+
+    def _sentences(self, span: Span) -> list[Span]:
+        text = self.index.document.text
+        return [s for s in sentence_spans(text, span[0], span[1]) if not addresses_a_model(text[s[0] : s[1]])]
+
+    def _best_sentence(self, question: str, spans: Sequence[Span]) -> tuple[Span, float] | None:
+        """The sentence of ``spans`` the reranker finds most relevant to ``question``."""
+        sentences = [s for span in spans for s in self._sentences(span)]
+        if not sentences:
+            return None
+        if self.reranker is None:
+            return sentences[0], 0.0
+        text = self.index.document.text
+        scores = self.reranker.score(question, [text[a:b] for a, b in sentences])
+        best = max(range(len(sentences)), key=lambda i: float(scores[i]))
+        return sentences[best], float(scores[best])
+
+    def _cite(self, spans: Sequence[Span]) -> list[VerifiedCitation]:
+        cited = [c for n, span in enumerate(spans, start=1) if (c := self._citation(span, n)) is not None]
+        return list({c.span: c for c in cited}.values())
+
+    # -- provisions the presence classifier covers --------------------------------------------------
+
+    def _presence_column(self, provision: KnownProvision) -> int | None:
+        if self.presence is None or provision.family != "cuad":
+            return None
+        return self.presence.head.category_index(provision.name)
+
+    def _ranked_clauses(self, column: int) -> list[tuple[Span, float]]:
+        scores = self.presence.scores  # type: ignore[union-attr]
+        ranked = scores.above(column, 0.0, len(scores.chunks))
+        return [(chunk.span, probability) for chunk, probability in ranked]
+
+    def _by_presence(self, question: str, provision: KnownProvision, match: Match | None) -> Decision:
+        column = self._presence_column(provision)
+        assert column is not None and self.presence is not None
+        no_below, yes_at = self.presence.head.band(column)
+        if not self.settings.presence_bands:
+            no_below = yes_at = float(self.presence.head.thresholds[column])
+        ranked = self._ranked_clauses(column)
+        best = ranked[0][1] if ranked else 0.0
+        closest = [span for span, _ in ranked[: self.settings.closest]]
+        common = {
+            "question": question,
+            "form": "verdict",
+            "decided_by": "provision classifier",
+            "provision": provision.name,
+            "confidence": round(best, 4),
+        }
+        if best >= yes_at:
+            deciding = [span for span, p in ranked if p >= yes_at][: self.settings.closest]
+            sentence = self._best_sentence(question, deciding[:1])
+            grounds = self._cite([sentence[0]] if sentence else deciding[:1])
+            return Decision(
+                **common,
+                verdict="yes",
+                grounds=grounds,
+                rationale=f"the provision classifier finds {provision.name} in this clause "
+                f"(probability {best:.2f}, at or above {yes_at:.2f})",
+            )
+        if best < no_below:
+            return Decision(
+                **common,
+                verdict="no",
+                closest=self._cite(closest),
+                rationale=f"the provision classifier finds no {provision.name} provision: no clause "
+                f"reaches {no_below:.2f} (the closest, {best:.2f}, is shown)",
+            )
+        return Decision(
+            **common,
+            verdict="unclear",
+            closest=self._cite(closest),
+            rationale=f"the provision classifier is not confident either way about {provision.name} "
+            f"(best clause {best:.2f}, between {no_below:.2f} and {yes_at:.2f}); the closest clauses are "
+            "shown",
+        )
+
+    # -- NDA hypotheses ---------------------------------------------------------------------------
+
+    def _by_hypothesis(self, question: str, provision: KnownProvision, match: Match | None) -> Decision:
+        assert self.ruler is not None
+        ruling: Ruling = self.ruler.rule(provision.hypothesis)
+        verdict = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}[ruling.label]
+        grounds = [c for c in ruling.citations if not addresses_a_model(c.quote)]
+        common = {
+            "question": question,
+            "form": "verdict",
+            "decided_by": "hypothesis classifier",
+            "provision": provision.name,
+            "confidence": ruling.confidence,
+        }
+        if ruling.confidence < self.settings.hypothesis_confident_at or (
+            verdict != "not addressed" and not grounds
+        ):
+            return Decision(
+                **common,
+                verdict="unclear",
+                closest=grounds or self._closest_hits(question),
+                rationale=f"the hypothesis classifier's {ruling.label} ({ruling.confidence:.2f}) is not "
+                "confident enough to decide",
+            )
+        return Decision(
+            **common,
+            verdict=verdict,
+            grounds=grounds,
+            rationale=f'ruling on "{provision.hypothesis}": {ruling.rationale}',
+        )
+
+    # -- values ---------------------------------------------------------------------------------
+
+    def _value_kind(self, kind: QuestionKind, provision: KnownProvision | None) -> str:
+        if kind.value:
+            return kind.value
+        return CATEGORY_VALUE.get(provision.name, "") if provision else ""
+
+    def _value_from_clauses(
+        self, question: str, kind: QuestionKind, provision: KnownProvision, match: Match | None
+    ) -> Decision:
+        column = self._presence_column(provision)
+        assert column is not None and self.presence is not None
+        no_below, yes_at = self.presence.head.band(column)
+        ranked = self._ranked_clauses(column)
+        best = ranked[0][1] if ranked else 0.0
+        common = {
+            "question": question,
+            "form": "value",
+            "decided_by": "value reader",
+            "provision": provision.name,
+            "confidence": round(best, 4),
+        }
+        if best < no_below:
+            return Decision(
+                **common,
+                verdict="not addressed",
+                closest=self._cite([s for s, _ in ranked[: self.settings.closest]]),
+                rationale=f"no clause is likely to state the {provision.name.lower()} (best {best:.2f}, "
+                f"below {no_below:.2f})",
+            )
+        holding = [span for span, p in ranked if p >= min(no_below, yes_at)][: self.settings.closest]
+        value_kind = self._value_kind(kind, provision)
+        decision = self._read_value(question, kind, value_kind, holding)
+        if decision is not None:
+            return decision.model_copy(update={**common, "decided_by": "value reader"})
+        sentence = self._best_sentence(question, holding[:1])
+        if sentence is None:
+            return Decision(
+                **common, verdict="unclear", rationale="the clause holding the value has no sentence"
+            )
+        citation = self._cite([sentence[0]])
+        quote = " ".join(citation[0].quote.split()) if citation else ""
+        if not quote or len(quote) > CONDITION_CHARS:
+            return Decision(
+                **common,
+                verdict="unclear",
+                closest=self._cite(holding),
+                rationale=f"the clause that holds the {provision.name.lower()} states no value the reader "
+                "can quote; the clause is shown",
+            )
+        return Decision(
+            **common,
+            value=quote,
+            value_type="condition",
+            grounds=citation,
+            rationale=f"the clause holding the {provision.name.lower()} states it as a condition or a "
+            "reference, quoted as it stands",
+        )
+
+    def _read_value(
+        self, question: str, kind: QuestionKind, value_kind: str, spans: Sequence[Span]
+    ) -> Decision | None:
+        """The value of ``value_kind`` the sentences of ``spans`` state that best answers the
+        question, with its sentence as the ground (None when they state none)."""
+        text = self.index.document.text
+        if value_kind == "party":
+            for span in spans:
+                parties = party_reading(text, span[0], span[1])
+                if parties is not None:
+                    names = [name for name, _ in parties.parties]
+                    return Decision(
+                        question=question,
+                        form="value",
+                        value=parties.value(),
+                        value_type="party",
+                        normalized=" and ".join(n.lower() for n in names),
+                        grounds=self._cite([parties.span]),
+                        rationale="the parties as the agreement names them",
+                    )
+            return None
+        if not value_kind:
+            return None
+        readings = [
+            r
+            for r in value_readings(kind.question or question, value_kind, text, spans)
+            if not addresses_a_model(r.text)
+        ]
+        if not readings:
+            return None
+        reading = readings[0]
+        return Decision(
+            question=question,
+            form="value",
+            value=reading.mention.text,
+            value_type=value_kind,
+            normalized=reading.mention.normalized,
+            qualification=qualification(reading),
+            grounds=self._cite([reading.span]),
+            rationale="read from the sentence that states it",
+        )
+
+    def _value_from_retrieval(self, question: str, kind: QuestionKind) -> Decision:
+        """A value question no provision covers: the value reader over the sentences retrieval
+        finds relevant (the reranker's probability at or above ``relevance_at``)."""
+        hits = self._hits(question)
+        relevant = [h.span for h in hits if h.signals.get("rerank", h.score) >= self.settings.relevance_at]
+        common = {"question": question, "form": "value", "decided_by": "value reader"}
+        decision = (
+            self._read_value(question, kind, self._value_kind(kind, None), relevant) if relevant else None
+        )
+        if decision is not None:
+            return decision.model_copy(update=common)
+        return Decision(
+            **common,
+            verdict="unclear",
+            closest=self._cite([h.span for h in hits[: self.settings.closest]]),
+            rationale="no retrieved sentence states a value that answers the question",
+        )
+
+    # -- what no classifier covers ------------------------------------------------------------------
+
+    def _hits(self, question: str) -> list[Hit]:
+        terms = [d.term for d in self.index.definitions]
+        query = default_plan(question, terms).query(question)
+        return self.retriever.search(query, self.settings.model_passages, expand=False)
+
+    def _closest_hits(self, question: str) -> list[VerifiedCitation]:
+        return self._cite([h.span for h in self._hits(question)[: self.settings.closest]])
+
+    def _by_model(self, question: str) -> Decision:
+        """The model's verdict over the top passages, kept only when the sentence it quotes is the
+        contract's, states terms (not instructions), is relevant to the question, entails the
+        model's answer, and no retrieved sentence contradicts that answer."""
+        hits = self._hits(question)
+        common = {"question": question, "form": "verdict", "decided_by": "model"}
+        closest = self._cite([h.span for h in hits[: self.settings.closest]])
+        if self.model is None or not hits:
+            return Decision(
+                **common, verdict="unclear", closest=closest, rationale="no decider covers this question"
+            )
+        text = self.index.document.text
+        passages = "\n\n".join(
+            f"[{n}] {' '.join(text[h.span[0] : h.span[1]].split())}" for n, h in enumerate(hits, start=1)
+        )
+        messages = load_prompt("decide_yes_no").messages(question=question, passages=passages)
+        try:
+            said = invoke_structured(self.model, messages, ModelVerdict)
+        except StructuredOutputError as error:
+            log.warning("the model's verdict was unreadable: %s", error)
+            return Decision(
+                **common, verdict="unclear", closest=closest, rationale="the model's verdict was unreadable"
+            )
+        refused = self._unsupported_verdict(question, said, hits)
+        if refused:
+            return Decision(**common, verdict="unclear", closest=closest, rationale=refused)
+        found = self.verifier.verify(said.quote, hint=hits[said.passage - 1].span)
+        assert found is not None
+        return Decision(
+            **common,
+            verdict=said.verdict,
+            grounds=self._cite([found.span]),
+            rationale=f"the model answered from the quoted sentence: {said.answer}",
+        )
+
+    def _unsupported_verdict(self, question: str, said: ModelVerdict, hits: Sequence[Hit]) -> str:
+        """Why the model's verdict cannot stand ("" when it can)."""
+        if said.verdict == "unclear":
+            return "the model could not decide from the passages"
+        if not 1 <= said.passage <= len(hits) or not said.quote.strip():
+            return f"the model answered '{said.verdict}' without quoting a passage"
+        found = self.verifier.verify(said.quote, hint=hits[said.passage - 1].span)
+        if found is None:
+            return f"the model answered '{said.verdict}' quoting words that are not in the contract"
+        if addresses_a_model(found.text):
+            return (
+                f"the model answered '{said.verdict}' from a sentence that instructs an assistant, "
+                "which is not a term"
+            )
+        if self.reranker is not None:
+            relevance = float(self.reranker.score(question, [found.text])[0])
+            if relevance < self.settings.relevance_at:
+                return f"the sentence the model quoted is not about the question (relevance {relevance:.2f})"
+        if self.scorer is None:
+            return "no classifier can check the model's verdict"
+        claim = said.answer.strip() or question
+        entailed = float(self.scorer.probabilities(claim, [found.text])[0][0])
+        if entailed < self.settings.support_at:
+            return f"the quoted sentence does not support the model's answer (entailment {entailed:.2f})"
+        text = self.index.document.text
+        others = [text[a:b] for h in hits for a, b in self._sentences(h.span) if (a, b) != found.span]
+        if others:
+            rows = self.scorer.probabilities(claim, others)
+            worst = max(range(len(others)), key=lambda i: float(rows[i][1]))
+            if float(rows[worst][1]) >= self.settings.support_at:
+                against = " ".join(others[worst].split())[:200]
+                return f'another sentence contradicts the model\'s answer: "{against}"'
+        return ""

@@ -1,0 +1,414 @@
+"""The end of the graph: the report finished by an explicit, ordered list of named passes.
+
+    compose -> verify -> repair -> recheck -> remove -> render
+
+Each pass runs once, and none undoes another:
+
+- **compose** numbers the sources (the decision's grounds first, then the clauses closest to an
+  unclear answer, then every finding's citations), turns the decision into the short answer,
+  and puts two kinds of text side by side: the *composed* lines, quotes of verified sources that
+  the system writes (the grounds of the short answer, the answer to each part of a compound
+  question), and the *written* text, the writer model's summary, findings and preliminary answer;
+- **verify** checks everything shown: every quote and reference (:mod:`tools.report_checks`),
+  every sentence of the written text against the sources it cites, for contradiction
+  (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`);
+- **repair** asks the writer once to rewrite its text, naming every failure (skipped when there
+  is none); composed lines are never given to the writer, so a repair cannot drop them;
+- **recheck** verifies the repaired text as **verify** did;
+- **remove** drops what still fails: a sentence that is contradicted, unsupported or quotes words
+  the contract does not have, and references to sources that do not verify. What was removed is
+  noted in the report's checks, not in its gaps (those list what the contract leaves open);
+- **render** builds the :class:`~clausewise.core.report.Report`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from langchain_core.runnables import Runnable
+
+from clausewise.core.backends.structured import invoke_structured
+from clausewise.core.config import DecisionSettings, InterrogationSettings
+from clausewise.core.errors import StructuredOutputError
+from clausewise.core.prompting import load_prompt
+from clausewise.core.report import REFERENCE, Report, ReportMetadata, ShortAnswer, Source
+from clausewise.core.results import Decision, Draft, Finding, Inquiry
+from tools.attribution import SentenceScorer
+from tools.citations import QuoteVerifier
+from tools.claim_check import Contradiction, contradictions
+from tools.decision.support import Support, claims_of, unsupported
+from tools.report_checks import Failures, check, evidence_findings, number_sources, prose_sentences
+
+log = logging.getLogger(__name__)
+
+PASSES = ("compose", "verify", "repair", "recheck", "remove", "render")
+#: Longest quote of a ground or a part's source the findings show (a clause with its list).
+LIST_QUOTE_CHARS = 800
+NOT_ADDRESSED = (
+    "The contract does not appear to address this question: no passage that answers it could be "
+    "found and verified."
+)
+#: What stands where every sentence the writer drafted for a section failed the checks.
+NOTHING_SUPPORTED = (
+    "The drafted answer could not be supported by the sources and was removed; the short answer and "
+    "the findings above stand."
+)
+
+
+@dataclass
+class Composition:
+    """A report under construction: the composed lines (verified by construction) and the
+    writer's text (checked), with the sources both cite."""
+
+    inquiry: Inquiry
+    draft: Draft
+    sources: list[Source]
+    short: ShortAnswer | None
+    grounds: list[str] = field(default_factory=list)  # composed findings
+    part_lines: list[str] = field(default_factory=list)  # composed lines of the preliminary answer
+    gaps: list[str] = field(default_factory=list)  # what the contract leaves open
+    supported: bool = True  # some verified evidence was found
+    checks: list[str] = field(default_factory=list)
+    removed_citations: list[str] = field(default_factory=list)
+    repaired_claims: list[str] = field(default_factory=list)
+    removed_claims: list[str] = field(default_factory=list)
+
+    def written(self) -> list[str]:
+        """The writer's texts the checks read (summary, findings, preliminary answer)."""
+        return [self.draft.summary, *self.draft.reasoning, self.draft.preliminary_answer]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What failed the checks: citations, contradicted claims and unsupported ones."""
+
+    citations: Failures
+    contradicted: list[Contradiction]
+    unsupported: list[Support]
+
+    def __bool__(self) -> bool:
+        return bool(self.citations or self.contradicted or self.unsupported)
+
+    def problems(self) -> list[str]:
+        return (
+            self.citations.describe()
+            + [c.describe() for c in self.contradicted]
+            + [u.describe() for u in self.unsupported]
+        )
+
+    def failing_claims(self) -> set[str]:
+        return {c.claim for c in self.contradicted} | {u.claim for u in self.unsupported}
+
+
+def short_answer_of(decision: Decision, sources: Sequence[Source]) -> ShortAnswer:
+    """The short answer a decision makes, its grounds and closest clauses as source numbers."""
+    number = {s.span: s.number for s in sources}
+    return ShortAnswer(
+        form=decision.form,
+        verdict=decision.verdict if decision.form == "verdict" or decision.verdict else None,
+        value=decision.value,
+        value_type=decision.value_type,
+        normalized=decision.normalized,
+        sources=[number[g.span] for g in decision.grounds if g.span in number],
+        closest=[number[c.span] for c in decision.closest if c.span in number],
+        decided_by=decision.decided_by,
+        provision=decision.provision,
+        rationale=decision.rationale,
+        qualification=decision.qualification,
+    )
+
+
+def decision_finding(decision: Decision | None) -> list[Finding]:
+    """The decision's grounds and closest clauses as a first, turn-0 finding (for numbering)."""
+    if decision is None or not (decision.grounds or decision.closest):
+        return []
+    return [
+        Finding(
+            turn=0,
+            question=decision.question,
+            answer=decision.rationale,
+            addressed=True,
+            citations=[*decision.grounds, *decision.closest],
+        )
+    ]
+
+
+def _as_to(question: str) -> str:
+    return f"As to {question[:1].lower()}{question[1:]}".rstrip("?,; ") + ":"
+
+
+def _part_lines(parts: Sequence[str], session: Sequence[Finding], sources: Sequence[Source]) -> list[str]:
+    """A line per part of a compound question a turn answered with verified citations: its
+    fullest source quoted (a small writer drops the parts it did not answer first)."""
+    lines = []
+    for part in parts:
+        finding = next((f for f in session if f.question == part and f.addressed and f.citations), None)
+        if finding is None:
+            continue
+        spans = {c.span for c in finding.citations}
+        cited = [s for s in sources if s.span in spans]
+        if not cited:
+            continue
+        fullest = max(cited, key=lambda s: len(s.quote))
+        others = " ".join(f"[{s.number}]" for s in cited if s is not fullest)
+        quoted = evidence_findings([fullest], quote_chars=LIST_QUOTE_CHARS)[0]
+        lines.append(f"{_as_to(part)} {quoted}" + (f"; see also {others}." if others else "."))
+    return lines
+
+
+def _without(text: str, claims: set[str]) -> str:
+    return " ".join(s for s in prose_sentences(text) if s.strip() not in claims).strip()
+
+
+class Finisher:
+    """The finishing passes for one contract, with the writer for the one repair and the
+    classifiers the checks use."""
+
+    def __init__(
+        self,
+        settings: InterrogationSettings,
+        decision_settings: DecisionSettings,
+        verifier: QuoteVerifier,
+        writer: Runnable,
+        *,
+        scorer: SentenceScorer | None = None,
+        contradiction_at: float = 0.5,
+    ) -> None:
+        self.settings = settings
+        self.decision_settings = decision_settings
+        self.verifier = verifier
+        self.writer = writer
+        self.scorer = scorer
+        self.contradiction_at = contradiction_at
+
+    # -- the passes ---------------------------------------------------------------------------
+
+    def compose(
+        self,
+        inquiry: Inquiry,
+        draft: Draft | None,
+        findings: Sequence[Finding],
+        session: Sequence[Finding],
+        decision: Decision | None,
+    ) -> Composition:
+        sources = number_sources([*decision_finding(decision), *findings])
+        draft = draft or Draft(title=inquiry.question, summary="", preliminary_answer="", addressed=False)
+        short = (
+            short_answer_of(decision, sources)
+            if decision is not None and self.settings.short_answer
+            else None
+        )
+        supported = any(f.citations for f in session) or bool(
+            decision and (decision.grounds or decision.closest)
+        )
+        grounds: list[str] = []
+        if short is not None:
+            numbers = set(short.sources)
+            grounds = evidence_findings(
+                [s for s in sources if s.number in numbers], quote_chars=LIST_QUOTE_CHARS
+            )
+        answered = {f.question for f in session if f.citations and f.addressed}
+        gaps = [
+            *draft.gaps,
+            *(f"Not answered from the contract yet: {p}" for p in inquiry.parts if p not in answered),
+        ]
+        if not supported:
+            draft = draft.model_copy(update={"summary": "", "reasoning": [], "preliminary_answer": ""})
+        return Composition(
+            inquiry=inquiry,
+            draft=draft.model_copy(update={"short_answer": ""}),
+            sources=sources,
+            short=short,
+            grounds=grounds,
+            part_lines=_part_lines(inquiry.parts, session, sources),
+            gaps=list(dict.fromkeys(gaps)),
+            supported=supported,
+        )
+
+    def verify(self, composition: Composition) -> Verification:
+        if self.settings.claim_check == "off":
+            return Verification(Failures(), [], [])
+        shown = composition.draft.model_copy(
+            update={"reasoning": [*composition.grounds, *composition.draft.reasoning]}
+        )
+        citations = check(shown, composition.sources, self.verifier)
+        valid = [s for s in composition.sources if s.number not in citations.bad_sources]
+        scorer = self.scorer if self.settings.claim_check == "values+nli" else None
+        texts = composition.written()
+        contradicted = contradictions(
+            texts, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
+        )
+        flagged = {c.claim for c in contradicted}
+        missing = [
+            u
+            for u in unsupported(
+                texts, valid, scorer, self.decision_settings.support_at, composition.inquiry.question
+            )
+            if u.claim not in flagged
+        ]
+        return Verification(citations, contradicted, missing)
+
+    def repair(self, composition: Composition, verification: Verification) -> Composition:
+        if not verification:
+            return composition
+        problems = verification.problems()
+        log.info("report checks failed, asking for one repair", extra={"failures": problems})
+        messages = load_prompt("report_repair").messages(
+            draft=composition.draft.model_dump_json(exclude={"complete", "confidence", "short_answer"}),
+            sources="\n".join(
+                f'[{s.number}] {s.node_id} {s.title} (p. {s.pages[0]}): "{s.quote[:300]}"'.replace("  ", " ")
+                for s in composition.sources
+            ),
+            failures="\n".join(f"- {p}" for p in problems),
+        )
+        try:
+            repaired = invoke_structured(self.writer, messages, Draft)
+        except StructuredOutputError as error:
+            log.warning("report repair unreadable, failing statements are removed: %s", error)
+            return composition
+        draft = composition.draft.model_copy(
+            update={
+                "summary": repaired.summary,
+                "reasoning": repaired.reasoning,
+                "preliminary_answer": repaired.preliminary_answer,
+            }
+        )
+        fixed = sorted(verification.failing_claims())
+        return replace(composition, draft=draft, repaired_claims=fixed)
+
+    def recheck(self, composition: Composition) -> Verification:
+        return self.verify(composition)
+
+    def remove(self, composition: Composition, verification: Verification) -> Composition:
+        failing = verification.failing_claims()
+        bad_refs = set(verification.citations.bad_references) | set(verification.citations.bad_sources)
+        bad_quotes = verification.citations.bad_quotations
+
+        def clean(text: str) -> str:
+            text = REFERENCE.sub(lambda m: "" if int(m.group(1)) in bad_refs else m.group(0), text)
+            kept = [
+                s
+                for s in prose_sentences(text)
+                if s.strip() not in failing and not any(q in s for q in bad_quotes)
+            ]
+            return re.sub(r"\s+([.,;])", r"\1", " ".join(kept)).strip()
+
+        draft = composition.draft
+        cleaned = draft.model_copy(
+            update={
+                "summary": clean(draft.summary),
+                "reasoning": [r for r in (clean(item) for item in draft.reasoning) if r],
+                "preliminary_answer": clean(draft.preliminary_answer),
+            }
+        )
+        sources = [s for s in composition.sources if s.number not in verification.citations.bad_sources]
+        removed = [c.describe() for c in verification.contradicted] + [
+            u.describe() for u in verification.unsupported
+        ]
+        removed_citations = verification.citations.describe()
+        repaired = [c for c in composition.repaired_claims if c not in failing]
+        checks = []
+        if repaired:
+            checks.append(f"{len(repaired)} drafted statement(s) failed the checks and were rewritten once.")
+        if removed or removed_citations:
+            checks.append(
+                f"{len(removed) + len(removed_citations)} drafted statement(s) or citation(s) that their "
+                "sources did not support were removed."
+            )
+        return replace(
+            composition,
+            draft=cleaned,
+            sources=sources,
+            checks=checks,
+            removed_claims=removed,
+            removed_citations=removed_citations,
+            repaired_claims=repaired,
+        )
+
+    def render(
+        self,
+        composition: Composition,
+        *,
+        turns_used: int,
+        stop: str,
+        questions_asked: list[str],
+        contract_id: str,
+        file_name: str,
+        usage,
+        seconds: float,
+    ) -> Report:
+        c, draft = composition, composition.draft
+        inquiry = c.inquiry
+        summary = draft.summary or f"Question examined: {inquiry.question}"
+        reasoning = [*c.grounds, *draft.reasoning]
+        if c.supported and not reasoning:
+            reasoning = evidence_findings(c.sources)
+        preliminary = " ".join([draft.preliminary_answer, *c.part_lines]).strip()
+        if not c.supported:
+            preliminary = NOT_ADDRESSED
+        elif not preliminary:
+            preliminary = NOTHING_SUPPORTED
+        addressed = c.supported and (
+            draft.addressed or (c.short is not None and c.short.verdict != "not addressed")
+        )
+        reason = "not addressed" if not addressed else (stop or "turn limit")
+        return Report(
+            question=inquiry.question,
+            short_answer=c.short,
+            title=draft.title or inquiry.question,
+            summary=summary,
+            reasoning=reasoning,
+            preliminary_answer=preliminary,
+            gaps=c.gaps,
+            sources=c.sources,
+            addressed=addressed,
+            metadata=ReportMetadata(
+                contract_id=contract_id,
+                file_name=file_name,
+                turns_used=turns_used,
+                max_turns=inquiry.max_turns,
+                questions_asked=questions_asked,
+                stopped_because=reason,
+                confidence=draft.confidence,
+                models=usage.models,
+                llm_calls=usage.calls,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                seconds=seconds,
+                removed_citations=c.removed_citations,
+                repaired_claims=c.repaired_claims,
+                removed_claims=c.removed_claims,
+                checks=c.checks,
+            ),
+        )
+
+    # -- all of them, in order ------------------------------------------------------------------
+
+    def finish(
+        self,
+        inquiry: Inquiry,
+        draft: Draft | None,
+        findings: Sequence[Finding],
+        session: Sequence[Finding],
+        decision: Decision | None,
+        **render_options,
+    ) -> Report:
+        """:data:`PASSES` in order, each once."""
+        composition = self.compose(inquiry, draft, findings, session, decision)
+        first = self.verify(composition)
+        composition = self.repair(composition, first)
+        second = self.recheck(composition) if first else first
+        composition = self.remove(composition, second)
+        return self.render(composition, **render_options)
+
+
+def claims_shown(report: Report) -> list[str]:
+    """The writer's sentences a report shows (for benchmarks counting what the checks let through)."""
+    return [
+        claim
+        for text in (report.summary, *report.reasoning, report.preliminary_answer)
+        for claim in claims_of(text)
+    ]

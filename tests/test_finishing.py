@@ -1,0 +1,246 @@
+"""The finishing passes, each on its own (compose, verify, repair, recheck, remove, render) and
+in order, on the sample NDA and the services agreement."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.finishing import NOT_ADDRESSED, NOTHING_SUPPORTED, PASSES, Finisher
+from clausewise.core.backends.accounting import UsageSummary
+from clausewise.core.results import Decision, Draft, Finding, Inquiry, VerifiedCitation
+from tests.conftest import ingested_sample
+from tests.fakes import ScriptedChatModel
+from tools.citations import QuoteVerifier
+
+CONTRACTS = {
+    "mutual-nda.txt": {
+        "ground": "governed by the laws of England and Wales",
+        "other": "survive the expiry or termination of this Agreement for three (3) years",
+        "supported": "The laws of England and Wales govern the agreement [1].",
+        "contradicted": "The obligations survive for two years [2].",
+    },
+    "services-agreement.txt": {
+        "ground": "governed by the laws of the State of New York",
+        "other": "continue for five (5) years after the expiry or termination of this Agreement",
+        "supported": "The laws of the State of New York govern the agreement [1].",
+        "contradicted": "The obligations continue for two years [2].",
+    },
+}
+UNSUPPORTED = "The agreement restricts a party from competing with the other party [1]."
+
+
+@pytest.fixture(scope="module", params=list(CONTRACTS))
+def contract(request, tmp_path_factory, embedder):
+    with ingested_sample(tmp_path_factory.mktemp("finishing"), embedder, name=request.param) as ingested:
+        yield request.param, *ingested
+
+
+def citation(index, quote: str) -> VerifiedCitation:
+    start = index.document.text.index(quote)
+    span = (start, start + len(quote))
+    return VerifiedCitation(
+        contract_id=index.contract_id,
+        node_id=index.tree.smallest_containing(span).id,
+        pages=[1],
+        span=span,
+        quote=quote,
+        evidence=1,
+    )
+
+
+def setup(contract, writer=None):
+    name, settings, index = contract
+    texts = CONTRACTS[name]
+    finisher = Finisher(
+        settings.interrogation,
+        settings.decision,
+        QuoteVerifier(index.document.text),
+        writer or ScriptedChatModel(replies=[]),
+    )
+    ground, other = citation(index, texts["ground"]), citation(index, texts["other"])
+    decision = Decision(
+        question="Which law governs the agreement?",
+        form="value",
+        value="New York" if "New York" in texts["ground"] else "England and Wales",
+        value_type="law",
+        decided_by="value reader",
+        grounds=[ground],
+        rationale="read from the sentence that states it",
+    )
+    finding = Finding(
+        turn=1, question="Which law governs the agreement?", answer="a", addressed=True, citations=[other]
+    )
+    return finisher, texts, decision, [finding]
+
+
+def drafted(*sentences: str, summary: str = "The governing law of the agreement.") -> Draft:
+    return Draft(
+        title="Governing law",
+        summary=summary,
+        reasoning=list(sentences),
+        preliminary_answer=" ".join(sentences),
+        gaps=["Whether courts elsewhere may grant injunctions."],
+    )
+
+
+def inquiry(parts=()) -> Inquiry:
+    return Inquiry(question="Which law governs the agreement?", max_turns=3, parts=list(parts))
+
+
+def test_the_passes_run_in_this_order() -> None:
+    assert PASSES == ("compose", "verify", "repair", "recheck", "remove", "render")
+
+
+def test_compose_numbers_the_decisions_grounds_first_and_makes_the_short_answer(contract) -> None:
+    finisher, texts, decision, findings = setup(contract)
+    composed = finisher.compose(inquiry(), drafted(texts["supported"]), findings, findings, decision)
+    assert [s.quote for s in composed.sources] == [texts["ground"], texts["other"]]
+    assert composed.short.sources == [1] and composed.short.decided_by == "value reader"
+    assert composed.grounds[0].endswith(f'"{texts["ground"]}" [1]')  # the ground quoted, by the system
+
+
+def test_compose_states_an_unanswered_part_as_a_gap_of_the_contract(contract) -> None:
+    finisher, texts, decision, findings = setup(contract)
+    composed = finisher.compose(
+        inquiry(["Which law governs?", "Which courts decide?"]),
+        drafted(texts["supported"]),
+        findings,
+        findings,
+        decision,
+    )
+    assert "Not answered from the contract yet: Which law governs?" in composed.gaps  # no finding on it
+    assert composed.gaps[0] == "Whether courts elsewhere may grant injunctions."
+
+
+def test_verify_finds_unsupported_contradicted_and_unverifiable_text(contract) -> None:
+    finisher, texts, decision, findings = setup(contract)
+    draft = drafted(
+        texts["supported"],
+        texts["contradicted"],
+        UNSUPPORTED,
+        'It says "the parties agree to arbitrate" [1].',
+    )
+    verification = finisher.verify(finisher.compose(inquiry(), draft, findings, findings, decision))
+    assert [c.claim for c in verification.contradicted] == [texts["contradicted"]] * 2  # findings and answer
+    assert UNSUPPORTED in {u.claim for u in verification.unsupported}
+    assert texts["supported"] not in verification.failing_claims()
+    assert set(verification.citations.bad_quotations) == {"the parties agree to arbitrate"}
+
+
+def test_repair_is_one_call_naming_each_failure_and_never_touches_the_composed_lines(contract) -> None:
+    repaired = drafted(texts := CONTRACTS[contract[0]]["supported"])
+    writer = ScriptedChatModel(replies=[repaired.model_dump_json()])
+    finisher, texts, decision, findings = setup(contract, writer)
+    composed = finisher.compose(
+        inquiry(), drafted(texts["supported"], UNSUPPORTED), findings, findings, decision
+    )
+    after = finisher.repair(composed, finisher.verify(composed))
+    assert len(writer.calls) == 1
+    prompt = writer.calls[0][0][1].content
+    assert f'the statement "{UNSUPPORTED}" is not supported' in prompt
+    assert (
+        texts["ground"] not in prompt.split("<report>")[1].split("</report>")[0]
+    )  # grounds are not the writer's
+    assert after.grounds == composed.grounds and after.draft.reasoning == [texts["supported"]]
+    assert finisher.repair(after, finisher.recheck(after)) is after  # nothing failing: no call
+    assert len(writer.calls) == 1
+
+
+def test_remove_drops_what_still_fails_and_notes_it_in_the_checks_not_the_gaps(contract) -> None:
+    finisher, texts, decision, findings = setup(contract)
+    composed = finisher.compose(
+        inquiry(), drafted(texts["supported"], UNSUPPORTED, "See [9]."), findings, findings, decision
+    )
+    removed = finisher.remove(composed, finisher.verify(composed))
+    shown = " ".join([removed.draft.summary, *removed.draft.reasoning, removed.draft.preliminary_answer])
+    assert UNSUPPORTED not in shown and "[9]" not in shown and texts["supported"] in shown
+    assert removed.gaps == composed.gaps  # the gaps list what the contract leaves open
+    assert removed.checks and "removed" in removed.checks[-1]
+    assert any("not supported" in r for r in removed.removed_claims)
+
+
+def test_render_falls_back_to_what_is_verified(contract) -> None:
+    finisher, texts, decision, findings = setup(contract)
+    composed = finisher.compose(
+        inquiry(), drafted(UNSUPPORTED, summary=UNSUPPORTED), findings, findings, decision
+    )
+    removed = finisher.remove(composed, finisher.verify(composed))
+    report = finisher.render(
+        removed,
+        turns_used=1,
+        stop="decided",
+        questions_asked=["Which law governs the agreement?"],
+        contract_id="c",
+        file_name="f",
+        usage=UsageSummary([], 0, 0, 0),
+        seconds=1.0,
+    )
+    assert report.summary == "Question examined: Which law governs the agreement?"
+    assert report.preliminary_answer == NOTHING_SUPPORTED
+    assert report.reasoning[0].endswith(f'"{texts["ground"]}" [1]')
+    assert report.short_answer.text().endswith("[1]") and report.metadata.stopped_because == "decided"
+    assert report.metadata.checks
+
+
+def test_nothing_verified_means_nothing_asserted(contract) -> None:
+    finisher, _, _, _ = setup(contract)
+    report = finisher.finish(
+        inquiry(),
+        drafted(UNSUPPORTED),
+        [],
+        [],
+        None,
+        turns_used=1,
+        stop="",
+        questions_asked=[],
+        contract_id="c",
+        file_name="f",
+        usage=UsageSummary([], 0, 0, 0),
+        seconds=0.0,
+    )
+    assert report.preliminary_answer == NOT_ADDRESSED and report.reasoning == [] and not report.addressed
+    assert report.short_answer is None
+
+
+class Scorer:
+    def __init__(self, entails: float) -> None:
+        self.entails = entails
+
+    def probabilities(self, hypothesis, pieces):
+        return np.array([[self.entails, 0.0, 1 - self.entails]] * len(pieces))
+
+
+def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) -> None:
+    _, settings, index = contract
+    paraphrase = "Disputes about the agreement are decided under the chosen law [1]."
+    writer = ScriptedChatModel(replies=[drafted(paraphrase).model_dump_json()], repeat_last=True)
+    _, _, decision, findings = setup(contract)
+    for entails, kept in ((0.95, True), (0.3, False)):
+        finisher = Finisher(
+            settings.interrogation,
+            settings.decision,
+            QuoteVerifier(index.document.text),
+            writer,
+            scorer=Scorer(entails),
+        )
+        calls = len(writer.calls)
+        report = finisher.finish(
+            inquiry(),
+            drafted(paraphrase),
+            findings,
+            findings,
+            decision,
+            turns_used=1,
+            stop="decided",
+            questions_asked=[],
+            contract_id="c",
+            file_name="f",
+            usage=UsageSummary([], 0, 0, 0),
+            seconds=0.0,
+        )
+        assert (paraphrase in report.preliminary_answer) is kept
+        assert len(writer.calls) - calls == (0 if kept else 1)  # one repair at most
+    assert json.loads(report.to_json())["metadata"]["checks"]

@@ -1,0 +1,159 @@
+"""The support check: every sentence shown must be supported by the sources it cites (a quote,
+a restatement, a value its source states, or an entailment), tested on two contracts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clausewise.core.report import Source
+from tools.decision.support import by_quote, by_restatement, by_value, support, unsupported
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+NDA = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
+MSA = (EXAMPLES / "services-agreement.txt").read_text(encoding="utf-8")
+
+NDA_LAW = (
+    "This Agreement and any dispute arising out of or in connection with it are governed by the laws of "
+    "England and Wales."
+)
+NDA_SURVIVAL = (
+    "The obligations in Sections 2, 3 and 4 survive the expiry or termination of this Agreement for "
+)
+NDA_SURVIVAL += "three (3) years"
+MSA_LAW = "This Agreement is governed by the laws of the State of New York, without regard to its conflict "
+MSA_LAW += "of laws rules."
+MSA_CONVENIENCE = (
+    "The Customer may terminate this Agreement for convenience at any time by giving the Supplier at least "
+    "sixty (60) days' written notice and paying the termination fee set out in Schedule C."
+)
+
+
+def source(number: int, text: str, quote: str) -> Source:
+    start = text.index(quote)
+    return Source(
+        number=number,
+        contract_id="c",
+        node_id=f"{number}",
+        pages=[1],
+        span=(start, start + len(quote)),
+        quote=quote,
+    )
+
+
+NDA_SOURCES = [source(1, NDA, NDA_LAW), source(2, NDA, NDA_SURVIVAL)]
+MSA_SOURCES = [source(1, MSA, MSA_LAW), source(2, MSA, MSA_CONVENIENCE)]
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources", "number"),
+    [
+        (f'9.1 provides: "{NDA_LAW[:60]}" [1]', NDA_SOURCES, 1),
+        (f'Section 4.2 provides: "{MSA_CONVENIENCE[:70]}" [2]', MSA_SOURCES, 2),
+    ],
+)
+def test_a_quote_of_its_source_with_a_bare_lead_in_is_supported(claim, sources, number) -> None:
+    assert by_quote(claim, sources) == number
+    assert support(claim, sources).how == "quote"
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources"),
+    [
+        (f'For five (5) years, 9.1 provides: "{NDA_LAW[:60]}" [1]', NDA_SOURCES),  # a value outside the quote
+        (f'The Supplier may not terminate; the agreement says "{MSA_CONVENIENCE[:70]}" [2]', MSA_SOURCES),
+        ('9.1 provides: "governed by the laws of France and Spain" [1]', NDA_SOURCES),  # not its words
+    ],
+)
+def test_a_quote_that_adds_a_claim_or_is_not_the_sources_words_is_not(claim, sources) -> None:
+    assert by_quote(claim, sources) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources", "expected"),
+    [
+        (
+            "The obligations in Sections 2, 3 and 4 survive termination of this Agreement for three (3) "
+            "years [2].",
+            NDA_SOURCES,
+            2,
+        ),
+        (
+            "The obligations in Sections 2, 3 and 4 do not survive termination of this Agreement for three "
+            "(3) years [2].",
+            NDA_SOURCES,
+            None,
+        ),
+        (
+            "The Customer may terminate this Agreement for convenience by giving the Supplier sixty (60) "
+            "days' written notice [2].",
+            MSA_SOURCES,
+            2,
+        ),
+        (
+            "The Customer may terminate this Agreement for convenience by giving the Supplier ten (10) days' "
+            "written notice [2].",
+            MSA_SOURCES,
+            None,
+        ),
+    ],
+)
+def test_a_restatement_in_its_sources_words_negated_alike_with_its_values_is_supported(
+    claim, sources, expected
+) -> None:
+    assert by_restatement(claim, sources) == expected
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources", "expected"),
+    [
+        ("Clause 9.1 chooses the laws of England and Wales [1].", NDA_SOURCES, 1),
+        ("The agreement may be terminated by either party under the laws of England [1].", NDA_SOURCES, None),
+        ("Section 11.1 chooses the laws of New York [1].", MSA_SOURCES, 1),
+        ("Section 11.1 chooses the laws of Delaware [1].", MSA_SOURCES, None),
+        ("Either party may terminate without any notice under New York law [1].", MSA_SOURCES, None),
+    ],
+)
+def test_a_value_its_source_states_in_its_context_is_supported(claim, sources, expected) -> None:
+    assert by_value(claim, sources) == expected
+
+
+class Scorer:
+    """An NLI stand-in: P(Entailment) ``entails`` for every pair."""
+
+    def __init__(self, entails: float) -> None:
+        self.entails = entails
+        self.asked: list[str] = []
+
+    def probabilities(self, hypothesis: str, pieces):
+        self.asked.append(hypothesis)
+        return np.array([[self.entails, 0.0, 1 - self.entails]] * len(pieces))
+
+
+@pytest.mark.parametrize("sources", [NDA_SOURCES, MSA_SOURCES])
+def test_an_entailed_claim_is_supported_only_at_the_threshold(sources) -> None:
+    claim = "Disputes are decided under the chosen law [1]."
+    assert support(claim, sources, Scorer(0.95), at=0.9).how == "entailment"
+    assert not support(claim, sources, Scorer(0.6), at=0.9).supported
+    assert not support(claim, sources).supported  # no classifier, no other rule: not supported
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources"),
+    [
+        ("The agreement restricts a party from competing with the other party [1].", NDA_SOURCES),
+        ("The agreement restricts a party from competing with the other party [1].", MSA_SOURCES),
+    ],
+)
+def test_a_claim_with_an_irrelevant_citation_is_unsupported(claim, sources) -> None:
+    found = unsupported([claim], sources, Scorer(0.01), at=0.9)
+    assert [u.claim for u in found] == [claim]
+    assert "is not supported by the sources it cites" in found[0].describe()
+
+
+def test_questions_are_not_claims_and_an_uncited_claim_is_read_against_every_source() -> None:
+    assert unsupported(["Which law governs the agreement?"], NDA_SOURCES) == []
+    assert support("The laws of England and Wales govern the agreement.", NDA_SOURCES).source == 1
+    assert not support("It is governed by French law [9].", NDA_SOURCES).supported  # [9] is no source

@@ -1,0 +1,223 @@
+"""Whether a sentence of the report is supported by the sources it cites.
+
+Not being contradicted is not enough: "the agreement restricts a party from competing ... [1]"
+with [1] a confidentiality clause contradicts nothing and supports nothing. A sentence is
+supported when one of these holds, tried in this order (the first that holds is recorded):
+
+- ``quote``: its quoted words are a cited source's own words, and what it says outside the quotes
+  is a lead-in (at most :data:`LEAD_IN_WORDS` words, no value, no negation: "7.1 provides:");
+- ``restatement``: it is one sentence of a cited source in nearly the same words
+  (:data:`RESTATED` of its words, negated alike, every value it states stated there);
+- ``value``: it states a value (a duration, date, amount or law) a cited source states, and what
+  else it says is that source's too: at least :data:`VALUE_CONTEXT` of its other words (words
+  that place the statement, "clause", "section", "provides", do not count), or at most one word
+  the source does not have ("9.1 *chooses* the law of England and Wales");
+- ``entailment``: the NLI classifier finds a sentence of a cited source that entails it with
+  P(Entailment) at or above ``at`` (``decision.support_at``).
+
+A sentence that cites nothing is checked against every source of the report. Questions are not
+claims, and neither is a restatement of the question asked (rule ``the question restated``: "The
+governing law of the agreement." under "Which law governs the agreement?" asserts nothing of the
+contract): a sentence without references or values whose words, but for at most one, are the
+question's or the report's own ("report", "examines", "whether"). Each rule is tested on at
+least two contracts (``tests/test_support.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from clausewise.core.report import REFERENCE, Source
+from tools.attribution import SentenceScorer
+from tools.report_checks import prose_sentences
+from tools.values import find_values, same_value
+
+#: Most words a quoting sentence may say outside its quotes ("Section 7.1 of the agreement provides:").
+LEAD_IN_WORDS = 12
+#: Share of a sentence's words one source sentence must hold for the sentence to restate it.
+RESTATED = 0.8
+#: Share of a value sentence's other words its source must hold (unless one word at most is not).
+VALUE_CONTEXT = 0.5
+#: Words that place a statement in the contract rather than say what it provides.
+_PLACING = frozenset(
+    "clause clauses section sections article articles agreement contract party parties provide provides "
+    "provided state states stated say says set sets out pursuant schedule paragraph".split()
+)
+_QUOTED = re.compile(r"[\"“]([^\"”]{8,}?)[\"”]")
+_WORD = re.compile(r"[a-z]{3,}")
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|unless|except)\b|n't\b", re.IGNORECASE)
+_STOP = frozenset(
+    "the and for that this with from are was were has have had shall will may must any all its their "
+    "such which who whom been being not but than then there these those into upon also only under".split()
+)
+
+
+@dataclass(frozen=True)
+class Support:
+    """How a claim is supported (``how`` "" = it is not) and by which source."""
+
+    claim: str
+    how: str = ""
+    source: int | None = None
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.how)
+
+    def describe(self) -> str:
+        if self.supported:
+            return f'"{self.claim}" is supported by source [{self.source}] ({self.how})'
+        return f'the statement "{self.claim}" is not supported by the sources it cites'
+
+
+def _plain(text: str) -> str:
+    return " ".join(REFERENCE.sub("", text).split())
+
+
+def _words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def _negations(text: str) -> set[str]:
+    return {m.lower() for m in _NEGATION.findall(text)}
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def by_quote(claim: str, cited: Sequence[Source]) -> int | None:
+    """Rule ``quote``: the source whose words the claim quotes, its lead-in saying nothing more."""
+    plain = _plain(claim)
+    quotes = _QUOTED.findall(plain)
+    if not quotes:
+        return None
+    outside = _QUOTED.sub(" ", plain)
+    if len(outside.split()) > LEAD_IN_WORDS or find_values(outside) or _negations(outside):
+        return None
+    for source in cited:
+        text = _squash(source.quote)
+        if all(_squash(q).strip(" .…") in text for q in quotes):
+            return source.number
+    return None
+
+
+def _source_sentences(source: Source) -> list[str]:
+    return [s for s in prose_sentences(source.quote) if s.strip()] or [source.quote]
+
+
+def by_restatement(claim: str, cited: Sequence[Source]) -> int | None:
+    """Rule ``restatement``: a cited sentence the claim restates in nearly its words."""
+    plain = _plain(claim)
+    words, negated, values = _words(plain), _negations(plain), find_values(plain)
+    if not words:
+        return None
+    for source in cited:
+        for sentence in _source_sentences(source):
+            if _negations(sentence) != negated:
+                continue
+            if len(words & _words(sentence)) < RESTATED * len(words):
+                continue
+            stated = find_values(sentence)
+            if all(any(same_value(v, s) for s in stated) for v in values):
+                return source.number
+    return None
+
+
+def by_value(claim: str, cited: Sequence[Source]) -> int | None:
+    """Rule ``value``: a value a cited source states, said in that source's context."""
+    plain = _plain(claim)
+    values = find_values(plain)
+    if not values:
+        return None
+    rest = plain
+    for value in sorted(values, key=lambda v: -v.span[0]):
+        rest = rest[: value.span[0]] + " " + rest[value.span[1] :]
+    words = _words(rest) - _PLACING
+    for source in cited:
+        stated = find_values(source.quote)
+        if not all(any(same_value(v, s) for s in stated) for v in values):
+            continue
+        shared = len(words & _words(source.quote))
+        if len(words) - shared <= 1 or shared >= VALUE_CONTEXT * len(words):
+            return source.number
+    return None
+
+
+def by_entailment(claim: str, cited: Sequence[Source], scorer: SentenceScorer, at: float) -> int | None:
+    """Rule ``entailment``: a cited sentence the NLI classifier finds entailing the claim."""
+    pieces = [(source, sentence) for source in cited for sentence in _source_sentences(source)]
+    if not pieces:
+        return None
+    rows = scorer.probabilities(_plain(claim), [sentence for _, sentence in pieces])
+    best = max(range(len(pieces)), key=lambda i: float(rows[i][0]))
+    return pieces[best][0].number if float(rows[best][0]) >= at else None
+
+
+def support(
+    claim: str, sources: Sequence[Source], scorer: SentenceScorer | None = None, at: float = 0.9
+) -> Support:
+    """How ``claim`` is supported by the sources it cites (every source when it cites none)."""
+    by_number = {s.number: s for s in sources}
+    numbers = [int(n) for n in REFERENCE.findall(claim)]
+    cited = [by_number[n] for n in numbers if n in by_number] if numbers else list(sources)
+    if not cited:
+        return Support(claim)
+    for how, rule in (("quote", by_quote), ("restatement", by_restatement), ("value", by_value)):
+        number = rule(claim, cited)
+        if number is not None:
+            return Support(claim, how, number)
+    if scorer is not None:
+        number = by_entailment(claim, cited, scorer, at)
+        if number is not None:
+            return Support(claim, "entailment", number)
+    return Support(claim)
+
+
+#: Words a sentence about the report itself uses ("This report examines whether ...").
+_ABOUT_THE_REPORT = frozenset(
+    "report examine examines examined consider considers considered address addresses question "
+    "questions whether topic asks asked concerns concern this what which how when who agreement "
+    "contract".split()
+)
+
+
+def _stems5(text: str) -> set[str]:
+    return {w[:5] for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def restates_question(sentence: str, question: str) -> bool:
+    """Rule "the question restated" (see the module docstring)."""
+    if REFERENCE.search(sentence) or find_values(sentence):
+        return False
+    extra = _stems5(sentence) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
+    return len(extra) <= 1
+
+
+def claims_of(text: str, question: str = "") -> list[str]:
+    """The sentences of ``text`` that assert something: not questions, not the question restated."""
+    return [
+        s.strip()
+        for s in prose_sentences(text)
+        if len(s.split()) >= 3
+        and not s.rstrip().endswith("?")
+        and not (question and restates_question(s, question))
+    ]
+
+
+def unsupported(
+    texts: Sequence[str],
+    sources: Sequence[Source],
+    scorer: SentenceScorer | None = None,
+    at: float = 0.9,
+    question: str = "",
+) -> list[Support]:
+    """The claims of ``texts`` (``question`` restated is none) their cited sources do not support."""
+    return [
+        found
+        for text in texts
+        for claim in claims_of(text, question)
+        if not (found := support(claim, sources, scorer, at)).supported
+    ]
