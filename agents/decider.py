@@ -12,7 +12,8 @@ One pipeline, an explicit ordered list of steps, each run once (:meth:`AnswerDec
      clause, with its calibrated bands: "yes" above the band (grounds: the deciding clause's
      sentence most relevant to the question), "no" below it, "unclear" inside it (the closest
      clauses shown);
-   - an NDA hypothesis: the hypothesis classifier's ruling on the suite's own wording;
+   - an NDA topic: the hypothesis classifier's ruling, on the user's own hypothesis for a "does
+     the agreement provide that ...?" question, else on the suite's wording of the topic;
    - a value of a CUAD category (the governing law, the expiry, the renewal term...): read from
      the clauses the presence classifier finds for that category, the value whose sentence best
      answers the question; where the clause states no such value (a condition, a reference), the
@@ -46,6 +47,7 @@ from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
 from tools.decision.instructions import addresses_a_model
 from tools.decision.matching import KnownProvision, Match, ProvisionMatcher
+from tools.passages import render_passages
 from tools.question_kind import QuestionKind, question_kind
 from tools.retrieval.query_plan import default_plan
 from tools.retrieval.rerank import Reranker
@@ -155,7 +157,11 @@ class AnswerDecider:
     def _match(self, question: str, kind: QuestionKind) -> Match | None:
         if kind.form != "value":
             return self.matcher.match(question)
-        match = self.matcher.match(question, family="cuad", answer=True)
+        # a provision that has a value first, then any provision: "What is the cap on liability?"
+        # is answered by the clause that caps it, quoted where it states a formula, not a number
+        match = self.matcher.match(question, family="cuad", answer=True) or self.matcher.match(
+            question, family="cuad"
+        )
         held_by = SINGLE_HOLDER.get(kind.value or "")
         if match is None and held_by is not None:
             # rule "value kinds one provision holds": a question asking for the parties or the
@@ -175,8 +181,15 @@ class AnswerDecider:
                 and self._presence_column(provision) is not None
             ):
                 return self._by_presence(question, provision, match)
-            if provision is not None and provision.family == "nda" and self.ruler is not None:
-                return self._by_hypothesis(question, provision, match)
+            if kind.hypothesis and self.ruler is not None:
+                # "does the agreement provide that X?": the classifier rules X in the user's own
+                # words when X is about what it was trained on (an NDA topic); a suite wording
+                # ruled in its place would answer another hypothesis
+                topic = self.matcher.match(kind.hypothesis, family="nda", qualifiers=False)
+                if topic is not None:
+                    return self._by_hypothesis(question, topic.provision, kind.hypothesis)
+            elif provision is not None and provision.family == "nda" and self.ruler is not None:
+                return self._by_hypothesis(question, provision, provision.hypothesis)
             return self._by_model(question)
         if provision is not None and self._presence_column(provision) is not None:
             return self._value_from_clauses(question, kind, provision, match)
@@ -280,9 +293,10 @@ class AnswerDecider:
 
     # -- NDA hypotheses ---------------------------------------------------------------------------
 
-    def _by_hypothesis(self, question: str, provision: KnownProvision, match: Match | None) -> Decision:
+    def _by_hypothesis(self, question: str, provision: KnownProvision, hypothesis: str) -> Decision:
+        """The hypothesis classifier's ruling on ``hypothesis`` (of ``provision``'s topic)."""
         assert self.ruler is not None
-        ruling: Ruling = self.ruler.rule(provision.hypothesis)
+        ruling: Ruling = self.ruler.rule(hypothesis)
         verdict = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}[ruling.label]
         grounds = [c for c in ruling.citations if not addresses_a_model(c.quote)]
         common = {
@@ -306,7 +320,7 @@ class AnswerDecider:
             **common,
             verdict=verdict,
             grounds=grounds,
-            rationale=f'ruling on "{provision.hypothesis}": {ruling.rationale}',
+            rationale=f'ruling on "{hypothesis}": {ruling.rationale}',
         )
 
     # -- values ---------------------------------------------------------------------------------
@@ -413,7 +427,9 @@ class AnswerDecider:
     def _value_from_retrieval(self, question: str, kind: QuestionKind) -> Decision:
         """A value question no provision covers: the value reader over the sentences retrieval
         finds relevant (the reranker's probability at or above ``relevance_at``)."""
-        hits = self._hits(question)
+        # the value's own question (the first part of a compound one), over more passages than the
+        # model reads: the sentence stating the value need not rank first
+        hits = self._hits(kind.question or question, self.settings.value_passages)
         relevant = [h.span for h in hits if h.signals.get("rerank", h.score) >= self.settings.relevance_at]
         common = {"question": question, "form": "value", "decided_by": "value reader"}
         decision = (
@@ -430,10 +446,10 @@ class AnswerDecider:
 
     # -- what no classifier covers ------------------------------------------------------------------
 
-    def _hits(self, question: str) -> list[Hit]:
+    def _hits(self, question: str, k: int | None = None) -> list[Hit]:
         terms = [d.term for d in self.index.definitions]
         query = default_plan(question, terms).query(question)
-        return self.retriever.search(query, self.settings.model_passages, expand=False)
+        return self.retriever.search(query, k or self.settings.model_passages, expand=False)
 
     def _closest_hits(self, question: str) -> list[VerifiedCitation]:
         return self._cite([h.span for h in self._hits(question)[: self.settings.closest]])
@@ -449,10 +465,7 @@ class AnswerDecider:
             return Decision(
                 **common, verdict="unclear", closest=closest, rationale="no decider covers this question"
             )
-        text = self.index.document.text
-        passages = "\n\n".join(
-            f"[{n}] {' '.join(text[h.span[0] : h.span[1]].split())}" for n, h in enumerate(hits, start=1)
-        )
+        passages = render_passages(self.index, hits, self.settings.passage_chars, focus=question)
         messages = load_prompt("decide_yes_no").messages(question=question, passages=passages)
         try:
             said = invoke_structured(self.model, messages, ModelVerdict)

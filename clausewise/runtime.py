@@ -295,7 +295,7 @@ class Runtime:
             presence=Presence(head, scores) if scores is not None else None,
             ruler=self.checker(index, judge="nli"),
             scorer=self.nli(),
-            model=self.chat_model("judge") if model else None,
+            model=self.chat_model("judge") if model and settings.decision.model_decides else None,
         )
 
     def checker(

@@ -20,7 +20,7 @@ _VERDICT_START = re.compile(
 )
 _HYPOTHESIS = re.compile(
     r"^(?:does|do|did)\s+(?:the\s+|this\s+)?(?:agreement|contract|nda|document)\s+"
-    r"(?:provide|state|say|require|specify|stipulate)s?\s+(?:that\s+)?(?P<hypothesis>.+?)\??$",
+    r"(?:provide|state|say|require|specify|stipulate)s?\s+that\s+(?P<hypothesis>.+?)\??$",
     re.I,
 )
 _VALUE_RULES: tuple[tuple[ValueKind, re.Pattern[str]], ...] = (

@@ -21,11 +21,26 @@ _TURNS = typer.Option(
 )
 
 
+def answer_line(data: dict) -> str:
+    """The decided answer of an ``answer`` event in a line ("Yes, 9.22", "New York, 11.1",
+    "Unclear; closest: 4.2, 7.1"), before the report that explains it."""
+    places = ", ".join(g["node_id"] for g in data.get("grounds", []))
+    closest = ", ".join(c["node_id"] for c in data.get("closest", []))
+    if data.get("verdict") == "unclear":
+        return f"unclear; closest clauses: {closest or 'none'}"
+    said = data.get("value") or (data.get("verdict") or "").capitalize() or "not stated"
+    if data.get("form") == "value" and not data.get("value"):
+        said = "not stated in the contract"
+    return f"{said} ({places})" if places else f"{said} (closest clauses: {closest})" if closest else said
+
+
 def _describe(event: ProgressEvent) -> str:
     data = event.data
     if event.event == "start":
         parts = "".join(f"\n  part: {p}" for p in data.get("parts", []))
         return f"Question: {data['question']} (up to {data['max_turns']} turn(s)){parts}"
+    if event.event == "answer":
+        return f"[bold]Answer[/bold] ({data.get('decided_by')}): {answer_line(data)}"
     if event.event == "question":
         return f"[bold]Turn {event.turn} of {event.of}[/bold]: asking [italic]{data['question']}[/italic]"
     if event.event == "research":

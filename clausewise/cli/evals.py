@@ -525,9 +525,17 @@ def eval_qa(
     questions: str = typer.Option(
         "mixed",
         "--questions",
-        help="mixed: half LegalBench-RAG queries, half ContractNLI (evidence recall); verdicts: "
-        "ContractNLI hypotheses as yes/no questions, a third per label (verdict accuracy); values: "
-        "CUAD value categories (value accuracy).",
+        help="bank: the question bank (yes/no questions on CUAD's 41 provisions, values, ContractNLI "
+        "verdicts, LegalBench-RAG) beside a one-call RAG baseline; mixed: half LegalBench-RAG queries, "
+        "half ContractNLI (evidence recall); verdicts: ContractNLI hypotheses as yes/no questions, a "
+        "third per label (verdict accuracy); values: CUAD value categories (value accuracy).",
+    ),
+    half: str = typer.Option(
+        "check", "--half", help="bank: the check half (contracts no shipped model was trained on) or tune."
+    ),
+    quick: bool = typer.Option(False, "--quick", help="bank: the decider's short answers only, no report."),
+    baseline: bool = typer.Option(
+        True, "--baseline/--no-baseline", help="bank: also answer with the one-call RAG baseline."
     ),
     turns: int | None = typer.Option(
         None, "--turns", help="Research turns (default interrogation.max_turns)."
@@ -544,6 +552,11 @@ def eval_qa(
     validity, evidence recall, turns, calls, tokens, seconds; every answer in the JSON."""
     from clausewise.evals import qa_bench
 
+    if questions == "bank":
+        _eval_bank(
+            ctx, data, limit=limit, half=half, quick=quick, baseline=baseline, turns=turns, seed=seed, out=out
+        )
+        return
     if questions not in qa_bench.QUESTION_SETS:
         raise ConfigError(
             f"unknown question set {questions!r}", hint=f"use one of {', '.join(qa_bench.QUESTION_SETS)}"
@@ -593,6 +606,129 @@ def eval_qa(
         f"{results['mean_llm_calls']} model calls, {results['mean_tokens']} tokens, "
         f"{_mark(results['seconds_per_question_mean'], goals['seconds_per_question'], False)} s per question "
         f"(max {results['seconds_per_question_max']})"
+    )
+    write_results(ctx, results, out)
+
+
+def _accuracy_cells(figures: dict[str, Any]) -> list[str]:
+    yes_no, value, verdict = figures["yes_no"], figures["value"], figures.get("verdict") or {}
+    return [
+        f"{yes_no['accuracy']} ({yes_no['right']}/{yes_no['n']})",
+        str(yes_no["committed_accuracy"]),
+        str(yes_no["abstention_rate"]),
+        f"{value['accuracy']} ({value['right']}/{value['n']})",
+        f"{verdict.get('accuracy')} / {verdict.get('contradiction_f1')}",
+        str(figures["open_evidence_recall"]),
+        str(figures["seconds_per_question"].get("p50")),
+        str(figures["seconds_per_question"].get("mean")),
+    ]
+
+
+def _eval_bank(
+    ctx: typer.Context,
+    data: Path | None,
+    *,
+    limit: int,
+    half: str,
+    quick: bool,
+    baseline: bool,
+    turns: int | None,
+    seed: int,
+    out: Path,
+) -> None:
+    from clausewise.evals import bank_bench
+
+    if half not in ("check", "tune"):
+        raise ConfigError(f"unknown half {half!r}", hint="use check or tune")
+    # its own tenant, ingesting as the user's settings do (no knowledge graph unless retrieval uses it)
+    bench, root = _benchmark(
+        ctx, data, {"paths": {"tenant": "qa-bank"}, "structure": {"knowledge_graph": None}}
+    )
+    with TerminalProgress(console) as progress:
+        progress.item("eval qa --questions bank")
+        results = bank_bench.run(
+            bench,
+            root,
+            half=half,
+            limit=limit or None,
+            seed=seed,
+            quick=quick,
+            baseline=baseline,
+            turns=turns,
+            progress=progress,
+        )
+    table = Table(
+        "answers",
+        "yes/no accuracy",
+        "yes/no committed",
+        "yes/no abstained",
+        "value accuracy",
+        "verdict accuracy / contradiction F1",
+        "open: evidence recall",
+        "s p50",
+        "s mean",
+    )
+    table.add_row("Clausewise" + (" (decider only)" if quick else ""), *_accuracy_cells(results["product"]))
+    if "baseline" in results:
+        table.add_row("one-call RAG baseline", *_accuracy_cells(results["baseline"]))
+    console.print(table)
+    product, goals = results["product"], bank_bench.GOALS
+    yes_no = product["yes_no"]
+    committed = _mark(yes_no["committed_accuracy"], goals["yes_no_committed_accuracy"], True)
+    abstained = _mark(yes_no["abstention_rate"], goals["yes_no_abstention_rate"], False)
+    overall = _mark(yes_no["accuracy"], goals["yes_no_accuracy"], True)
+    values = _mark(product["value"]["accuracy"], goals["value_accuracy"], True)
+    console.print(
+        f"{results['questions']} questions on the {half} half {results['by_kind']}; yes/no: committed "
+        f"{committed}, abstained {abstained}, overall {overall}; values {values}; decided by "
+        f"{product['decided_by']}"
+    )
+    if "claims_shown" in product:
+        unsupported = _mark(
+            product["unsupported_claims_shown_rate"], goals["unsupported_claims_shown_rate"], False
+        )
+        contradicted = _mark(product["contradicted_claims_shown"], goals["contradicted_claims_shown"], False)
+        validity = _mark(product["citation_validity"], goals["citation_validity"], True)
+        console.print(
+            f"Report: {product['claims_shown']} claims shown, unsupported {unsupported}, contradicted "
+            f"{contradicted}, removed {product['claims_removed']}; citation validity {validity}; "
+            f"{product['mean_turns']} turns, {product['mean_llm_calls']} calls, "
+            f"{product['mean_tokens']} tokens; "
+            f"first answer p50 {product['seconds_to_answer'].get('p50')} s"
+        )
+    write_results(ctx, results, out)
+
+
+@eval_app.command("support")
+def eval_support(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    half: str = typer.Option("tune", "--half", help="CUAD contracts of the tune or the check half."),
+    contracts: int = typer.Option(
+        60, "--contracts", help="Contracts sampled (a pair of each kind per provision)."
+    ),
+    seed: int = typer.Option(3, "--seed", help="Which contracts and sentences."),
+    out: Path = typer.Option(Path("bench-results/support.json"), "--out", help="JSON results file."),
+) -> None:
+    """How far the NLI classifier's entailment marks a sentence that supports a provision claim:
+    precision and recall per threshold (what decision.support_at is chosen from)."""
+    from clausewise.evals import support_bench
+
+    if half not in ("check", "tune"):
+        raise ConfigError(f"unknown half {half!r}", hint="use check or tune")
+    bench, root = _benchmark(ctx, data)
+    results = support_bench.run(bench, root, half=half, contracts=contracts, seed=seed)
+    table = Table("P(Entailment) at least", "precision", "recall", "supported / unsupported accepted")
+    for row in results["thresholds"]:
+        table.add_row(
+            str(row["threshold"]),
+            str(row["precision"]),
+            str(row["recall"]),
+            f"{row['supported_accepted']} / {row['unsupported_accepted']}",
+        )
+    console.print(table)
+    console.print(
+        f"{results['pairs']} pairs on the {half} half; decision.support_at = {results['support_at']}"
     )
     write_results(ctx, results, out)
 

@@ -58,6 +58,8 @@ class ProvisionTrainConfig:
     min_df: int = 5  # clauses a word or word pair must appear in to enter the vocabulary
     ngram_weight: float = 3.0  # length of the word features beside the unit-length vector; 0: none
     work_dir: Path | None = None  # keeps the clause vectors, so a rerun skips the embedding
+    false_yes: float = 0.05  # share of contracts without a provision the band may still call "yes"
+    false_no: float = 0.05  # share of contracts with a provision the band may still call "no"
 
 
 @dataclass
@@ -246,6 +248,32 @@ def choose_thresholds(gold: np.ndarray, best: np.ndarray, folds: int) -> tuple[n
     return np.full(gold.shape[1], 0.5, dtype=np.float32), estimates
 
 
+def abstention_bands(
+    gold: np.ndarray, best: np.ndarray, thresholds: np.ndarray, false_yes: float, false_no: float
+) -> np.ndarray:
+    """Per category, the band of document probabilities inside which the classifier abstains:
+    [no below, yes at).
+
+    "yes at" is the lowest probability that at most ``false_yes`` of the contracts *without* the
+    provision reach; "no below" the highest that at most ``false_no`` of the contracts *with* it
+    fall under. Both are rates within one side, so they do not depend on how common the
+    provision is (a question bank asks as many contracts with it as without). The ranks are taken
+    on out-of-fold probabilities, with one imagined contract on the wrong side (a category seen in
+    ten contracts does not get a band from the best of ten); the category's threshold is always
+    inside the band."""
+    bands = np.zeros((gold.shape[1], 2), dtype=np.float32)
+    for k in range(gold.shape[1]):
+        present, absent = np.sort(best[gold[:, k], k]), np.sort(best[~gold[:, k], k])[::-1]
+        threshold = float(thresholds[k])
+        # the (n + 1) * rate-th highest absent probability: above it, "yes" errs at most at that rate
+        allowed = int(np.floor(false_yes * (len(absent) + 1)))
+        yes_at = float(absent[allowed]) + 1e-4 if allowed < len(absent) else 0.0
+        allowed = int(np.floor(false_no * (len(present) + 1)))
+        no_below = float(present[allowed]) if allowed < len(present) else 1.0
+        bands[k] = (min(no_below, threshold), max(yes_at, threshold))
+    return bands
+
+
 def presence_report(
     gold: np.ndarray, best: np.ndarray, thresholds: np.ndarray, categories: Sequence[str]
 ) -> dict[str, Any]:
@@ -304,8 +332,9 @@ def run(config: ProvisionTrainConfig, embedder: Embedder, log: Log) -> dict[str,
     train_gold = np.array([c.present for c in training])
     thresholds, threshold_estimates = choose_thresholds(train_gold, oof, config.folds)
     log(f"thresholds, nested out-of-fold macro F1: {threshold_estimates}")
+    bands = abstention_bands(train_gold, oof, thresholds, config.false_yes, config.false_no)
     weights, bias = fit_head(training, categories, config, wording)
-    head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id, wording)
+    head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id, wording, bands)
     heldout_gold = np.array([c.present for c in heldout])
     heldout_best = document_probabilities(head, heldout)
     report = {

@@ -180,9 +180,12 @@ class ProvisionMatcher:
             and (not answer or self.provisions[n].answer not in ("none", ""))
         ]
 
-    def match(self, question: str, family: Family | None = None, answer: bool = False) -> Match | None:
+    def match(
+        self, question: str, family: Family | None = None, answer: bool = False, qualifiers: bool = True
+    ) -> Match | None:
         """The provision ``question`` asks about, or None when none is similar enough or the
-        question's qualifiers do not match the best one's."""
+        question's qualifiers do not match the best one's (``qualifiers`` False: the caller decides
+        on the question's own words, so its qualifiers need not match)."""
         ranked = self.similarities(question, family, answer)
         if not ranked or ranked[0][1] < self.match_at:
             return None
@@ -190,7 +193,9 @@ class ProvisionMatcher:
         near = [(p, s) for p, s in ranked if s >= max(top - self.near, self.match_at)]
         named = [(p, s) for p, s in near if _names_in(p, question)]
         for provision, similarity in [*named, *(c for c in near if c not in named)]:
-            if shares_a_word(question, provision) and not unmatched_qualifiers(question, provision):
+            if shares_a_word(question, provision) and not (
+                qualifiers and unmatched_qualifiers(question, provision)
+            ):
                 others = [s for p, s in ranked if p is not provision]
                 return Match(provision, round(similarity, 4), round(max(others, default=0.0), 4))
         return None
