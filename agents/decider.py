@@ -109,10 +109,13 @@ class AnswerDecider:
         ruler: HypothesisChecker | None = None,
         scorer: SentenceScorer | None = None,
         model: Runnable | None = None,
+        relevant_at: float = 0.2,
     ) -> None:
         """``retriever`` finds passages (a ContractRetriever); ``ruler`` rules hypotheses (a
         HypothesisChecker); ``scorer`` is the NLI classifier the model's verdicts are checked
-        with; ``model`` decides what nothing else covers (None: such questions are unclear)."""
+        with; ``model`` decides what nothing else covers (None: such questions are unclear);
+        ``relevant_at`` is the reranker probability at which a sentence is about the question
+        (``retrieval.rerank_threshold``)."""
         self.settings = settings
         self.index = index
         self.matcher = matcher
@@ -122,6 +125,7 @@ class AnswerDecider:
         self.ruler = ruler
         self.scorer = scorer
         self.model = model
+        self.relevant_at = relevant_at
         self.verifier = QuoteVerifier(index.document.text)
 
     # -- the pipeline -----------------------------------------------------------------------------
@@ -426,11 +430,11 @@ class AnswerDecider:
 
     def _value_from_retrieval(self, question: str, kind: QuestionKind) -> Decision:
         """A value question no provision covers: the value reader over the sentences retrieval
-        finds relevant (the reranker's probability at or above ``relevance_at``)."""
+        flags relevant (the reranker's probability at or above ``retrieval.rerank_threshold``)."""
         # the value's own question (the first part of a compound one), over more passages than the
         # model reads: the sentence stating the value need not rank first
         hits = self._hits(kind.question or question, self.settings.value_passages)
-        relevant = [h.span for h in hits if h.signals.get("rerank", h.score) >= self.settings.relevance_at]
+        relevant = [h.span for h in hits if h.relevant]
         common = {"question": question, "form": "value", "decided_by": "value reader"}
         decision = (
             self._read_value(question, kind, self._value_kind(kind, None), relevant) if relevant else None
@@ -502,7 +506,7 @@ class AnswerDecider:
             )
         if self.reranker is not None:
             relevance = float(self.reranker.score(question, [found.text])[0])
-            if relevance < self.settings.relevance_at:
+            if relevance < self.relevant_at:
                 return f"the sentence the model quoted is not about the question (relevance {relevance:.2f})"
         if self.scorer is None:
             return "no classifier can check the model's verdict"

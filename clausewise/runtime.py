@@ -296,6 +296,7 @@ class Runtime:
             ruler=self.checker(index, judge="nli"),
             scorer=self.nli(),
             model=self.chat_model("judge") if model and settings.decision.model_decides else None,
+            relevant_at=settings.retrieval.rerank_threshold,
         )
 
     def checker(

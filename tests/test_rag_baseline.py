@@ -184,7 +184,6 @@ def test_no_llama_index_global_defaults_are_used() -> None:
 
     OneCallRag(HashedWords(), ScriptedChatModel(replies=["No."])).answer(_contract(), "Audit?", "yes/no")
     assert Settings._llm is None and Settings._embed_model is None
-    assert Settings._transformations is None and Settings._node_parser is None
 
 
 def test_unknown_form_is_refused() -> None:

@@ -249,3 +249,54 @@ def test_a_claim_restating_its_source_is_supported_and_a_negated_one_is_not() ->
     assert contradictions([restated], [source(1, definition)], "q", scorer=ContradictsAll()) == []
     negated = restated.replace("including", "not including")
     assert len(contradictions([negated], [source(1, definition)], "q", scorer=ContradictsAll())) == 1
+
+
+# A second contract for the exception and join rules: a CUAD licence (CoherusBiosciences 10-K
+# exhibit 10.29, CUAD v1, CC BY 4.0) and the services agreement of examples/.
+CONVENIENCE_PROVISO = (
+    "Licensee may terminate this Agreement for convenience upon eighteen (18) months' advance written notice "
+    "to Bioeq; provided, however, that any such termination for convenience shall not become effective prior "
+    "to twelve (12) months after the First Commercial Sale of the first Licensed Product."
+)
+MSA_TERM = (
+    "This Agreement starts on the Effective Date and continues for an initial term of three (3) years. It "
+    "then renews automatically for successive periods of one (1) year, unless either Party gives the other "
+    "written notice of non-renewal at least ninety (90) days before the end of the then-current term."
+)
+MSA_SURVIVAL = (
+    "The obligations in Section 6.1 continue for five (5) years after the expiry or termination of this "
+    "Agreement."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "contradicted"),
+    [
+        # the rule's eighteen months moved onto what its proviso excepts
+        (
+            "Termination for convenience becomes effective eighteen (18) months after the First "
+            "Commercial Sale [1].",
+            True,
+        ),
+        ("The Licensee may terminate for convenience on eighteen (18) months' notice [1].", False),
+    ],
+)
+def test_the_exception_rule_holds_on_a_licence(claim: str, contradicted: bool) -> None:
+    assert bool(contradictions([claim], [source(1, CONVENIENCE_PROVISO)], "q")) == contradicted
+
+
+@pytest.mark.parametrize(
+    ("claim", "contradicted"),
+    [
+        # 6.2's five years made to end on 4.1's ninety days, which no source ties to it
+        (
+            "The confidentiality obligations last five (5) years unless ended on ninety (90) days' notice.",
+            True,
+        ),
+        # 4.1 itself ties its term to the notice of non-renewal
+        ("The agreement lasts three (3) years unless a party gives ninety (90) days' notice [1].", False),
+    ],
+)
+def test_the_join_rule_holds_on_the_services_agreement(claim: str, contradicted: bool) -> None:
+    sources = [source(1, MSA_TERM), source(2, MSA_SURVIVAL, 500)]
+    assert bool(contradictions([claim], sources, "q")) == contradicted

@@ -10,6 +10,7 @@ from clausewise.core.report import Source
 from tools.value_reading import value_readings
 
 NDA = Path("examples/mutual-nda.txt").read_text(encoding="utf-8")
+MSA = Path("examples/services-agreement.txt").read_text(encoding="utf-8")
 CONFIDENTIAL = "How long must the Receiving Party keep the other party's information confidential?"
 
 
@@ -35,6 +36,28 @@ def test_the_best_reading_is_the_value_that_answers_the_question(question, kind,
     assert best.mention.text == value and words in best.text
     assert NDA[best.span[0] : best.span[1]] == best.text  # the sentence is the contract's own text
     assert best.text[best.mention.span[0] : best.mention.span[1]] == value
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "value", "words"),
+    [
+        # the same rules on a second contract: survival, not the initial term
+        ("How long do the confidentiality obligations last?", "duration", "five (5) years", "continue for"),
+        ("When does the agreement expire?", "expiry", "three (3) years", "initial term"),
+        # the notice of non-renewal, not the renewal period stated beside it
+        (
+            "How much notice must a party give to stop the agreement from renewing?",
+            "notice period",
+            "ninety (90) days",
+            "non-renewal",
+        ),
+        ("What is the renewal term?", "duration", "one (1) year", "renews"),
+        ("Which law governs the agreement?", "law", "New York", "governed by"),
+    ],
+)
+def test_the_same_rules_read_the_services_agreement(question, kind, value, words) -> None:
+    best = value_readings(question, kind, MSA)[0]
+    assert best.mention.text == value and words in best.text
 
 
 def test_only_the_given_spans_are_read_and_a_question_without_a_value_type_reads_nothing() -> None:

@@ -12,12 +12,14 @@ the excerpt focus of :mod:`tools.passages` scores them), plus what a lawyer read
 kind of question:
 
 - how long an obligation lasts (keep confidential, not solicit, not compete) is answered by the
-  survival clause ("survive ... for three (3) years"), not by the agreement's term;
+  survival clause ("survive ... for three (3) years", "continue for five (5) years after the
+  expiry or termination"), not by the agreement's term;
 - a notice period is the duration followed by "notice"; for any other duration question a
   duration followed by "notice" is a notice period and ranks lower;
 - how long the agreement itself lasts (or when it expires) is answered by its term ("continues
   for two (2) years"), not by a survival clause;
-- a renewal term is stated next to "renew".
+- a renewal term is stated next to "renew";
+- a duration led by "within" is a deadline to act, not how long anything lasts.
 
 A heading run into a sentence by the text layer ("TERM AND SURVIVAL 6.1 This Agreement ...") is
 not part of what the sentence says, so it is left out of the scoring.
@@ -54,7 +56,9 @@ _OBLIGATION_QUESTION = re.compile(
     r"confiden|obligat|\bkeep\b|non-?compet|\bcompet|solicit|restrict|surviv|exclusiv", re.I
 )
 _SURVIVAL = re.compile(
-    r"\bsurviv|\bfor\s+so\s+long\s+as\b|\bfrom\s+the\s+date\s+of\s+(?:its\s+|such\s+)?disclosure", re.I
+    r"\bsurviv|\bfor\s+so\s+long\s+as\b|\bfrom\s+the\s+date\s+of\s+(?:its\s+|such\s+)?disclosure"
+    r"|\b(?:after|following|beyond)\s+(?:the\s+)?(?:expiry|expiration|termination|end)\b",
+    re.I,
 )
 _TERM = re.compile(
     r"\b(?:continues?|remains?)\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+)?(?:for|until)\b"
@@ -68,6 +72,11 @@ _STARTS = re.compile(
     r"\beffective\s+(?:as\s+of|date)|\bas\s+of\b|\bdated\b|\bentered\s+into\b|\bcommenc", re.I
 )
 _RENEW = re.compile(r"\brenew", re.I)
+#: A duration led by "within" is a deadline to act ("within thirty (30) days after termination"),
+#: not how long something lasts (rule ``within is a deadline``).
+_DEADLINE_BEFORE = re.compile(
+    r"\b(?:within|no\s+later\s+than|not\s+later\s+than)\s+(?:a\s+period\s+of\s+)?$", re.I
+)
 #: Heading lines the text layer runs into the next sentence ("TERM AND SURVIVAL\n\n6.1 This").
 _LEADING_HEADING = re.compile(r"^(?:[^a-z\n]*\n+)+")
 
@@ -130,6 +139,8 @@ def relevance(question: str, value_kind: str, sentence: str, mention: ValueMenti
         return score + (CUE if is_notice else 0.0)
     if is_notice:
         score -= NOTICE_PENALTY
+    if _DEADLINE_BEFORE.search(sentence[: mention.span[0]]):
+        score -= NOTICE_PENALTY  # a deadline, not a duration
     survival = bool(_SURVIVAL.search(said))
     if value_kind == "duration" and _OBLIGATION_QUESTION.search(question):
         score += CUE if survival else 0.0

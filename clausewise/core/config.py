@@ -504,13 +504,6 @@ class DecisionSettings(Section):
         "the tune half's CUAD contracts (`clausewise eval support --half tune`); 0.2 let 5 through; 0.9 "
         "accepted none.",
     )
-    relevance_at: float = Field(
-        default=0.3,
-        ge=0,
-        le=1,
-        description="Least reranker probability of a sentence for the question for it to ground the "
-        "model's verdict or a value read outside a known provision's clause.",
-    )
     model_decides: bool = Field(
         default=True,
         description="Let the model decide a yes/no question no classifier covers (its verdict kept only when "
