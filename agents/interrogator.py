@@ -196,13 +196,21 @@ class Interrogator:
     # -- drafting ---------------------------------------------------------------------------------
 
     def refine(
-        self, inquiry: Inquiry, draft: Draft | None, findings: list[Finding], decision: Decision | None = None
+        self,
+        inquiry: Inquiry,
+        draft: Draft | None,
+        findings: list[Finding],
+        decision: Decision | None = None,
+        latest: Finding | None = None,
     ) -> Draft:
-        """The draft rewritten with the latest of ``findings`` (the sources are numbered over
-        all of them, the decision's first, so a reference keeps its number from turn to turn)."""
-        sources = number_sources([*decision_finding(decision), *findings])
+        """The draft rewritten with the ``latest`` finding (by default the last of ``findings``; a
+        question settled before any research is drafted from the decision's own grounds). The
+        sources are numbered over all findings, the decision's first, so a reference keeps its
+        number from turn to turn."""
+        grounds = decision_finding(decision)
+        sources = number_sources([*grounds, *findings])
         number = {(s.contract_id, s.span): s.number for s in sources}
-        latest = findings[-1]
+        latest = latest or (findings[-1] if findings else grounds[0])
         cited = "\n".join(
             f'[{number[(c.contract_id, c.span)]}] {c.node_id} (p. {c.pages[0]}): "{c.quote}"'
             for c in latest.citations

@@ -8,8 +8,9 @@ question    the Interrogator asks the Researcher: the user's question, then each
             fills the draft's biggest gap;
 research    the Researcher subgraph (plan -> retrieve -> answer) answers with verified citations;
 refine      the Interrogator rewrites the draft from the previous draft and the new finding;
-route       stop when the draft is complete and confident enough, or at the turn limit
-            (:mod:`graphs.routing`, pure functions of the state);
+route       stop when the draft is complete and confident enough, or at the turn limit; a
+            question a decider settled goes from intake straight to the draft, which explains
+            the decision from its grounds (:mod:`graphs.routing`, pure functions of the state);
 final       the Interrogator's report: citations and claims checked, one repair, removal with the
             gap stated, the short answer decided.
 
@@ -37,7 +38,14 @@ from clausewise.core.backends.accounting import UsageLedger
 from clausewise.core.errors import ConfigError
 from clausewise.core.results import Finding, Inquiry
 from graphs.research_graph import ResearchContext, build_research_graph
-from graphs.routing import after_refine, pending_parts, read_spans, session_findings, stop_reason
+from graphs.routing import (
+    after_intake,
+    after_refine,
+    pending_parts,
+    read_spans,
+    session_findings,
+    stop_reason,
+)
 from graphs.state import QAInput, QAOutput, QAState
 
 
@@ -169,8 +177,13 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
 
 
 def refine(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
+    session = session_findings(state)
     draft = runtime.context.interrogator.refine(
-        _inquiry(state), state.get("draft"), state.get("findings", []), state.get("decision")
+        _inquiry(state),
+        state.get("draft"),
+        state.get("findings", []),
+        state.get("decision"),
+        latest=session[-1] if session else None,
     )
     runtime.stream_writer(
         {"event": "draft", "turn": state["turn"], "complete": draft.complete, "confidence": draft.confidence}
@@ -217,7 +230,7 @@ def build_qa_graph(checkpointer: Any = None) -> CompiledStateGraph:
     graph.add_node("refine", refine)
     graph.add_node("final", final)
     graph.add_edge(START, "intake")
-    graph.add_edge("intake", "question")
+    graph.add_conditional_edges("intake", after_intake, {"question": "question", "refine": "refine"})
     graph.add_edge("question", "research")
     graph.add_edge("research", "refine")
     graph.add_conditional_edges("refine", route_after_refine, {"question": "question", "final": "final"})

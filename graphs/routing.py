@@ -13,12 +13,13 @@ from graphs.state import QAState, StopReason
 # nothing is weak evidence of absence, and small models declare themselves done too early.
 TURNS_BEFORE_ABSENCE = 2
 
-# Once a decider has settled the short answer (a verdict, a value, "not stated"), no turn can
-# change it: the research only gathers what the reasoning explains it with, which the first turn
-# on the question itself does. An unclear answer keeps the turns, to show the lawyer what the
-# contract says around the question. (At b1294b7 nearly every ruled question ran all 3 turns,
-# 208.8 s each, though none could change the classifier's verdict.)
-DECIDED_TURNS = 1
+# Once a decider has settled the short answer (a verdict, a value, "not stated"), no research turn
+# can change it: the writer drafts the explanation from the decision's own grounds straight away
+# (one writer call instead of a turn's three). An unclear answer, an open question and the parts
+# of a compound one keep their turns, to show the lawyer what the contract says. (At b1294b7
+# nearly every ruled question ran all 3 turns, 208.8 s each, though none could change the
+# classifier's verdict.)
+DECIDED_TURNS = 0
 
 
 def session_findings(state: QAState) -> list[Finding]:
@@ -75,3 +76,10 @@ def stop_reason(state: QAState, threshold: float) -> StopReason:
 
 def after_refine(state: QAState, threshold: float) -> Literal["question", "final"]:
     return "final" if stop_reason(state, threshold) else "question"
+
+
+def after_intake(state: QAState) -> Literal["question", "refine"]:
+    """Straight to the draft when a decider settled the question and it has no parts to research."""
+    decision = state.get("decision")
+    settled = decision is not None and decision.settled and (decision.grounds or decision.closest)
+    return "refine" if settled and not state.get("parts") and DECIDED_TURNS == 0 else "question"

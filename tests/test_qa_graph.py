@@ -518,11 +518,13 @@ class FixedDecider:
         )
 
 
-def test_the_decided_short_answer_stands_and_one_turn_explains_it(contract, embedder) -> None:
+def test_the_decided_short_answer_stands_and_the_writer_explains_it_without_a_turn(
+    contract, embedder
+) -> None:
     _, index = contract
     decider = FixedDecider(index, REVERSE)
     question = "May the Receiving Party reverse engineer prototypes?"
-    answerer = ScriptedChatModel(replies=[answer("It may not [1].", REVERSE)])
+    answerer = ScriptedChatModel(replies=[])  # no research turn can change a settled answer
     says_yes = json.loads(draft("Yes, it may [1].", complete=False, confidence=0.3))
     says_yes.update({"short_answer": "yes [1]", "summary": question, "reasoning": []})
     writer = ScriptedChatModel(replies=[json.dumps(says_yes)], repeat_last=True)
@@ -535,11 +537,11 @@ def test_the_decided_short_answer_stands_and_one_turn_explains_it(contract, embe
         payload={"question": question, "max_turns": 3},
     )
     report = result["report"]
-    assert decider.asked == [question]
-    # settled before the first turn: one turn explains it, whatever the draft's confidence
-    assert report.metadata.turns_used == 1 and report.metadata.stopped_because == "decided"
-    # the writer drafted knowing the decision, whose ground is source [1]
-    assert "No, decided by the hypothesis classifier" in writer.calls[0][0][1].content
+    assert decider.asked == [question] and answerer.calls == []
+    assert report.metadata.turns_used == 0 and report.metadata.stopped_because == "decided"
+    # the writer drafted from the decision's ground, source [1], knowing the decision
+    refine_prompt = writer.calls[0][0][1].content
+    assert "No, decided by the hypothesis classifier" in refine_prompt and REVERSE in refine_prompt
     assert report.sources[0].quote == REVERSE
     short = report.short_answer
     assert (short.verdict, short.decided_by, short.sources, short.text()) == (
@@ -590,8 +592,15 @@ def test_a_settled_question_stops_after_its_decided_turns() -> None:
         state = {"draft": unsure, "turn": turn, "max_turns": max_turns, "findings": [found]}
         return stop_reason({**state, "decision": decision(verdict), "parts": list(parts)}, 0.75)
 
-    assert DECIDED_TURNS == 1
-    assert reason(1, 3) == "decided"
+    from graphs.routing import after_intake
+
+    grounded = decision("no").model_copy(update={"grounds": [_citation()]})
+    assert after_intake({"decision": grounded}) == "refine"  # settled: drafted from its grounds
+    assert after_intake({"decision": grounded, "parts": ["a part?", "another?"]}) == "question"
+    assert after_intake({"decision": decision("unclear")}) == "question"
+    assert after_intake({"decision": None}) == "question"
+    assert DECIDED_TURNS == 0
+    assert reason(0, 3) == "decided"
     assert reason(1, 3, verdict="unclear") == ""  # an unclear answer keeps researching
     assert reason(1, 3, parts=["An unasked part?"]) == ""  # every part still gets its turn
     assert reason(3, 3, parts=["An unasked part?"]) == "turn limit"
