@@ -526,9 +526,8 @@ def eval_qa(
         "mixed",
         "--questions",
         help="bank: the question bank (yes/no questions on CUAD's 41 provisions, values, ContractNLI "
-        "verdicts, LegalBench-RAG) beside a one-call RAG baseline; mixed: half LegalBench-RAG queries, "
-        "half ContractNLI (evidence recall); verdicts: ContractNLI hypotheses as yes/no questions, a "
-        "third per label (verdict accuracy); values: CUAD value categories (value accuracy).",
+        "verdicts, LegalBench-RAG) beside a one-call RAG baseline, graded right or wrong; mixed: half "
+        "LegalBench-RAG queries, half ContractNLI (evidence recall, citations, contradicted claims).",
     ),
     half: str = typer.Option(
         "check", "--half", help="bank: the check half (contracts no shipped model was trained on) or tune."
@@ -541,15 +540,11 @@ def eval_qa(
         None, "--turns", help="Research turns (default interrogation.max_turns)."
     ),
     seed: int = typer.Option(7, "--seed", help="Which questions."),
-    fold: str = typer.Option(
-        "heldout",
-        "--fold",
-        help="verdicts and values: documents no shipped model was trained on (heldout) or all.",
-    ),
     out: Path = typer.Option(Path("bench-results/qa.json"), "--out", help="JSON results file."),
 ) -> None:
-    """The whole Q&A graph: right answers (verdicts, values), contradicted claims, citation
-    validity, evidence recall, turns, calls, tokens, seconds; every answer in the JSON."""
+    """The whole Q&A graph: right answers (the bank, beside a baseline), contradicted and
+    unsupported claims, citation validity, evidence recall, turns, calls, tokens, seconds; every
+    answer in the JSON."""
     from clausewise.evals import qa_bench
 
     if questions == "bank":
@@ -570,28 +565,9 @@ def eval_qa(
             limit=limit,
             turns=turns,
             seed=seed,
-            questions=questions,
-            fold=fold,
             progress=progress,
         )
     goals = qa_bench.GOALS
-    if "verdict_accuracy" in results:
-        per_class = results["verdict"]["per_class"]
-        console.print(
-            f"Verdicts: accuracy {_mark(results['verdict_accuracy'], goals['verdict_accuracy'], True)}, "
-            f"contradiction F1 {_mark(results['contradiction_f1'], goals['contradiction_f1'], True)}, "
-            f"entailment F1 {per_class['Entailment']['f1']}, not mentioned F1 "
-            f"{per_class['NotMentioned']['f1']}; decided by {results['verdicts_decided_by']}"
-        )
-    if "value_accuracy" in results:
-        by_category = ", ".join(
-            f"{name} {row['accuracy']} (n={row['n']})"
-            for name, row in results["value_accuracy_by_category"].items()
-        )
-        console.print(
-            f"Values: accuracy {_mark(results['value_accuracy'], goals['value_accuracy'], True)} "
-            f"({by_category}); wrong values shown {results['wrong_values_shown']}"
-        )
     console.print(
         f"Contradicted claims shown "
         f"{_mark(results['contradicted_claims_shown'], goals['contradicted_claims_shown'], False)} "

@@ -1,0 +1,127 @@
+"""The question bank and its grader: the bank split by contract, and answers graded by the
+grader's own reading of values (never the product's)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from clausewise.evals import answer_key
+from clausewise.evals.bank import BankQuestion, build_bank, sample
+from clausewise.evals.bank_phrasings import VALUES, YES_NO
+from clausewise.evals.folds import is_heldout
+from clausewise.evals.grading import Shown, grade
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def question(
+    kind: str, gold: str, reading: str = "", texts=(), spans=(), category: str = "c"
+) -> BankQuestion:
+    return BankQuestion(
+        id="q",
+        kind=kind,
+        source="cuad",
+        contract="t",
+        question="?",
+        gold=gold,
+        category=category,
+        reading=reading,
+        gold_texts=tuple(texts),
+        gold_spans=tuple(spans),
+    )
+
+
+def test_the_grader_reads_values_its_own_way() -> None:
+    assert answer_key.durations("three (3) years, thirty-six (36) months and ninety (90) days") == {
+        (36, "month"),
+        (90, "day"),
+    }
+    assert answer_key.dates("this 15th day of December, 1997 and 03/01/2005") == {"1997-12-15", "2005-03-01"}
+    assert answer_key.laws("governed by the laws of the State of New York; courts of Delaware") == {
+        "new york"
+    }
+    assert answer_key.party_names(["Snap Technologies, Inc.", "Company", "United Airlines, Inc."]) == [
+        "snap technologies",
+        "united airlines",
+    ]
+
+
+def test_the_grader_shares_no_code_with_the_deciders() -> None:
+    for module in ("grading.py", "answer_key.py", "bank.py", "bank_phrasings.py"):
+        tree = ast.parse((REPO / "clausewise" / "evals" / module).read_text(encoding="utf-8"))
+        imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
+            alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+        }
+        assert not any(name.startswith(("tools", "agents", "graphs", "indexes")) for name in imported), module
+
+
+@pytest.mark.parametrize(
+    ("verdict", "gold", "outcome"),
+    [
+        ("yes", "yes", "right"),
+        ("no", "yes", "wrong"),
+        ("not addressed", "no", "right"),  # the contract does not provide for it: no
+        ("unclear", "no", "abstained"),
+        ("", "yes", "abstained"),
+    ],
+)
+def test_yes_no_answers(verdict: str, gold: str, outcome: str) -> None:
+    assert grade(question("yes/no", gold), Shown(verdict, verdict, False)) == outcome
+
+
+def test_a_value_must_be_the_gold_value_and_cite_a_source() -> None:
+    law = question("value", "stated", "law", ["governed by the laws of the State of Delaware"])
+    assert grade(law, Shown("", "Delaware [1]", True, [(0, 5)])) == "right"
+    assert grade(law, Shown("", "Delaware", True, [])) == "wrong"  # no source
+    assert grade(law, Shown("", "Delaware and New York [1]", True, [(0, 5)])) == "wrong"  # a place too many
+    term = question("value", "stated", "duration", ["for successive one (1) year terms"])
+    assert grade(term, Shown("", "twelve (12) months [2]", True, [(0, 5)])) == "right"
+    assert grade(term, Shown("unclear", "Unclear", False)) == "abstained"
+    assert grade(term, Shown("not addressed", "Not stated in the contract", False)) == "wrong"
+
+
+def test_a_condition_is_right_when_it_quotes_the_annotated_clause() -> None:
+    expiry = question(
+        "value",
+        "stated",
+        "date-or-duration",
+        ["until the last day of the last warranty period"],
+        [(100, 160)],
+    )
+    quoted = 'As the contract states it: "until the last day of the last warranty period" [1]'
+    assert grade(expiry, Shown("", quoted, True, [(90, 170)])) == "right"
+    assert grade(expiry, Shown("", quoted, True, [(300, 340)])) == "wrong"  # another clause
+    assert grade(expiry, Shown("", "five (5) years [1]", True, [(90, 170)])) == "wrong"  # a value made up
+
+
+def test_a_value_the_contract_does_not_state_is_right_only_unstated() -> None:
+    absent = question("value", "not stated", "duration")
+    assert grade(absent, Shown("not addressed", "Not stated in the contract", False)) == "right"
+    assert grade(absent, Shown("", "one (1) year [1]", True, [(0, 4)])) == "wrong"
+
+
+def test_parties_need_two_of_the_annotated_names() -> None:
+    parties = question("value", "stated", "parties", ["Acme Corp.", "Beta LLC", "Company"])
+    assert grade(parties, Shown("", 'Acme Corp. ("Company") and Beta LLC [1]', True, [(0, 1)])) == "right"
+    assert grade(parties, Shown("", "Acme Corp. [1]", True, [(0, 1)])) == "wrong"
+
+
+def test_the_bank_asks_every_category_three_ways() -> None:
+    assert len(YES_NO) == 41 and all(len(set(w)) == 3 for w in YES_NO.values())
+    assert all(len(set(w)) == 3 for _, w in VALUES.values())
+
+
+@pytest.mark.bench_data
+def test_the_bank_is_split_by_contract_and_balanced(bench_data) -> None:
+    tune, check = build_bank(bench_data, "tune"), build_bank(bench_data, "check")
+    cuad = [q for q in check.questions if q.source == "cuad"]
+    assert all(is_heldout(q.contract) for q in cuad)
+    assert not {q.contract for q in cuad} & {q.contract for q in tune.questions}
+    yes_no = [q for q in check.questions if q.kind == "yes/no"]
+    assert abs(sum(q.gold == "yes" for q in yes_no) - sum(q.gold == "no" for q in yes_no)) < len(yes_no) * 0.2
+    chosen = sample(check.questions, 40)
+    assert len(chosen) == 40 and {q.kind for q in chosen} == {"yes/no", "value", "verdict", "open"}
+    assert build_bank(bench_data, "check").questions == check.questions  # the same seed, the same bank
