@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from clausewise.core.config import Settings, load_settings
 from clausewise.core.errors import InputError, ThreadNotFound
-from clausewise.core.report import Report
+from clausewise.core.report import QuickAnswer, Report
 from clausewise.core.results import CheckResult, IngestResult, ProvisionResult, ThreadInfo
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QAContext, build_qa_graph
@@ -126,6 +127,27 @@ class Clausewise:
             yield final["report"]
         finally:
             index.close()
+
+    def quick(self, contract: str, question: str) -> QuickAnswer:
+        """The short answer alone, decided without the writer (a model call only for a yes/no
+        question no classifier covers), with its sources."""
+        from agents.finishing import decision_finding, short_answer_of
+        from tools.report_checks import number_sources
+
+        started = time.perf_counter()
+        index = self.runtime.store.open(contract)
+        try:
+            decision = self.runtime.decider(index).decide(question)
+        finally:
+            index.close()
+        sources = number_sources(decision_finding(decision))
+        return QuickAnswer(
+            question=question,
+            contract_id=index.contract_id,
+            short_answer=short_answer_of(decision, sources) if decision is not None else None,
+            sources=sources,
+            seconds=round(time.perf_counter() - started, 2),
+        )
 
     def ask(self, contract: str, question: str, **options: Any) -> Report:
         report: Report | None = None

@@ -257,3 +257,18 @@ def test_ingested_texts_are_the_examples(contracts) -> None:
         Path(EXAMPLES / "services-agreement.txt").read_text(encoding="utf-8")
         == contracts[1]["services-agreement"].document.text
     )
+
+
+@pytest.mark.parametrize(
+    ("contract", "line"),
+    [("services-agreement", "New York [1]"), ("mutual-nda", "England [1]")],
+)
+def test_the_quick_answer_is_the_decision_with_its_verified_sources(contracts, contract, line):
+    from clausewise.api import Clausewise
+
+    runtime, indexes = contracts
+    answer = Clausewise(runtime=runtime).quick(contract, "Which law governs the agreement?")
+    assert answer.short_answer is not None and answer.short_answer.text() == line
+    text = indexes[contract].document.text
+    assert all(text[s.span[0] : s.span[1]] == s.quote for s in answer.sources)
+    assert line in answer.to_markdown()

@@ -80,6 +80,9 @@ def ask(
     turns: int | None = _TURNS,
     fmt: str = typer.Option("md", "--format", help="md, json or html."),
     out: Path | None = typer.Option(None, "--out", help="Write the report to this file."),
+    quick: bool = typer.Option(
+        False, "--quick", help="Only the short answer and its sources, decided in seconds, no report."
+    ),
     tenant: str | None = _TENANT,
 ) -> None:
     """Answer a question about a contract with a verified, cited legal report."""
@@ -88,6 +91,19 @@ def ask(
     if fmt not in {"md", "markdown", "json", "html"}:
         raise typer.BadParameter("use md, json or html", param_hint="--format")
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    if quick:
+        with console.status("Deciding..."):
+            answer = api.quick(contract, question)
+        text = answer.model_dump_json(indent=2) if fmt == "json" else answer.to_markdown()
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+            console.print(f"Answer written to [bold]{out}[/bold]")
+        elif fmt == "json":
+            console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            console.print(Markdown(text))
+        return
     report: Report | None = None
     with console.status("Loading the models and the contract...") as status:
         for item in api.ask_stream(

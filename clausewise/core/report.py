@@ -258,3 +258,23 @@ class Report(BaseModel):
             "json": self.to_json,
             "html": self.to_html,
         }[fmt]()
+
+
+class QuickAnswer(BaseModel):
+    """The short answer alone, as the decider settled it, with the sources behind it: what ``ask
+    --quick`` returns in seconds, and the unit a question over a data room runs per contract."""
+
+    question: str
+    contract_id: str
+    short_answer: ShortAnswer | None = Field(default=None, description="None: a list or open question.")
+    sources: list[Source] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_markdown(self) -> str:
+        if self.short_answer is None:
+            return f"**{self.question}**\n\nNo short answer: this question needs the full report (`ask`).\n"
+        lines = [f"**{self.short_answer.text()}**", "", *(f"_{n}_" for n in self.short_answer.notes()), ""]
+        for source in self.sources:
+            heading = source.node_id + (f" {source.title}" if source.title else "")
+            lines += [f'[{source.number}] **{heading}**, {_pages(source)}: "{source.quote}"', ""]
+        return "\n".join(lines)
