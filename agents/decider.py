@@ -362,6 +362,16 @@ class AnswerDecider:
         decision = self._read_value(question, kind, value_kind, holding)
         if decision is not None:
             return decision.model_copy(update={**common, "decided_by": "value reader"})
+        if best < yes_at:
+            # inside the band a clause may not hold the provision at all: only a value of the
+            # kind asked is read from it, never its sentence quoted as the answer
+            return Decision(
+                **common,
+                verdict="unclear",
+                closest=self._cite(holding),
+                rationale=f"no clause surely holds the {provision.name.lower()} (best {best:.2f}, under "
+                f"{yes_at:.2f}) and the likeliest state no value of the kind asked",
+            )
         sentence = self._best_sentence(question, holding[:1])
         if sentence is None:
             return Decision(

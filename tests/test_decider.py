@@ -127,7 +127,7 @@ def test_a_value_is_read_from_the_clause_that_holds_it(contracts, contract, ques
     assert value in decision.value and decision.grounds[0].node_id.startswith(clause)
 
 
-def _scores_on(built: AnswerDecider, sentence: str, category: str) -> ClauseScores:
+def _scores_on(built: AnswerDecider, sentence: str, category: str, probability: float = 0.97) -> ClauseScores:
     """Presence scores that put ``category`` in the clause holding ``sentence`` only."""
     scores = built.presence.scores
     column = built.presence.head.category_index(category)
@@ -136,7 +136,7 @@ def _scores_on(built: AnswerDecider, sentence: str, category: str) -> ClauseScor
     start = text.index(sentence)
     for row, chunk in enumerate(scores.chunks):
         if chunk.span[0] <= start < chunk.span[1]:
-            probabilities[row, column] = 0.97
+            probabilities[row, column] = probability
     return ClauseScores(scores.chunks, probabilities)
 
 
@@ -156,6 +156,22 @@ def test_a_clause_that_states_no_value_is_quoted_as_the_answer(contracts, contra
     decision = built.decide("When does the agreement expire?")
     assert decision.value_type == "condition" and decision.grounds
     assert decision.value == " ".join(decision.grounds[0].quote.split())
+
+
+@pytest.mark.parametrize(
+    ("contract", "sentence"),
+    [
+        ("services-agreement", "The Customer owns all Customer Data."),
+        ("mutual-nda", "Headings are for convenience only"),
+    ],
+)
+def test_a_clause_inside_the_band_is_never_quoted_as_the_answer(contracts, contract, sentence):
+    built = decider(contracts, contract)
+    no_below, yes_at = built.presence.head.band(built.presence.head.category_index("Expiration Date"))
+    inside = (no_below + yes_at) / 2
+    built.presence = Presence(built.presence.head, _scores_on(built, sentence, "Expiration Date", inside))
+    decision = built.decide("When does the agreement expire?")
+    assert decision.verdict == "unclear" and decision.grounds == [] and decision.closest
 
 
 def test_a_value_no_clause_is_likely_to_hold_is_not_stated(contracts):
