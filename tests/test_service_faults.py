@@ -70,7 +70,7 @@ def _stream_then_leave(live, body: dict) -> str:
     ):
         job_id = response.headers["x-job-id"]
         for line in response.iter_lines():
-            if line.startswith("event: question"):
+            if line.startswith("event: answer"):
                 break
     return job_id
 
@@ -80,7 +80,7 @@ def test_a_client_that_goes_away_leaves_the_job_running_unless_it_asked(slow) ->
     stopped = _stream_then_leave(slow, {"question": "Which law governs?", "cancel_on_disconnect": True})
     with slow.client() as client:
         assert wait_job(client, kept)["status"] == "done"
-        assert client.get(f"/v1/jobs/{kept}/result").json()["sources"][0]["quote"] == GOVERNING
+        assert GOVERNING in client.get(f"/v1/jobs/{kept}/result").json()["sources"][0]["quote"]
         assert wait_job(client, stopped)["status"] == "cancelled"
 
 
@@ -101,6 +101,6 @@ def test_cancel_running_and_waiting_jobs_and_the_queue_position(slow) -> None:
         assert wait_job(client, jobs[1])["status"] == "done"
         # the thread stays usable after a cancelled message: the next one is answered
         answer = client.post(f"/v1/threads/{thread}/messages", json={"content": "Which law governs?"}).json()
-        assert answer["report"]["sources"][0]["quote"] == GOVERNING
+        assert GOVERNING in answer["report"]["sources"][0]["quote"]
         roles = [m["role"] for m in client.get(f"/v1/threads/{thread}").json()["messages"]]
         assert roles.count("assistant") == 2 and roles[-2:] == ["user", "assistant"]

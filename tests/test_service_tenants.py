@@ -104,9 +104,9 @@ def test_the_openai_client_talks_to_a_contract(served) -> None:
     question = [{"role": "user", "content": "Which law governs this agreement?"}]
     completion = client.chat.completions.create(model="clausewise/mutual-nda", messages=question)
     message = completion.choices[0].message
-    assert "English law [1]" in message.content and GOVERNING in message.content
+    assert message.content.startswith("**England [1]**") and GOVERNING in message.content
     [reference] = message.model_extra["references"]
-    assert reference["node_id"] == "9.1" and reference["quote"] == GOVERNING and reference["pages"] == [1]
+    assert reference["node_id"] == "9.1" and GOVERNING in reference["quote"] and reference["pages"] == [1]
     # a follow-up repeats the conversation: it continues the same thread
     follow_up = [
         *question,
@@ -121,7 +121,7 @@ def test_the_openai_client_talks_to_a_contract(served) -> None:
     )
     assert chunks[0].choices[0].delta.role == "assistant"
     text = "".join(c.choices[0].delta.content or "" for c in chunks)
-    assert "English law [1]" in text
+    assert "England [1]" in text
     assert (
         chunks[-1].choices[0].finish_reason == "stop"
         and chunks[-1].model_extra["references"][0]["node_id"] == "9.1"
@@ -164,7 +164,7 @@ def test_mcp_tools_with_the_sdk_client(served) -> None:
     assert [c["contract_id"] for c in listed.structured_content["result"]] == ["mutual-nda"]
     passages = searched.structured_content["result"]
     assert passages[0]["node_id"] == "9.1" and GOVERNING in passages[0]["quote"]
-    assert asked.structured_content["references"][0]["quote"] == GOVERNING
+    assert GOVERNING in asked.structured_content["references"][0]["quote"]
     assert checked.structured_content["label"] == "Entailment"
     assert [e["node_id"] for e in checked.structured_content["evidence"]] == ["6.2"]
     # tenant A sees nothing of B's through MCP either
