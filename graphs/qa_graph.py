@@ -17,7 +17,8 @@ final       the Interrogator's report: citations and claims checked, one repair,
 This module is wiring only: each node reads the state, calls one agent method and returns what
 changed. The agents come in as run context (:class:`QAContext`), which is never checkpointed, so a
 chat thread's checkpoints hold only its state. Progress events go to whoever streams the graph in
-"custom" mode: start, answer (the decided short answer), question, research, draft, final.
+"custom" mode: start, answer (the decided short answer, before any writing), plan (the parts of a
+compound question), question, research, draft, final.
 """
 
 from __future__ import annotations
@@ -83,12 +84,12 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             reply = interrupt({"clarifying_question": clarifying})
             context = f"{context}\nClarification from the user: {reply}".strip()
     max_turns = state.get("max_turns") or interrogator.settings.max_turns
-    parts = interrogator.decompose(question, context) if max_turns > 1 else []
+    runtime.stream_writer({"event": "start", "question": question, "max_turns": max_turns})
+    # the answer first: the deciders take seconds, and nothing the model writes can change them
     decider = runtime.context.decider
     decision = (
         decider.decide(question) if decider is not None and interrogator.settings.short_answer else None
     )
-    runtime.stream_writer({"event": "start", "question": question, "max_turns": max_turns, "parts": parts})
     if decision is not None:
         runtime.stream_writer(
             {
@@ -103,6 +104,9 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 "closest": [c.model_dump(mode="json") for c in decision.closest],
             }
         )
+    parts = interrogator.decompose(question, context) if max_turns > 1 else []
+    if parts:
+        runtime.stream_writer({"event": "plan", "parts": parts})
     return {
         "question": question,
         "parts": parts,

@@ -604,3 +604,37 @@ def test_a_settled_question_stops_after_its_decided_turns() -> None:
     assert reason(1, 3, verdict="unclear") == ""  # an unclear answer keeps researching
     assert reason(1, 3, parts=["An unasked part?"]) == ""  # every part still gets its turn
     assert reason(3, 3, parts=["An unasked part?"]) == "turn limit"
+
+
+def test_the_answer_is_streamed_before_the_question_is_split_or_researched(contract, embedder) -> None:
+    """The deciders take seconds; decomposing a compound question costs a model call, so the
+    answer event comes first and the parts follow as their own event."""
+    settings, index = decomposing(contract)
+    decider = FixedDecider(index, REVERSE)
+    order: list[str] = []
+    decide = decider.decide
+    decider.decide = lambda q: order.append("decided") or decide(q)  # type: ignore[method-assign]
+    questioner = ScriptedChatModel(replies=[json.dumps({"parts": LAW_AND_COURTS})])
+    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
+    writer = ScriptedChatModel(
+        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        repeat_last=True,
+    )
+    ledger = UsageLedger()
+    researcher = Researcher(
+        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
+    )
+    context = QAContext(
+        interrogator=interrogator_for(settings, index, writer, questioner),
+        researcher=researcher,
+        ledger=ledger,
+        decider=decider,
+    )
+    events = [
+        chunk["event"]
+        for chunk in build_qa_graph().stream(
+            {"question": LAW_AND_COURTS_QUESTION, "max_turns": 3}, stream_mode="custom", context=context
+        )
+    ]
+    assert events[:3] == ["start", "answer", "plan"] and events[-1] == "final"
+    assert order == ["decided"] and len(questioner.calls) == 1

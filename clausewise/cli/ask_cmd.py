@@ -37,8 +37,9 @@ def answer_line(data: dict) -> str:
 def _describe(event: ProgressEvent) -> str:
     data = event.data
     if event.event == "start":
-        parts = "".join(f"\n  part: {p}" for p in data.get("parts", []))
-        return f"Question: {data['question']} (up to {data['max_turns']} turn(s)){parts}"
+        return f"Question: {data['question']} (up to {data['max_turns']} turn(s))"
+    if event.event == "plan":
+        return "Researched in parts:" + "".join(f"\n  part: {p}" for p in data["parts"])
     if event.event == "answer":
         return f"[bold]Answer[/bold] ({data.get('decided_by')}): {answer_line(data)}"
     if event.event == "question":
