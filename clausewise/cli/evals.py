@@ -533,6 +533,9 @@ def eval_qa(
         "check", "--half", help="bank: the check half (contracts no shipped model was trained on) or tune."
     ),
     quick: bool = typer.Option(False, "--quick", help="bank: the decider's short answers only, no report."),
+    kinds: str = typer.Option(
+        "", "--kinds", help="bank: only these kinds of question, comma-separated (yes/no,value,verdict,open)."
+    ),
     baseline: bool = typer.Option(
         True, "--baseline/--no-baseline", help="bank: also answer with the one-call RAG baseline."
     ),
@@ -549,7 +552,16 @@ def eval_qa(
 
     if questions == "bank":
         _eval_bank(
-            ctx, data, limit=limit, half=half, quick=quick, baseline=baseline, turns=turns, seed=seed, out=out
+            ctx,
+            data,
+            limit=limit,
+            half=half,
+            quick=quick,
+            kinds=[k.strip() for k in kinds.split(",") if k.strip()],
+            baseline=baseline,
+            turns=turns,
+            seed=seed,
+            out=out,
         )
         return
     if questions not in qa_bench.QUESTION_SETS:
@@ -607,15 +619,20 @@ def _eval_bank(
     limit: int,
     half: str,
     quick: bool,
+    kinds: list[str],
     baseline: bool,
     turns: int | None,
     seed: int,
     out: Path,
 ) -> None:
     from clausewise.evals import bank_bench
+    from clausewise.evals.bank import KINDS
 
     if half not in ("check", "tune"):
         raise ConfigError(f"unknown half {half!r}", hint="use check or tune")
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise ConfigError(f"unknown kind of question {', '.join(unknown)}", hint=f"use {', '.join(KINDS)}")
     # its own tenant, ingesting as the user's settings do (no knowledge graph unless retrieval uses it)
     bench, root = _benchmark(
         ctx, data, {"paths": {"tenant": "qa-bank"}, "structure": {"knowledge_graph": None}}
@@ -629,6 +646,7 @@ def _eval_bank(
             limit=limit or None,
             seed=seed,
             quick=quick,
+            kinds=kinds or None,
             baseline=baseline,
             turns=turns,
             progress=progress,

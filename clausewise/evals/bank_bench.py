@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clausewise.core.progress import NoProgress, Progress
-from clausewise.evals.bank import BankQuestion, build_bank, sample
+from clausewise.evals.bank import KINDS, BankQuestion, build_bank, sample
 from clausewise.evals.contractnli_bench import label_metrics
 from clausewise.evals.data import ingest_text
 from clausewise.evals.grading import Shown, evidence_recall, grade
@@ -306,6 +306,7 @@ def run(
     limit: int | None = None,
     seed: int = 7,
     quick: bool = False,
+    kinds: Sequence[str] | None = None,
     baseline: bool = True,
     turns: int | None = None,
     progress: Progress | None = None,
@@ -314,7 +315,8 @@ def run(
 
     progress = progress or NoProgress()
     bank = build_bank(root, half)  # type: ignore[arg-type]
-    chosen = sample(bank.questions, limit, seed)
+    asked = [q for q in bank.questions if not kinds or q.kind in kinds]
+    chosen = sample(asked, limit, seed)
     api = Clausewise(runtime=runtime)
     rag = None
     if baseline:
@@ -347,6 +349,7 @@ def run(
         "half": half,
         "mode": "quick" if quick else "full",
         "seed": seed,
+        "kinds": sorted(kinds) if kinds else list(KINDS),
         "goals": GOALS,
         "questions": len(rows),
         "by_kind": dict(Counter(r["kind"] for r in rows)),
