@@ -15,7 +15,7 @@ from charset_normalizer import from_bytes
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
 from clausewise.core.errors import EmptyDocument, UndecodableText
-from tools.structure.labels import opens_item
+from tools.structure.labels import opens_item, parse_label
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _MD_HEADING = re.compile(r"^#{1,6}\s")
@@ -146,13 +146,21 @@ _WIDE_GAP = re.compile(r"[ \t\u00a0\u202f]{3,}")
 _TERMINAL_BEFORE = re.compile(r"[.:;?!\"”’)\]]$")
 
 
+def _is_bare_label(piece: str) -> bool:
+    """ "1.", "A.", "(a)", "Section 2.3": a number set off from its text by a wide gap
+    ("A.       AUTHORITY OF AGENCY"), which belongs with the text it numbers."""
+    label = parse_label(piece)
+    return label is not None and label.end >= len(piece)
+
+
 def _split_flattened(text: str, block: Block) -> list[Block]:
     """Split a block at runs of 3+ spaces that separate paragraphs.
 
     Text extracted from PDFs by other tools (EDGAR filings, LegalBench-RAG's corpus) often puts a
     whole page on one line, with paragraphs, headings and list items separated only by wide
     gaps. A gap is a boundary unless a sentence visibly runs on across it (no terminal
-    punctuation before, a lowercase word after).
+    punctuation before, a lowercase word after) or it only sets a label off from its text
+    (:func:`_is_bare_label`).
     """
     cuts = [block.start]
     for m in _WIDE_GAP.finditer(text, block.start, block.end):
@@ -161,7 +169,7 @@ def _split_flattened(text: str, block: Block) -> list[Block]:
         if not before or m.end() >= block.end:
             continue
         runs_on = after[:1].islower() and not _TERMINAL_BEFORE.search(before)
-        if not runs_on:
+        if not runs_on and not _is_bare_label(before):
             cuts.append(m.end())
     if len(cuts) == 1:
         return [block]

@@ -174,8 +174,38 @@ def _is_sentence_case_heading(candidate: str) -> bool:
     )
 
 
+#: A short line printed this many times is a running header or footer.
+_RUNNING_REPEATS = 3
+
+
+def _running_key(stripped: str) -> str:
+    return re.sub(r"\d+", "#", re.sub(r"\s+", " ", stripped.lower()))
+
+
+def running_lines(text: str, blocks: list[Block]) -> set[str]:
+    """Keys of the short unnumbered lines printed again and again: running headers and footers
+    left in a text export ("Source: ACME CORP, 10-K, 3/28/2019" on every page, "Confidential",
+    "Page 3 of 12"). Read as headings, they file every page under themselves. Signature lines
+    ("By: ____") repeat for a reason and are kept."""
+    counts: dict[str, int] = {}
+    for block in blocks:
+        stripped = text[block.start : block.end].strip()
+        if (
+            not stripped
+            or len(stripped) > 120
+            or len(stripped.split()) > 15
+            or parse_label(stripped) is not None
+            or _SIGNATURE_LINE.search(stripped[:40])
+        ):
+            continue
+        key = _running_key(stripped)
+        counts[key] = counts.get(key, 0) + 1
+    return {key for key, count in counts.items() if count >= _RUNNING_REPEATS}
+
+
 def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
     facts: list[BlockFacts] = []
+    running = running_lines(text, blocks)
     previous_text = ""
     for index, block in enumerate(blocks):
         raw = text[block.start : block.end]
@@ -242,7 +272,7 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 toc_entry=(len(stripped) <= 160 and bool(_TOC_ENTRY_END.search(stripped)))
                 or len(_TOC_LABELS.findall(stripped)) >= 2,
                 defined_term=defined.group(1).strip() if defined else None,
-                furniture=bool(_FURNITURE.match(stripped)),
+                furniture=bool(_FURNITURE.match(stripped)) or _running_key(stripped) in running,
                 continuation=(
                     label is None
                     and not md

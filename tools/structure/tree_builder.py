@@ -21,6 +21,7 @@ from clausewise.core.config import StructureSettings
 from clausewise.core.domain import ClauseNode, ClauseTree, FileType, NodeKind, ParsedDocument
 from tools.structure.blocks import BlockFacts, analyze_blocks
 from tools.structure.fallback import fallback_tree
+from tools.structure.inline_sections import split_inline_sections
 from tools.structure.labels import Label, Reading, parse_label
 from tools.structure.sentences import sentence_spans
 
@@ -714,7 +715,8 @@ def _structured_enough(facts: list[BlockFacts], text_length: int) -> bool:
 def build_tree(document: ParsedDocument, settings: StructureSettings) -> ClauseTree:
     """The clause tree of a parsed document (or flat passages when it has too little structure)."""
     text = document.text
-    facts = analyze_blocks(text, document.blocks)
+    blocks = split_inline_sections(text, document.blocks)
+    facts = analyze_blocks(text, blocks)
     if not _structured_enough(facts, len(text)):
         return fallback_tree(document, settings)
     tolerance = 0.9 if document.file_type in {FileType.TEXT, FileType.MARKDOWN} else 4.0
