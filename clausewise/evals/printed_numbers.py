@@ -14,12 +14,15 @@ What counts as a printed section number:
   multi-level numbers and keyword numbers, right after a heading's capitalised last word
   ("1. TERMS OF AGREEMENT 1.1 Commencement", "1. Grant of Rights 1.1 Subject to ...");
 - followed by a capitalised word or a quoted term, never by a lowercase word (then it is an amount
-  or a cross-reference: "1.5 million", "Article 3 of the Lease");
+  or a cross-reference: "1.5 million", "Article 3 of the Lease"); a number without a dot
+  ("14     GENERAL PROVISIONS", "2 TERM AND RENEWAL") only before an all-caps heading on the
+  same line;
 - not preceded by a referring word ("Section", "and", "to", "under", "$"...);
 - continuing the numbering already read (10.4 then 10.5 or 11 or 10.4.1, a restart at 1, or a
   skip of one number that was missed), so that a stray "2." in running text is not read.
 
-An "IN WITNESS WHEREOF" or an exhibit heading ends the numbering: what follows sits under no
+An "IN WITNESS WHEREOF" or an exhibit heading at a line start ("EXHIBIT B", "ATTACHMENT A
+ACKNOWLEDGEMENT OF SUPPORT ...") ends the numbering: what follows sits under no
 printed number until the next one.
 """
 
@@ -82,6 +85,7 @@ _DECIMAL = re.compile(r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,3}(?:\.[A-Z](?![A-Za-z]))
 _RESET = re.compile(
     r"IN WITNESS WHEREOF|In Witness Whereof|(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|Exhibit|Schedule"
     r"|Annex|Appendix|Attachment)\s+[A-Z0-9][A-Z0-9.-]{0,5}[ \t]*(?:\n|$|[-–—:]|\s{3,})"
+    r"|(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT)\s+[A-Z0-9][A-Z0-9.-]{0,5}\s+[A-Z][A-Z]+\b"
 )
 _REFERRING = re.compile(
     r"(?:\b(?:sections?|articles?|clauses?|paragraphs?|subsections?|schedules?|exhibits?|annex|no|nos|and|or|to"
@@ -93,6 +97,10 @@ _SENTENCE_END = re.compile(r"[.;:!?][\"”’)\]*]*\s+$")
 _CAPITAL_WORD_END = re.compile(r"(?:^|\s)[A-Z][A-Za-z&'’,-]*[A-Za-z][)\"”]?\s+$")
 _LINE_START = re.compile(r"(?:^|\n)[ \t]*$")
 _WIDE_GAP = re.compile(r"\S[ \t\u00a0]{3,}$")
+_CAPITALS_AFTER = re.compile(
+    r"[ \t\u00a0]+(?!(?:ARTICLE|SECTION|EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|PART|PAGE|TABLE)\b)"
+    r"[A-Z][A-Z&'’-]{2,}(?:[\s,;:.]|$)"
+)
 _FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
 
 
@@ -104,10 +112,10 @@ def _position(text: str, start: int) -> str | None:
         return "line"
     if _REFERRING.search(before):
         return None
-    if _WIDE_GAP.search(before):
-        return "gap"
     if _SENTENCE_END.search(before):
         return "sentence"
+    if _WIDE_GAP.search(before):
+        return "gap"
     if _CAPITAL_WORD_END.search(before):
         return "word"
     return None
@@ -143,11 +151,15 @@ def _candidates(text: str) -> list[PrintedNumber]:
         raw = m.group("num")
         parts = raw.split(".")
         dotted = bool(m.group("punct")) or len(parts) > 1
-        if not dotted or text[m.end() : m.end() + 1].isalnum():
-            continue  # "10 days", "2.5%": a bare number is a quantity
+        if text[m.end() : m.end() + 1].isalnum():
+            continue  # "2.5%"
+        if not dotted and not _CAPITALS_AFTER.match(text, m.end()):
+            continue  # "10 days": a bare number is a quantity, unless an all-caps heading follows
         position = _position(text, m.start())
         if position is None or (position == "word" and len(parts) == 1):
             continue
+        if not dotted and position == "gap":
+            continue  # "2    3    CONFIDENTIAL": page numbers and a running header
         if not _followed_by_heading_or_text(text, m.end(), allow_newline=True):
             continue
         path = tuple(p if p.isalpha() else str(int(p)) for p in parts)
@@ -158,6 +170,11 @@ def _candidates(text: str) -> list[PrintedNumber]:
         if _position(text, m.start()) in {"line", "gap"} or m.group(0).lower().startswith("in witness"):
             found.setdefault(m.start(), PrintedNumber(m.start(), "reset"))
     return [found[k] for k in sorted(found)]
+
+
+def _key(path: Path) -> Path:
+    """ "2.0" numbers section 2 in the style of its sub-sections: it follows and is followed as 2."""
+    return path[:1] if len(path) == 2 and path[1] == "0" else path
 
 
 def _successors(path: Path) -> set[Path]:
@@ -198,7 +215,7 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
                 recent = [candidate.path]
             continue
         path = candidate.path
-        fits = _is_first(path) or any(path in _successors(previous) for previous in recent[-6:])
+        fits = _is_first(_key(path)) or any(_key(path) in _successors(_key(p)) for p in recent[-6:])
         if not fits:
             continue
         accepted.append(candidate)

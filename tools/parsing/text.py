@@ -15,7 +15,7 @@ from charset_normalizer import from_bytes
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
 from clausewise.core.errors import EmptyDocument, UndecodableText
-from tools.structure.labels import opens_item, parse_label
+from tools.structure.labels import bare_number_before_capitals, opens_item, parse_label
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _MD_HEADING = re.compile(r"^#{1,6}\s")
@@ -146,11 +146,16 @@ _WIDE_GAP = re.compile(r"[ \t\u00a0\u202f]{3,}")
 _TERMINAL_BEFORE = re.compile(r"[.:;?!\"”’)\]]$")
 
 
-def _is_bare_label(piece: str) -> bool:
-    """ "1.", "A.", "(a)", "Section 2.3": a number set off from its text by a wide gap
-    ("A.       AUTHORITY OF AGENCY"), which belongs with the text it numbers."""
-    label = parse_label(piece)
-    return label is not None and label.end >= len(piece)
+def _is_bare_label(piece: str, following: str, opens: bool) -> bool:
+    """ "1.", "A.", "(a)", "Section 2.3", or a bare "14" before an all-caps heading: a number set
+    off from its text by a wide gap ("A.       AUTHORITY OF AGENCY", "14     GENERAL PROVISIONS"),
+    which belongs with the text it numbers. A bare number counts only where a paragraph opens
+    (``opens``: after a sentence end or at the block start); "2    3    CONFIDENTIAL" is a page
+    number and a running header."""
+    label = parse_label(f"{piece} ")  # "A." is a label only before a space
+    if label is not None and label.end >= len(piece):
+        return True
+    return opens and piece.isdigit() and bare_number_before_capitals(f"{piece} {following}")
 
 
 def _split_flattened(text: str, block: Block) -> list[Block]:
@@ -169,7 +174,10 @@ def _split_flattened(text: str, block: Block) -> list[Block]:
         if not before or m.end() >= block.end:
             continue
         runs_on = after[:1].islower() and not _TERMINAL_BEFORE.search(before)
-        if not runs_on and not _is_bare_label(before):
+        piece_opens = cuts[-1] == block.start or bool(
+            _TERMINAL_BEFORE.search(text[block.start : cuts[-1]].rstrip())
+        )
+        if not runs_on and not _is_bare_label(before, after, piece_opens):
             cuts.append(m.end())
     if len(cuts) == 1:
         return [block]

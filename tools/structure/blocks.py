@@ -174,6 +174,19 @@ def _is_sentence_case_heading(candidate: str) -> bool:
     )
 
 
+_CAPS_TITLE_START = re.compile(r"^[A-Z][A-Z'’&-]+(?:\s+[A-Z][A-Z'’&-]*)*\b(?![a-z])")
+
+
+def _is_run_on_schedule_heading(label: Label, after_label: str) -> bool:
+    """ "ATTACHMENT A ACKNOWLEDGEMENT OF SUPPORT The following outlines ...": an all-caps exhibit
+    heading whose all-caps title runs on into the exhibit's text on one line (a page flattened by
+    a text export). A reference in running text is not in capitals ("Exhibit A attached hereto")."""
+    if not is_all_caps(label.raw):
+        return False
+    title = _CAPS_TITLE_START.match(after_label)
+    return title is not None and len(title.group(0)) >= 4
+
+
 #: A short line printed this many times is a running header or footer.
 _RUNNING_REPEATS = 3
 
@@ -242,9 +255,11 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
         schedule_start = (
             label is not None
             and label.keyword == "schedule"
-            and short
-            and (is_all_caps(label.raw) or len(stripped.split()) <= 6 or block.bold)
-            and not (after_label and _TOC_ENTRY_END.search(after_label))
+            and (
+                (short and (is_all_caps(label.raw) or len(stripped.split()) <= 6 or block.bold))
+                or _is_run_on_schedule_heading(label, after_label)
+            )
+            and not (short and after_label and _TOC_ENTRY_END.search(after_label))
         )
         defined = (
             _DEFINITION.match(text[body_start : block.end].lstrip())

@@ -16,6 +16,7 @@ A number inside a block starts a section only when all of these hold (rule
   capitalised word or a quoted term, never by a lowercase word ("1.5 million", "Section 2 shall");
 - it is not a reference ("Section 2. The ...", "No. 2. ..."): the word before it is not a
   referring word;
+- it is not in a table of contents flattened onto one line ("1.0 DEFINITIONS 3 2.0 SCOPE 8 ...");
 - it continues the document's numbering (:func:`continues`): the next number at some level
   (10.4 then 10.5 or 11), a first sub-number (10 then 10.1), or a restart at 1. A "2.2" amid
   section 10 is a cross-reference printed at a sentence start, not a heading.
@@ -27,7 +28,7 @@ import re
 from collections.abc import Iterable
 
 from clausewise.core.domain import Block
-from tools.structure.labels import Label, parse_label
+from tools.structure.labels import Label, bare_number_before_capitals, parse_heading_number, parse_label
 
 #: How many recent section numbers the next one may continue (its ancestors and their siblings).
 _CONTEXT = 8
@@ -47,6 +48,13 @@ _CANDIDATE = re.compile(
     r"(?:\.\d{1,3})*\.?)(?=\s)"
 )
 _FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
+#: "DEFINITIONS 3 2.0 SCOPE": a page number between a title and the next entry's number
+_CONTENTS_ENTRY = re.compile(
+    r"[A-Za-z)]\s+\d{1,3}\s+(?:\d{1,3}(?:\.\d{1,3})*\.?|ARTICLE|Article|SECTION|Section|SCHEDULE|Schedule"
+    r"|EXHIBIT|Exhibit)\s"
+)
+#: this many such entries make a block a table of contents flattened onto one line
+_CONTENTS_ENTRIES = 3
 
 
 def _path(label: Label) -> tuple[int, ...] | None:
@@ -75,14 +83,31 @@ def continues(previous: Iterable[tuple[int, ...]], path: tuple[int, ...]) -> boo
     return False
 
 
+def _capitals_heading_number(rest: str) -> Label | None:
+    """ "2 TERM AND RENEWAL 2.1 Term. ...": a bare number before an all-caps heading, read only
+    at a sentence start (checked by the caller) since a bare number is otherwise a quantity."""
+    return parse_heading_number(rest) if bare_number_before_capitals(rest) else None
+
+
 def _position_ok(block_text: str, offset: int, path: tuple[int, ...], label: Label, words_since: int) -> bool:
     before = block_text[max(0, offset - 40) : offset]
     if _REFERRING_WORD.search(before):
         return False
     if _SENTENCE_END.search(before):
         return True
-    heading_like = len(path) > 1 or bool(label.keyword)
+    if "." not in label.raw and not label.keyword:
+        return False  # a bare number ("2 TERM") only after a sentence end
+    heading_like = "." in label.raw.strip().rstrip(".") or bool(label.keyword)  # "1.1", "1.0", "Section 4"
     return heading_like and words_since <= _HEADING_WORDS and bool(_CAPITAL_WORD_END.search(before))
+
+
+_LAST_SENTENCE_END = re.compile(r".*[.:;!?][\"”’)\]]*\s", re.DOTALL)
+
+
+def _heading_words(segment: str) -> int:
+    """Words since the last sentence end: "... as follows: 1 GRANT" -> 2."""
+    m = _LAST_SENTENCE_END.match(segment)
+    return len(segment[m.end() if m else 0 :].split())
 
 
 def inline_starts(text: str, block: Block, context: list[tuple[int, ...]]) -> list[int]:
@@ -93,15 +118,18 @@ def inline_starts(text: str, block: Block, context: list[tuple[int, ...]]) -> li
     first = parse_label(block_text.lstrip())
     if first is not None and (path := _path(first)) is not None:
         context.append(path)
+    if len(_CONTENTS_ENTRY.findall(block_text)) >= _CONTENTS_ENTRIES:
+        return []  # a table of contents: its numbers are entries, not sections
     last_cut = 0
     for m in _CANDIDATE.finditer(block_text, 1):
         offset = m.start()
-        label = parse_label(block_text[offset:])
+        rest = block_text[offset:]
+        label = parse_label(rest) or _capitals_heading_number(rest)
         if label is None or (path := _path(label)) is None:
             continue
-        if not _FOLLOWER.match(block_text, offset + label.end):
+        if not _FOLLOWER.match(block_text, offset + len(label.raw)):
             continue
-        words_since = len(block_text[last_cut:offset].split())
+        words_since = _heading_words(block_text[last_cut:offset])
         if not _position_ok(block_text, offset, path, label, words_since):
             continue
         if not continues(context[-_CONTEXT:], path):

@@ -126,6 +126,15 @@ def segment(facts: list[BlockFacts]) -> list[Region]:
             current = open_region("toc")
             current.facts.append(f)
             continue
+        if state == "signatures" and _opens_numbered_section(f) and not _numbered_body(regions):
+            # a signature page printed before the terms: the numbered terms are the body
+            carried = []
+            while len(current.facts) > 1 and current.facts[-1].heading:
+                carried.insert(0, current.facts.pop())
+            state = "body"
+            current = open_region("body")
+            current.facts.extend([*carried, f])
+            continue
         if f.schedule_start and (body_seen or state in {"signatures", "schedule"}):
             state = "schedule"
             current = open_region("schedule")
@@ -180,8 +189,26 @@ def segment(facts: list[BlockFacts]) -> list[Region]:
                 current = open_region("body")
                 body_seen = True
             continue
+        if state == "body" and f.recitals_start and not _numbered_body(regions):
+            # "SPONSORSHIP AGREEMENT" after a legend opened the body too early: recitals still
+            # come before the terms
+            state = "recitals"
+            current = open_region("recitals")
         current.facts.append(f)
     return [r for r in regions if r.facts]
+
+
+def _numbered_body(regions: list[Region]) -> bool:
+    return any(r.kind == "body" and any(_opens_numbered_section(g) for g in r.facts) for r in regions)
+
+
+def _opens_numbered_section(f: BlockFacts) -> bool:
+    """A block that starts a numbered section of the terms ("1. LOCATION. During the Term ...",
+    "ARTICLE I"), not a list item or a bare number."""
+    if f.label is None:
+        return False
+    style = f.label.readings[0].style
+    return style == "article" or (style == "decimal" and (bool(f.title) or f.words >= 8))
 
 
 # --- nesting -----------------------------------------------------------------------------------
