@@ -13,17 +13,19 @@ What counts as a printed section number:
   page), after a sentence end ("... obligations. 10. Limitation of Liability."), or, for
   multi-level numbers and keyword numbers, right after a heading's capitalised last word
   ("1. TERMS OF AGREEMENT 1.1 Commencement", "1. Grant of Rights 1.1 Subject to ...");
-- followed by a capitalised word or a quoted term, never by a lowercase word (then it is an amount
-  or a cross-reference: "1.5 million", "Article 3 of the Lease"); a number without a dot
+- followed by a capitalised word or a quoted term, not by a lowercase word (then it is an amount
+  or a cross-reference: "1.5 million", "Article 3 of the Lease"), unless it stands at a line
+  start with its text set off by a wide space ("1.       mPhase may apply ..."); a number without a dot
   ("14     GENERAL PROVISIONS", "2 TERM AND RENEWAL") only before an all-caps heading on the
   same line;
 - not preceded by a referring word ("Section", "and", "to", "under", "$"...);
 - continuing the numbering already read (10.4 then 10.5 or 11 or 10.4.1, a restart at 1, or a
   skip of one number that was missed), so that a stray "2." in running text is not read.
 
-An "IN WITNESS WHEREOF" or an exhibit heading at a line start ("EXHIBIT B", "ATTACHMENT A
-ACKNOWLEDGEMENT OF SUPPORT ...") ends the numbering: what follows sits under no
-printed number until the next one.
+A table of contents is not read (runs of numbers each followed by a short title only). An "IN
+WITNESS WHEREOF" or an exhibit heading at a line start ("EXHIBIT B", "ATTACHMENT A
+ACKNOWLEDGEMENT OF SUPPORT ...", not one repeated on every page) ends the numbering: what follows
+sits under no printed number until the next one.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ _CAPITALS_AFTER = re.compile(
     r"[ \t\u00a0]+(?!(?:ARTICLE|SECTION|EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|PART|PAGE|TABLE)\b)"
     r"[A-Z][A-Z&'’-]{2,}(?:[\s,;:.]|$)"
 )
+#: "1.       mPhase may apply ...": a numbered paragraph at a line start, its text set off by a
+#: wide space, may open with a lowercase name
+_SET_OFF_TEXT = re.compile(r"(?:[ \t\u00a0]{2,}|\t)[A-Za-z]")
 _FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
 
 
@@ -160,13 +165,22 @@ def _candidates(text: str) -> list[PrintedNumber]:
             continue
         if not dotted and position == "gap":
             continue  # "2    3    CONFIDENTIAL": page numbers and a running header
-        if not _followed_by_heading_or_text(text, m.end(), allow_newline=True):
+        set_off = position == "line" and bool(m.group("punct")) and _SET_OFF_TEXT.match(text, m.end())
+        if not set_off and not _followed_by_heading_or_text(text, m.end(), allow_newline=True):
             continue
         path = tuple(p if p.isalpha() else str(int(p)) for p in parts)
         if path[0] == "0" or int(path[0]) > 150:
             continue
         found[m.start()] = PrintedNumber(m.start(), "section", path)
+    lines: dict[str, int] = {}
+    for line in text.split("\n"):
+        key = " ".join(line.split()).lower()
+        lines[key] = lines.get(key, 0) + 1
     for m in _RESET.finditer(text):
+        line_end = text.find("\n", m.start())
+        line = " ".join(text[m.start() : line_end if line_end >= 0 else len(text)].split()).lower()
+        if lines.get(line, 0) >= _RUNNING_REPEATS:
+            continue  # "Exhibit 10.38" at the top of every page: a running header
         if _position(text, m.start()) in {"line", "gap"} or m.group(0).lower().startswith("in witness"):
             found.setdefault(m.start(), PrintedNumber(m.start(), "reset"))
     return [found[k] for k in sorted(found)]
@@ -196,16 +210,56 @@ def _is_first(path: Path) -> bool:
     return path[0] == "1" and all(part in {"0", "1", "A"} for part in path[1:])
 
 
+#: A line printed this many times is a running header, never the start of an exhibit.
+_RUNNING_REPEATS = 3
+#: A table of contents: this many numbers in a row, each followed by at most a title.
+_CONTENTS_RUN = 4
+_CONTENTS_ENTRY_WORDS = 15
+#: The body starts at the first number followed by this many words: contents come before it.
+_BODY_WORDS = 60
+
+
+def _without_contents(text: str, candidates: list[PrintedNumber]) -> list[PrintedNumber]:
+    """Runs of numbers each followed only by a short title ("22.1 Governing Law   22.2 Venue ...",
+    "ARTICLE 1 Definitions 1") before the first number followed by a real section are a table of
+    contents: dropped, with a reset where the run ends, so that the cover and preamble after the
+    contents sit under no number."""
+    short = [
+        candidate.kind != "reset" and _words_after(text, candidates, index) <= _CONTENTS_ENTRY_WORDS
+        for index, candidate in enumerate(candidates)
+    ]
+    kept: list[PrintedNumber] = []
+    index = 0
+    body = next((i for i, c in enumerate(candidates) if _words_after(text, candidates, i) > _BODY_WORDS), 0)
+    while index < body:
+        run_end = index
+        while run_end < len(candidates) and short[run_end]:
+            run_end += 1
+        if run_end - index >= _CONTENTS_RUN:
+            last = candidates[run_end - 1]
+            kept.append(PrintedNumber(last.start + 1, "reset"))
+            index = run_end
+            continue
+        kept.append(candidates[index])
+        index += 1
+    return kept + candidates[max(index, body) :]
+
+
+def _words_after(text: str, candidates: list[PrintedNumber], index: int) -> int:
+    end = candidates[index + 1].start if index + 1 < len(candidates) else len(text)
+    return len(text[candidates[index].start : end].split())
+
+
 def printed_numbers(text: str) -> list[PrintedNumber]:
     """The section numbers printed in ``text`` and the resets, in text order (see module doc)."""
     accepted: list[PrintedNumber] = []
-    recent: list[Path] = []  # the open numbering context, innermost last
+    recent: list[Path] = []  # the latest numbers, innermost last
+    deepest: Path | None = None  # the latest multi-level number: lists inside it never hide it
     last_article: str | None = None
-    for candidate in _candidates(text):
+    for candidate in _without_contents(text, _candidates(text)):
         if candidate.kind == "reset":
             if accepted and accepted[-1].kind != "reset":
                 accepted.append(candidate)
-                recent = []
             continue
         if candidate.kind == "article":
             value = candidate.path[0]
@@ -215,11 +269,14 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
                 recent = [candidate.path]
             continue
         path = candidate.path
-        fits = _is_first(_key(path)) or any(_key(path) in _successors(_key(p)) for p in recent[-6:])
+        context = recent[-6:] + ([deepest] if deepest else [])
+        fits = _is_first(_key(path)) or any(_key(path) in _successors(_key(p)) for p in context)
         if not fits:
             continue
         accepted.append(candidate)
         recent = [*recent[-7:], path]
+        if len(_key(path)) > 1 or deepest is None or len(deepest) == 1:
+            deepest = path
     return accepted
 
 

@@ -76,13 +76,18 @@ def in_unnumbered_paragraph(node_id: str) -> bool:
     return any(_PARAGRAPH_STEP.match(step) for step in node_id.split("/"))
 
 
+_FIRST = {"0", "1", "A", "a"}
+
+
 def _follows(previous: tuple[str, ...], current: tuple[str, ...]) -> bool:
-    if current == (*previous, "1") or all(p in {"1", "A"} for p in current):
+    """10.4 -> 10.5, 11, 11.1, 10.4.1; anything -> 1, 1.1; "2.0" counts as 2 ("2.0" -> 2.1)."""
+    if len(previous) == 2 and previous[1] == "0":
+        previous = previous[:1]
+    if current in {(*previous, "1"), (*previous, "0")} or all(p in _FIRST for p in current):
         return True
     for level, part in enumerate(previous):
         if part.isdigit() and current[: level + 1] == (*previous[:level], str(int(part) + 1)):
-            rest = current[level + 1 :]
-            if all(p in {"1", "A"} for p in rest):
+            if all(p in _FIRST for p in current[level + 1 :]):
                 return True
     return False
 

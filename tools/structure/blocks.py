@@ -195,11 +195,18 @@ def _running_key(stripped: str) -> str:
     return re.sub(r"\d+", "#", re.sub(r"\s+", " ", stripped.lower()))
 
 
+def _numbered(stripped: str) -> bool:
+    """A line with a section or list number; an exhibit's name ("Exhibit 10.38") may be a header."""
+    label = parse_label(stripped)
+    return label is not None and label.keyword != "schedule"
+
+
 def running_lines(text: str, blocks: list[Block]) -> set[str]:
     """Keys of the short unnumbered lines printed again and again: running headers and footers
     left in a text export ("Source: ACME CORP, 10-K, 3/28/2019" on every page, "Confidential",
-    "Page 3 of 12"). Read as headings, they file every page under themselves. Signature lines
-    ("By: ____") repeat for a reason and are kept."""
+    "Page 3 of 12", the exhibit number "Exhibit 10.38" at the top of every page). Read as headings
+    or exhibits, they file every page under themselves. Signature lines ("By: ____") repeat for a
+    reason and are kept."""
     counts: dict[str, int] = {}
     for block in blocks:
         stripped = text[block.start : block.end].strip()
@@ -207,7 +214,7 @@ def running_lines(text: str, blocks: list[Block]) -> set[str]:
             not stripped
             or len(stripped) > 120
             or len(stripped.split()) > 15
-            or parse_label(stripped) is not None
+            or _numbered(stripped)
             or _SIGNATURE_LINE.search(stripped[:40])
         ):
             continue

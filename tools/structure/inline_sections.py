@@ -35,7 +35,7 @@ _CONTEXT = 8
 #: A heading run-on: at most this many words between a label and the sub-number that follows it.
 _HEADING_WORDS = 14
 
-_SENTENCE_END = re.compile(r"[.:;!?][\"”’)\]*]*\s+$")
+_SENTENCE_END = re.compile(r"(?:[.:;!?][\"”’)\]*]*|:-)\s+$")  # ":-" opens a list in British drafting
 _CAPITAL_WORD_END = re.compile(r"(?:^|\s)[A-Z][A-Za-z&'’,-]*[A-Za-z)][\"”]?\s+$")
 _REFERRING_WORD = re.compile(
     r"\b(?:sections?|articles?|clauses?|paragraphs?|subsections?|schedules?|exhibits?|annex(?:es)?"

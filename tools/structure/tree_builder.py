@@ -198,8 +198,15 @@ def segment(facts: list[BlockFacts]) -> list[Region]:
     return [r for r in regions if r.facts]
 
 
+#: A body with fewer numbered sections than this has not printed its terms yet ("This Agreement
+#: consists of this signature page and the following: 1. Terms and Conditions ...").
+_TERMS_SECTIONS = 3
+
+
 def _numbered_body(regions: list[Region]) -> bool:
-    return any(r.kind == "body" and any(_opens_numbered_section(g) for g in r.facts) for r in regions)
+    """Whether the terms have been printed: the body so far has a few numbered sections."""
+    numbered = sum(_opens_numbered_section(g) for r in regions if r.kind == "body" for g in r.facts)
+    return numbered >= _TERMS_SECTIONS
 
 
 def _opens_numbered_section(f: BlockFacts) -> bool:
