@@ -204,7 +204,8 @@ def test_zero_subsection_is_the_section_itself() -> None:
     """Sonos: "1.62 ... 2.0 SCOPE OF RELATIONSHIP. 2.1. Manufacturing"; QuantumGroup (IBM): "1.0
     Introduction ... 2.0 Definitions"."""
     sonos = PREAMBLE + (
-        '1.0 DEFINITIONS.\n\n1.62. "ERS SOW" shall mean a statement of work.\n\n2.0 SCOPE OF RELATIONSHIP.\n\n'
+        '1.0 DEFINITIONS.\n\n1.62. "ERS SOW" shall mean a statement of work.\n\n'
+        "2.0 SCOPE OF RELATIONSHIP.\n\n"
         "2.1. Manufacturing of Products. Subject to the terms and conditions of this Agreement, IAC shall "
         "manufacture Products.\n"
     )
@@ -212,8 +213,9 @@ def test_zero_subsection_is_the_section_itself() -> None:
     assert tree.node("2.0").title == "SCOPE OF RELATIONSHIP"
     assert tree.node("2.1").parent == "2.0"
     quantum = (
-        "e-business Hosting Agreement 1.0 Introduction This e-business Hosting Agreement sets forth the terms "
-        "and conditions under which IBM will provide hosting. The Base Terms will prevail. 2.0 Definitions "
+        "e-business Hosting Agreement 1.0 Introduction This e-business Hosting Agreement sets forth the "
+        "terms and conditions under which IBM will provide hosting. The Base Terms will prevail. "
+        "2.0 Definitions "
         '"Acceptable Use Policy" means the Acceptable Use Policy for IBM e-business Services.'
     )
     tree = _tree(quantum)
@@ -293,9 +295,9 @@ def test_recitals_after_a_title_that_opened_the_body() -> None:
         "CONFIDENTIAL Portions of this Exhibit have been omitted pursuant to a request for confidential "
         "treatment and filed separately with the Commission.\n\nSPONSORSHIP AGREEMENT\n\nThis agreement is "
         "entered into as of the 23rd day of September, 1997 by and between Excite and Sponsor.\n\n"
-        "RECITALS\n\nA.   Excite maintains a site on the Internet.\n\nB.   Sponsor wishes to be the exclusive "
-        "sponsor.\n\nTherefore, the parties agree as follows:\n\n1.       EXCLUSIVITY, TERM AND RIGHT OF FIRST "
-        "REFUSAL\n\n      a)       Sponsor will be the exclusive retail music store sponsor.\n"
+        "RECITALS\n\nA.   Excite maintains a site on the Internet.\n\nB.   Sponsor wishes to be the "
+        "exclusive sponsor.\n\nTherefore, the parties agree as follows:\n\n1.       EXCLUSIVITY, TERM AND "
+        "RIGHT OF FIRST REFUSAL\n\n      a)       Sponsor will be the exclusive retail music store sponsor.\n"
     )
     tree = _tree(text)
     assert tree.node("Recitals").kind == NodeKind.RECITALS

@@ -86,9 +86,9 @@ def _follows(previous: tuple[str, ...], current: tuple[str, ...]) -> bool:
     if current in {(*previous, "1"), (*previous, "0")} or all(p in _FIRST for p in current):
         return True
     for level, part in enumerate(previous):
-        if part.isdigit() and current[: level + 1] == (*previous[:level], str(int(part) + 1)):
-            if all(p in _FIRST for p in current[level + 1 :]):
-                return True
+        bumped = part.isdigit() and current[: level + 1] == (*previous[:level], str(int(part) + 1))
+        if bumped and all(p in _FIRST for p in current[level + 1 :]):
+            return True
     return False
 
 
