@@ -24,7 +24,8 @@ What counts as a printed section number:
 
 A table of contents is not read (runs of numbers each followed by a short title only). An "IN
 WITNESS WHEREOF" or an exhibit heading at a line start ("EXHIBIT B", "ATTACHMENT A
-ACKNOWLEDGEMENT OF SUPPORT ...", not one repeated on every page) ends the numbering: what follows
+ACKNOWLEDGEMENT OF SUPPORT ...", not one repeated on every page) or at a sentence start with a
+title ("... disclosed. Schedule 1 Brand Development and Launch To ...") ends the numbering: what follows
 sits under no printed number until the next one.
 """
 
@@ -89,13 +90,17 @@ _RESET = re.compile(
     r"|Annex|Appendix|Attachment)\s+[A-Z0-9][A-Z0-9.-]{0,5}[ \t]*(?:\n|$|[-–—:]|\s{3,})"
     r"|(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT)\s+[A-Z0-9][A-Z0-9.-]{0,5}\s+[A-Z][A-Z]+\b"
 )
+#: "... disclosed. Schedule 1 Brand Development and Launch To facilitate ...": a run-on exhibit title
+_RUN_ON_RESET = re.compile(
+    r"(?:Exhibit|Schedule|Annex|Appendix|Attachment)\s+[A-Z0-9][A-Z0-9.-]{0,5}\s+[A-Z][a-z]+\s+[A-Z][a-z]+"
+)
 _REFERRING = re.compile(
     r"(?:\b(?:sections?|articles?|clauses?|paragraphs?|subsections?|schedules?|exhibits?|annex|no|nos|and|or|to"
     r"|of|in|under|per|through|with|by|see|than|about|this|that|such|said|its|their|approximately|least|page|pages|rule|item|form|act|code"
     r"|u\.s\.c|cfr|chapter|title|version|v|vol|usd|us|rmb|eur|gbp|inr|hk|dollars?)\.?|[$€£¥#/,&+=-])\s*$",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.;:!?][\"”’)\]*]*\s+$")
+_SENTENCE_END = re.compile(r"(?:[.;:!?][\"”’)\]*]*|:-)\s+$")
 _CAPITAL_WORD_END = re.compile(r"(?:^|\s)[A-Z][A-Za-z&'’,-]*[A-Za-z][)\"”]?\s+$")
 _LINE_START = re.compile(r"(?:^|\n)[ \t]*$")
 _WIDE_GAP = re.compile(r"\S[ \t\u00a0]{3,}$")
@@ -115,10 +120,10 @@ def _position(text: str, start: int) -> str | None:
     before = text[max(0, start - 60) : start]
     if _LINE_START.search(before):
         return "line"
-    if _REFERRING.search(before):
-        return None
     if _SENTENCE_END.search(before):
         return "sentence"
+    if _REFERRING.search(before):
+        return None
     if _WIDE_GAP.search(before):
         return "gap"
     if _CAPITAL_WORD_END.search(before):
@@ -137,7 +142,8 @@ def _candidates(text: str) -> list[PrintedNumber]:
     found: dict[int, PrintedNumber] = {}
     for m in _KEYWORD.finditer(text):
         position = _position(text, m.start())
-        if position is None or not _followed_by_heading_or_text(text, m.end(), True):
+        tight = m.group("punct") == "." and text[m.end() : m.end() + 1].isupper()  # "Article 4.Effectiveness"
+        if position is None or not (tight or _followed_by_heading_or_text(text, m.end(), True)):
             continue
         keyword = (m.group("kw") or m.group("short")).lower()
         raw = m.group("num")
@@ -182,6 +188,9 @@ def _candidates(text: str) -> list[PrintedNumber]:
         if lines.get(line, 0) >= _RUNNING_REPEATS:
             continue  # "Exhibit 10.38" at the top of every page: a running header
         if _position(text, m.start()) in {"line", "gap"} or m.group(0).lower().startswith("in witness"):
+            found.setdefault(m.start(), PrintedNumber(m.start(), "reset"))
+    for m in _RUN_ON_RESET.finditer(text):
+        if _position(text, m.start()) == "sentence":
             found.setdefault(m.start(), PrintedNumber(m.start(), "reset"))
     return [found[k] for k in sorted(found)]
 
