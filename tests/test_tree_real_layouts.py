@@ -302,3 +302,54 @@ def test_recitals_after_a_title_that_opened_the_body() -> None:
     tree = _tree(text)
     assert tree.node("Recitals").kind == NodeKind.RECITALS
     assert _at(tree, text, "Sponsor will be the exclusive") == "1(a)"
+
+
+# --- hard-wrapped lines whose breaks became wide gaps ------------------------------------------------
+
+
+def test_wrapped_lines_are_one_paragraph() -> None:
+    """N2K: an all-caps clause wrapped with wide gaps; FIDELITY: "... set forth in this [gap]
+    Section 4.1(a) with respect to ..." (a reference, not a heading)."""
+    n2k = PREAMBLE + (
+        "1.       TERM\n\n      a)       Sponsor will be the exclusive sponsor.\n\n"
+        "2.      LIMITATION OF LIABILITY\n\n               EXCEPT UNDER SECTION 13(c) and (d), IN NO EVENT "
+        "WILL EITHER                   PARTY BE LIABLE TO THE OTHER FOR ANY SPECIAL, INCIDENTAL OR"
+        "                   CONSEQUENTIAL DAMAGES, WHETHER BASED ON BREACH OF CONTRACT,"
+        "                   TORT (INCLUDING NEGLIGENCE) OR OTHERWISE.\n"
+    )
+    tree = _tree(n2k)
+    start = n2k.index("EXCEPT UNDER")
+    assert tree.smallest_containing((start, n2k.index("OR OTHERWISE."))).id.startswith("2")
+    assert not [n for n in tree.walk() if n.kind == NodeKind.HEADING]
+    fidelity = PREAMBLE + (
+        "     Section 4.1. Grant of Licenses by Equifax.\n\n     (a) Equifax hereby grants a license.\n\n"
+        "          (iv)  all sublicenses from Certegy to members of the Certegy Group (A)\n\n"
+        "                shall contain the rights and restrictions set forth in this                 "
+        "Section 4.1(a) with respect to the license granted to Certegy                 and comply with "
+        "Sections 4.1(b) through (d) hereof.\n\n     (b) The sublicense rights granted to Certegy pursuant "
+        "to Section 4.1(a) are limited.\n"
+    )
+    tree = _tree(fidelity)
+    assert _at(tree, fidelity, "The sublicense rights granted") == "4.1(b)"
+    assert "4.1(a)~2" not in tree.nodes
+
+
+def test_far_number_without_a_title_is_no_section() -> None:
+    """LegacyEducation: "90 High Street Burnham" in the notices of section 12; CERES: "76 Mb 76
+    Miscanthus ..." a row of a table after row 75. Neither is a section 90 or 76."""
+    legacy = PREAMBLE + (
+        "11. FORCE MAJEURE   Neither party will be liable for any delay.   12. NOTICES   Notice: Each "
+        "notice shall be in writing.   If to CSA Name: Sharon Bowler   Address: Celebrity Speakers Ltd     "
+        "90 High Street Burnham     Buckinghamshire     SL1 7JT England   Telephone: 01628 601400\n\n"
+        "13. JURISDICTION/DISPUTES   This Agreement shall be deemed to have been made in England.\n"
+    )
+    tree = _tree(legacy)
+    assert "90" not in tree.nodes
+    assert _at(tree, legacy, "deemed to have been made in England").startswith("13")
+    ceres = PREAMBLE + (
+        "37. Samples. The samples are listed below.\n\n"
+        "75   Mb 75    Miscanthus  [***]   [***]    [***]    under MTA    [***]    [***]\n\n"
+        "76 Mb 76 Miscanthus [***] [***] under MTA [***] [***]\n"
+    )
+    tree = _tree(ceres)
+    assert "76" not in tree.nodes and "75" not in tree.nodes

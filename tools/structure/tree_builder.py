@@ -253,9 +253,9 @@ class Nester:
                 sibling_score = 4.0 if abs(f.x0 - stack[j].proto.x0) <= self.tolerance else None
             elif step == 1:
                 sibling_score = 5.0
-            elif style in {"article", "decimal"} and step > 1:
-                sibling_score = 3.0 if step <= 3 else 2.0
-            elif 1 < step <= 3:
+            elif style in {"article", "decimal"} and 1 < step <= 3:
+                sibling_score = 3.0
+            elif 1 < step <= 3 or (style in {"article", "decimal"} and step > 3 and _far_jump_allowed(f)):
                 sibling_score = 2.0
             elif reading.value == 1:
                 sibling_score = 1.5  # a list restarting at the same level
@@ -432,6 +432,14 @@ class Nester:
         ):
             self.stack.pop()  # back out of an indented list (or a lead-in's list) to the text it interrupts
         return self.stack[-1].proto.add(_paragraph(f))
+
+
+def _far_jump_allowed(f: BlockFacts) -> bool:
+    """A number more than three past its would-be sibling ("12." then "27.") is taken as the next
+    section only when it looks like one: a dotted or keyword label with a title. A bare number on
+    a short line ("90 High Street Burnham" in an address after section 12) is not a section."""
+    assert f.label is not None
+    return bool(f.title) and ("." in f.label.raw or bool(f.label.keyword))
 
 
 def extend_previous(last: Proto | None, f: BlockFacts) -> bool:
