@@ -353,3 +353,43 @@ def test_far_number_without_a_title_is_no_section() -> None:
     )
     tree = _tree(ceres)
     assert "76" not in tree.nodes and "75" not in tree.nodes
+
+
+# --- PDFs that print the section number in a column of its own ---------------------------------------
+
+
+def test_number_on_its_own_line_then_its_title() -> None:
+    """TodosMedical (PDF): "2.\\nExclusivity\\n2.1 The Reseller's ..."; Innerscope (PDF): "2.\\n
+    Obligations of Distributor.\\na.\\nDistributor shall ...": the number is no page number, the
+    short line after it is its title."""
+    todos = PREAMBLE + (
+        "1.\n\nGrant of Rights\n\n1.1 Subject to the terms and conditions of this Agreement, Todos grants "
+        "the rights.\n\n2.\n\nExclusivity\n\n2.1 The Reseller's exclusive right to market and sell the "
+        "Products in the Territory is subject to the Reseller achieving the following milestones.\n"
+    )
+    tree = _tree(todos)
+    assert tree.node("2").title == "Exclusivity"
+    assert _at(tree, todos, "exclusive right to market") == "2.1"
+    innerscope = PREAMBLE + (
+        "1.\n\nAppointment\n\nErchonia appoints the Distributor for the Territory.\n\n2.\n\n"
+        "Obligations of Distributor\n\na.\n\nDistributor shall use its best efforts to market, promote and "
+        "sell the Products to the authorized customers.\n"
+    )
+    tree = _tree(innerscope)
+    assert tree.node("2").title == "Obligations of Distributor"
+    assert _at(tree, innerscope, "best efforts to market").startswith("2")
+
+
+def test_section_number_lines_are_not_running_lines() -> None:
+    """ArmstrongFlooring (PDF): "1.1", "1.2" ... each on a line of its own, many times: numbers,
+    not a running header."""
+    text = (
+        PREAMBLE
+        + "1. DEFINITIONS AND INTERPRETATION\n\n"
+        + "".join(
+            f"1.{n}\n\nCertain Definitions {n}. As used herein, capitalized terms have meanings.\n\n"
+            for n in range(1, 6)
+        )
+    )
+    tree = _tree(text)
+    assert [c.id for c in tree.children("1")] == [f"1.{n}" for n in range(1, 6)]

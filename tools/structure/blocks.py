@@ -55,8 +55,9 @@ _SIGNATURE_START = re.compile(
 )
 _SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|signature|its)\s*:|/s/", re.IGNORECASE)
 _TOC_HEADING = re.compile(r"^(?:table of contents?|contents|index of defined terms|index)\b", re.IGNORECASE)
+# a page number or separator; "12." alone is a section number printed apart from its heading
 _FURNITURE = re.compile(
-    r"^(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
+    r"^(?!\d{1,3}\.$)(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
     re.IGNORECASE,
 )
 _TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\.\d+)*\.?\s")
@@ -294,7 +295,8 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 toc_entry=(len(stripped) <= 160 and bool(_TOC_ENTRY_END.search(stripped)))
                 or len(_TOC_LABELS.findall(stripped)) >= 2,
                 defined_term=defined.group(1).strip() if defined else None,
-                furniture=bool(_FURNITURE.match(stripped)) or _running_key(stripped) in running,
+                furniture=bool(_FURNITURE.match(stripped))
+                or (_running_key(stripped) in running and not _numbered(stripped)),
                 continuation=(
                     label is None
                     and not md

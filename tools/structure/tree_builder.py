@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from clausewise.core.config import StructureSettings
 from clausewise.core.domain import ClauseNode, ClauseTree, FileType, NodeKind, ParsedDocument
-from tools.structure.blocks import BlockFacts, analyze_blocks
+from tools.structure.blocks import BlockFacts, analyze_blocks, is_all_caps, is_title_case
 from tools.structure.fallback import fallback_tree
 from tools.structure.inline_sections import split_inline_sections
 from tools.structure.labels import Label, Reading, parse_label
@@ -367,9 +367,31 @@ class Nester:
                 )
             self.stack.append(Frame(proto, container=reading.style == "article"))
             return proto
+        if self._titles_bare_section(f):
+            top = self.stack[-1].proto
+            top.title = f.text.rstrip(" .:")
+            top.own_end = top.body_start = f.end
+            return top
         if f.heading:
             return self._add_heading(f)
         return self._add_paragraph(f)
+
+    def _titles_bare_section(self, f: BlockFacts) -> bool:
+        """ "2." on a line of its own (a PDF's number column), then "Exclusivity": the short
+        capitalised line is the title of the section whose bare number precedes it."""
+        top = self.stack[-1].proto
+        return (
+            f.label is None
+            and not f.heading
+            and top.kind in {NodeKind.SECTION, NodeKind.ARTICLE}
+            and top.label is not None
+            and not top.title
+            and not top.children
+            and top.body_start >= top.own_end
+            and f.words <= 8
+            and not f.text.rstrip().endswith((".", ";", ","))
+            and (is_title_case(f.text) or is_all_caps(f.text))
+        )
 
     def _opens_list_under_lead_in(self, reading: Reading) -> bool:
         """'"Confidential Information" means ..., including:' followed by "(a)": the list belongs
