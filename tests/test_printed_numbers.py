@@ -20,6 +20,7 @@ from clausewise.evals.section_filing import (
     align_spans,
     filed_under,
     id_numbers,
+    in_stray_paragraph,
     in_unnumbered_paragraph,
     sequence_breaks,
 )
@@ -135,6 +136,8 @@ def test_ids_name_their_numbers() -> None:
     assert id_numbers("2.2/p4(ii)/s14") == [("2", "2")]
     assert in_unnumbered_paragraph("8.2/p14/s2") and in_unnumbered_paragraph("Preamble/p1")
     assert not in_unnumbered_paragraph("10.5(a)/s2")
+    assert in_stray_paragraph("Signatures/p61") and in_stray_paragraph("p19/s2")
+    assert not in_stray_paragraph("10.5/p2") and not in_stray_paragraph("Article IV/4.1/p3")
 
 
 def test_filing_and_breaks_on_a_small_contract() -> None:

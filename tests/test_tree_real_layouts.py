@@ -176,7 +176,7 @@ def test_bare_number_before_a_capitals_heading() -> None:
     )
     tree = _tree(bolivar)
     assert tree.node("1").title == "TERM" and tree.node("2").title == "FEES"
-    assert _at(tree, bolivar, "term of five years") == "1/p1"
+    assert _at(tree, bolivar, "term of five years") == "1"
     telkom = PREAMBLE + (
         "12     INDEMNITY   12. 6   Save as is set out in clause 11 and this clause 12, TELKOM shall have no "
         "other claim.   13     ASSIGNMENT   13. 1   Neither Party shall be entitled to cede its rights.\n"

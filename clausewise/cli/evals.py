@@ -159,6 +159,7 @@ def eval_ingest(
         "under its number",
         "in unnumbered paragraphs",
         "(all gold)",
+        "(under no number)",
         "breaks / contract",
     ):
         table.add_column(column)
@@ -170,6 +171,7 @@ def eval_ingest(
             _mark(row["under_printed_number_share"], goals["under_printed_number_share"], True),
             _mark(row["unnumbered_paragraph_share"], goals["unnumbered_paragraph_share"], False),
             str(row["unnumbered_paragraph_share_all"]),
+            str(row["stray_paragraph_share"]),
             str(row["sequence_breaks_per_contract"]),
         )
     console.print(table)

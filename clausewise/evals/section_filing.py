@@ -9,7 +9,8 @@ filed as "2.2/p4(ii)/s14" after the tree lost sections 3 to 10. These measures c
   "Article IV/4.10"); the id is what a lawyer checks a citation against;
 - **in unnumbered paragraphs**: the share whose smallest node's id has an unnumbered paragraph
   step ("8.2/p14/s2"), among gold clauses with a printed number and among all gold clauses of
-  contracts that number their sections;
+  contracts that number their sections; and the part of it under no numbered step at all
+  ("Signatures/p61", "p19": a lost number), unlike "10.5/p2", the second paragraph of 10.5;
 - **sequence breaks**: per contract, numbered nodes whose number does not follow the previous one
   in document order (10.4 then 2.2), the sign of sections filed under the wrong parent.
 
@@ -76,6 +77,17 @@ def in_unnumbered_paragraph(node_id: str) -> bool:
     return any(_PARAGRAPH_STEP.match(step) for step in node_id.split("/"))
 
 
+def in_stray_paragraph(node_id: str) -> bool:
+    """An unnumbered paragraph under no numbered step ("Preamble/p3", "Signatures/p61", "p19"):
+    what a lost section number looks like, unlike "10.5/p2", the second paragraph of 10.5."""
+    for step in node_id.split("/"):
+        if id_numbers(step):
+            return False
+        if _PARAGRAPH_STEP.match(step):
+            return True
+    return False
+
+
 _FIRST = {"0", "1", "A", "a"}
 
 
@@ -127,6 +139,7 @@ class FilingTally:
     under_number: int = 0
     paragraph_numbered: int = 0  # among clauses with a printed number
     paragraph_all: int = 0  # among all clauses of contracts that number their sections
+    stray_numbered: int = 0  # among clauses with a printed number, in a paragraph under no number
     breaks: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
 
@@ -151,6 +164,7 @@ class FilingTally:
                 continue
             self.with_number += 1
             self.paragraph_numbered += paragraph
+            self.stray_numbered += in_stray_paragraph(node.id)
             if filed_under(tree, node, number):
                 self.under_number += 1
             elif len(self.misses) < keep_misses:
@@ -172,6 +186,7 @@ class FilingTally:
             "under_printed_number_share": _share(self.under_number, self.with_number),
             "unnumbered_paragraph_share": _share(self.paragraph_numbered, self.with_number),
             "unnumbered_paragraph_share_all": _share(self.paragraph_all, self.gold_numbered_contracts),
+            "stray_paragraph_share": _share(self.stray_numbered, self.with_number),
             "sequence_breaks_per_contract": round(self.breaks / max(self.numbered_contracts, 1), 2),
             "misses": self.misses,
         }

@@ -453,7 +453,25 @@ class Nester:
             )
         ):
             self.stack.pop()  # back out of an indented list (or a lead-in's list) to the text it interrupts
-        return self.stack[-1].proto.add(_paragraph(f))
+        top = self.stack[-1].proto
+        if _heading_only_section(top) and not f.defined_term:
+            top.own_end = f.end  # "10. GOVERNING LAW" on its line, then its text: one clause
+            return top
+        return top.add(_paragraph(f))
+
+
+def _heading_only_section(proto: Proto) -> bool:
+    """A numbered section printed as a heading on a line of its own ("10. GOVERNING LAW",
+    "Section 4.4. Grant of License"), with nothing under it yet: the paragraph that follows is
+    the section's own text, the clause a lawyer cites as "Section 10", not an unnumbered
+    paragraph "10/p1" beside it."""
+    return (
+        proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE}
+        and proto.label is not None
+        and bool(proto.title)
+        and not proto.children
+        and proto.body_start >= proto.own_end
+    )
 
 
 def _far_jump_allowed(f: BlockFacts) -> bool:
