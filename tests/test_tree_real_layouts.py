@@ -393,3 +393,50 @@ def test_section_number_lines_are_not_running_lines() -> None:
     )
     tree = _tree(text)
     assert [c.id for c in tree.children("1")] == [f"1.{n}" for n in range(1, 6)]
+
+
+def test_article_number_at_a_page_end_heading_on_the_next() -> None:
+    """SigaTechnologies: "... (a) [***]. ARTICLE 3\\n\\nGOVERNANCE 3.1 Joint Steering ..."; WaterNow:
+    "... disclosed in writing to Hydraspin. ARTICLE VIII.\\n\\nINTELLECTUAL PROPERTY RIGHTS 8.1 ..."."""
+    siga = PREAMBLE + (
+        "ARTICLE 2\n\nGRANT OF RIGHTS 2.6 [***]. (a) [***]. ARTICLE 3\n\nGOVERNANCE 3.1 Joint Steering "
+        "Committee. (a) Formation and Role. The Parties shall form a joint steering committee.\n"
+    )
+    tree = _tree(siga)
+    assert tree.node("Article 3").title == "GOVERNANCE"
+    assert _at(tree, siga, "shall form a joint steering").startswith("3.1")
+    water = PREAMBLE + (
+        "ARTICLE VII.\n\nREPRESENTATIONS AND WARRANTIES 7.1 Representations of Hydraspin. No consent is "
+        "required, other than approvals or consents that have been previously obtained and disclosed in "
+        "writing to Hydraspin. ARTICLE VIII.\n\nINTELLECTUAL PROPERTY RIGHTS 8.1 Limited Grant. Hydraspin "
+        "grants Distributor a limited license.\n"
+    )
+    tree = _tree(water)
+    assert tree.node("Article VIII").title == "INTELLECTUAL PROPERTY RIGHTS"
+    assert _at(tree, water, "grants Distributor a limited") == "8.1"
+
+
+def test_titled_sections_after_a_lead_in_are_no_list() -> None:
+    """BUFFALOWILDWINGS: "We and you agree as follows:" then "I.     APPOINTMENT AND FRANCHISE FEE";
+    KIROMIC: "... on the following terms:" then "1. Services and Compensation. ...": sections, not a
+    list of the lead-in paragraph."""
+    buffalo = PREAMBLE + (
+        "AGREEMENTS:\n\n       We and you agree as follows:\n\nI.     APPOINTMENT AND FRANCHISE FEE\n\n"
+        "       A.   Subject to the provisions stated below, we hereby grant you a license.\n\n"
+        "II.    TERM AND RENEWAL\n\n       A.   The term of this Agreement is ten years.\n"
+    )
+    tree = _tree(buffalo)
+    assert not in_paragraph(_at(tree, buffalo, "The term of this Agreement is ten years"))
+    kiromic = PREAMBLE + (
+        'Kiromic, Inc, a Delaware corporation (the "Company"), is pleased to this offer to this Consulting '
+        'Agreement (this "Agreement") to retain Gianluca Rotino ("Consultant") to perform certain consulting '
+        "activities as described below on the following terms:\n\n1. Services and Compensation. Consultant "
+        "agrees to act as a consultant to Company.\n\n2. Confidentiality. Consultant shall keep the "
+        "Company's information confidential.\n"
+    )
+    tree = _tree(kiromic)
+    assert _at(tree, kiromic, "keep the Company's information") == "2"
+
+
+def in_paragraph(node_id: str) -> bool:
+    return any(step.startswith("p") and step[1:2].isdigit() for step in node_id.split("/"))

@@ -13,7 +13,8 @@ A number inside a block starts a section only when all of these hold (rule
   multi-level or keyword number, right after the short heading of the section it follows
   ("1. TERMS OF AGREEMENT 1.1", "ARTICLE I GENERAL UNDERTAKING Section 1.01");
 - it reads as a section label ("10.", "10.5", "Section 4.10", "ARTICLE IV") followed by a
-  capitalised word or a quoted term, never by a lowercase word ("1.5 million", "Section 2 shall");
+  capitalised word or a quoted term, never by a lowercase word ("1.5 million", "Section 2 shall"),
+  or it ends the block (its heading is printed on the next line: "... provision. ARTICLE 3");
 - it is not a reference ("Section 2. The ...", "No. 2. ..."): the word before it is not a
   referring word;
 - it is not in a table of contents flattened onto one line ("1.0 DEFINITIONS 3 2.0 SCOPE 8 ...");
@@ -45,7 +46,7 @@ _REFERRING_WORD = re.compile(
 )
 _CANDIDATE = re.compile(
     r"(?<![\w.,$/-])(?:\d{1,3}(?:\.\d{1,3}){0,4}\.?|(?:ARTICLE|Article|SECTION|Section)\s+[\dIVXLivxl]{1,6}"
-    r"(?:\.\d{1,3})*\.?)(?=\s)"
+    r"(?:\.\d{1,3})*\.?)(?=\s|$)"
 )
 _FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
 #: "DEFINITIONS 3 2.0 SCOPE": a page number between a title and the next entry's number
@@ -127,7 +128,8 @@ def inline_starts(text: str, block: Block, context: list[tuple[int, ...]]) -> li
         label = parse_label(rest) or _capitals_heading_number(rest)
         if label is None or (path := _path(label)) is None:
             continue
-        if not _FOLLOWER.match(block_text, offset + len(label.raw)):
+        ends_block = not block_text[offset + len(label.raw) :].strip()  # "... provision. ARTICLE 3" + page
+        if not ends_block and not _FOLLOWER.match(block_text, offset + len(label.raw)):
             continue
         words_since = _heading_words(block_text[last_cut:offset])
         if not _position_ok(block_text, offset, path, label, words_since):

@@ -343,7 +343,11 @@ class Nester:
     def _add(self, f: BlockFacts) -> Proto:
         if f.label is not None and (placed := self._place(f)) is not None:
             reading, parent_index = placed
-            if parent_index == len(self.stack) - 1 and self._opens_list_under_lead_in(reading):
+            if (
+                parent_index == len(self.stack) - 1
+                and not f.title
+                and self._opens_list_under_lead_in(reading)
+            ):
                 assert self.last is not None
                 self.stack.append(Frame(self.last, lead_in=True))
                 parent_index += 1
@@ -395,7 +399,9 @@ class Nester:
 
     def _opens_list_under_lead_in(self, reading: Reading) -> bool:
         """'"Confidential Information" means ..., including:' followed by "(a)": the list belongs
-        to that paragraph, not to the section around it."""
+        to that paragraph, not to the section around it. (A titled label, "I. APPOINTMENT AND
+        FRANCHISE FEE" after "We and you agree as follows:", opens a section instead: the caller
+        asks only for untitled labels.)"""
         last = self.last
         return (
             last is not None
