@@ -440,3 +440,24 @@ def test_titled_sections_after_a_lead_in_are_no_list() -> None:
 
 def in_paragraph(node_id: str) -> bool:
     return any(step.startswith("p") and step[1:2].isdigit() for step in node_id.split("/"))
+
+
+def test_bare_number_line_then_its_text() -> None:
+    """ArmstrongFlooring (PDF): "3.2\\nCompany Copyright Grant. Subject to ..."; LinkPlus (PDF):
+    "2.6\\nAxiometric will have the right to terminate ...": the text is the section's own."""
+    armstrong = PREAMBLE + (
+        "3. LICENSES\n\n3.1\n\nArizona Grant. Arizona grants a license.\n\n3.2\n\nCompany Copyright Grant. "
+        "Subject to the terms and conditions of this Agreement, the Company hereby grants to Seller a "
+        "perpetual, non-exclusive, royalty-free license.\n"
+    )
+    tree = _tree(armstrong)
+    assert _at(tree, armstrong, "hereby grants to Seller").startswith("3.2")
+    assert tree.node("3.2").title == "Company Copyright Grant"
+    linkplus = PREAMBLE + (
+        "2. OFFICE SPACE\n\n2.5\n\nAxiometric uses the office space at its sole risk.\n\n2.6\n\nAxiometric "
+        "will have the right to terminate the license to use the office space and to move out of the "
+        "office space at any time upon two weeks notice.\n\n2.7\n\nAxiometric must at all times use the "
+        "office space lawfully.\n"
+    )
+    tree = _tree(linkplus)
+    assert _at(tree, linkplus, "will have the right to terminate") == "2.6"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from clausewise.core.config import StructureSettings
 from clausewise.core.domain import ClauseNode, ClauseTree, FileType, NodeKind, ParsedDocument
-from tools.structure.blocks import BlockFacts, analyze_blocks, is_all_caps, is_title_case
+from tools.structure.blocks import BlockFacts, analyze_blocks, is_all_caps, is_title_case, split_title
 from tools.structure.fallback import fallback_tree
 from tools.structure.inline_sections import split_inline_sections
 from tools.structure.labels import Label, Reading, parse_label
@@ -462,19 +462,19 @@ class Nester:
         top = self.stack[-1].proto
         if _heading_only_section(top) and not f.defined_term:
             top.own_end = f.end  # "10. GOVERNING LAW" on its line, then its text: one clause
+            top.title = top.title or split_title(f.text, False)  # "3.2" then "Sublicenses. Subject ..."
             return top
         return top.add(_paragraph(f))
 
 
 def _heading_only_section(proto: Proto) -> bool:
     """A numbered section printed as a heading on a line of its own ("10. GOVERNING LAW",
-    "Section 4.4. Grant of License"), with nothing under it yet: the paragraph that follows is
-    the section's own text, the clause a lawyer cites as "Section 10", not an unnumbered
-    paragraph "10/p1" beside it."""
+    "Section 4.4. Grant of License", or a PDF's bare "3.2" in its number column), with nothing
+    under it yet: the paragraph that follows is the section's own text, the clause a lawyer cites
+    as "Section 10", not an unnumbered paragraph "10/p1" beside it."""
     return (
         proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE}
         and proto.label is not None
-        and bool(proto.title)
         and not proto.children
         and proto.body_start >= proto.own_end
     )
