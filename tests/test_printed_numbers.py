@@ -121,6 +121,26 @@ def test_tables_of_contents_and_exhibits() -> None:
     assert _labels(paged) == ["1.0", "2.0", "2.1", "2.2", "2.3"]
 
 
+def test_contents_pages_and_short_numbered_fields() -> None:
+    """Aimmune: contents lines with page numbers are not read; TcPipelines: short numbered fields
+    each on a line of their own ("1. EFFECTIVE DATE: November 01, 2016") are sections."""
+    contents = "TABLE OF CONTENTS Page ARTICLE 1 Definitions 1\n\n" + "".join(
+        f"ARTICLE {n} Title Words {n * 3}\n\n" for n in range(2, 8)
+    )
+    preamble = "This License, Development and Commercialization Agreement is made by Xencor and Aimmune. " * 8
+    text = contents + preamble + "\n\nARTICLE 1 DEFINITIONS\n\n1.1 " + "Terms have meanings. " * 30
+    assert _above(text, "This License, Development") is None
+    assert [n.label for n in printed_numbers(text) if n.kind != "reset"] == ["Article 1", "1.1"]
+    fields = (
+        "1. EFFECTIVE DATE: November 01, 2016\n\n2. CONTRACT IDENTIFICATION: FT18150\n\n3. RATE SCHEDULE: "
+        "FT\n\n4. SHIPPER TYPE: Interstate Pl\n\n5. STATE/PROVINCE OF INCORPORATION: Delaware\n\n"
+        "6. TERM: November 01, 2014 to October 31, 2017\n\n7. EFFECT ON PREVIOUS CONTRACTS:\n\n"
+        + "This Agreement supersedes the following contracts. "
+        * 12
+    )
+    assert _labels(fields) == [str(n) for n in range(1, 8)]
+
+
 def test_number_above_a_clause_running_over_several_numbers() -> None:
     text = "1. MISCELLANEOUS 1.4 Notices. Notices are in writing. 1.5 Assignment. No assignment. 2. END"
     start = text.index("Notices are")

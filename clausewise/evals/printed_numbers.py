@@ -224,22 +224,39 @@ _RUNNING_REPEATS = 3
 #: A table of contents: this many numbers in a row, each followed by at most a title.
 _CONTENTS_RUN = 4
 _CONTENTS_ENTRY_WORDS = 15
+#: "ARTICLE 15 Miscellaneous 43": an entry of a contents page, a title and its page number
+_PAGE_NUMBERED_LINE = re.compile(r"[^\n]{0,100}?[A-Za-z)][ \t.]+\d{1,3}[ \t]*(?:\n|$)")
 #: The body starts at the first number followed by this many words: contents come before it.
 _BODY_WORDS = 60
 
 
 def _without_contents(text: str, candidates: list[PrintedNumber]) -> list[PrintedNumber]:
-    """Runs of numbers each followed only by a short title ("22.1 Governing Law   22.2 Venue ...",
-    "ARTICLE 1 Definitions 1") before the first number followed by a real section are a table of
+    """Runs of numbers each followed only by a short title and the next entry on the same line
+    ("22.1 Governing Law   22.2 Venue ...") or by a title and a page number ("ARTICLE 1
+    Definitions 1"), before the first number followed by a real section, are a table of
     contents: dropped, with a reset where the run ends, so that the cover and preamble after the
     contents sit under no number."""
     short = [
-        candidate.kind != "reset" and _words_after(text, candidates, index) <= _CONTENTS_ENTRY_WORDS
+        candidate.kind != "reset"
+        and (
+            _PAGE_NUMBERED_LINE.match(text, candidate.start) is not None
+            or (
+                _words_after(text, candidates, index) <= _CONTENTS_ENTRY_WORDS
+                and _shares_line(text, candidates, index)
+            )
+        )
         for index, candidate in enumerate(candidates)
     ]
     kept: list[PrintedNumber] = []
     index = 0
-    body = next((i for i, c in enumerate(candidates) if _words_after(text, candidates, i) > _BODY_WORDS), 0)
+    body = next(
+        (
+            i
+            for i, c in enumerate(candidates)
+            if c.kind != "reset" and not short[i] and _words_after(text, candidates, i) > _BODY_WORDS
+        ),
+        0,
+    )
     while index < body:
         run_end = index
         while run_end < len(candidates) and short[run_end]:
@@ -252,6 +269,14 @@ def _without_contents(text: str, candidates: list[PrintedNumber]) -> list[Printe
         kept.append(candidates[index])
         index += 1
     return kept + candidates[max(index, body) :]
+
+
+def _shares_line(text: str, candidates: list[PrintedNumber], index: int) -> bool:
+    """The next number is on the same line: a contents page flattened onto one line."""
+    return (
+        index + 1 < len(candidates)
+        and "\n" not in text[candidates[index].start : candidates[index + 1].start]
+    )
 
 
 def _words_after(text: str, candidates: list[PrintedNumber], index: int) -> int:
