@@ -78,6 +78,15 @@ def test_fingerprint_tracks_only_what_changes_the_index() -> None:
     assert changed.ingest_fingerprint() != base.ingest_fingerprint()
 
 
+def test_fingerprint_changes_with_the_tree_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """New tree rules give new node ids: contracts ingested with the old ones are re-ingested."""
+    from clausewise.core import config
+
+    before = load_settings().ingest_fingerprint()
+    monkeypatch.setattr(config, "TREE_RULES_VERSION", config.TREE_RULES_VERSION + 1)
+    assert load_settings().ingest_fingerprint() != before
+
+
 def test_every_setting_is_a_cli_flag() -> None:
     keys = dict(setting_keys())
     assert "retrieval.rrf_k" in keys and "models.embedding.backend" in keys

@@ -27,9 +27,14 @@ def test_nda_with_bare_section_numbers_and_a_table_of_contents(bench_data: Path)
     assert top[3:] == [str(n) for n in range(1, 15)]
     assert tree.node("10").title == "Governing Law"
     assert tree.node("4").kind == NodeKind.DEFINITIONS
-    lead_in = tree.node("6/p1")
-    assert document.text[lead_in.start :].startswith("At Organiser’s first request, Mentor shall:")
-    assert [c.id for c in tree.children("6/p1") if c.kind == NodeKind.LIST_ITEM][:2] == ["6/p1(a)", "6/p1(b)"]
+    # the heading's first paragraph is the section's own text (issue 38): its list is "6(a)", "6(b)"
+    section = tree.node("6")
+    assert (
+        document.text[section.start : section.own_end]
+        .rstrip()
+        .endswith("At Organiser’s first request, Mentor shall:")
+    )
+    assert [c.id for c in tree.children("6") if c.kind == NodeKind.LIST_ITEM][:2] == ["6(a)", "6(b)"]
 
 
 def test_merger_agreement_with_flattened_pages(bench_data: Path) -> None:

@@ -151,6 +151,30 @@ def eval_ingest(
             _mark(row["median_node_to_span_ratio"], goals["median_node_to_span_ratio"], False),
         )
     console.print(table)
+    table = Table(title="Section filing (gold clauses under the section number printed above them)")
+    for column in (
+        "set",
+        "numbered",
+        "gold with a number",
+        "under its number",
+        "in unnumbered paragraphs",
+        "(all gold)",
+        "(under no number)",
+        "breaks / contract",
+    ):
+        table.add_column(column)
+    for name, row in results["section_filing"].items():
+        table.add_row(
+            name,
+            str(row["numbered_contracts"]),
+            str(row["with_printed_number"]),
+            _mark(row["under_printed_number_share"], goals["under_printed_number_share"], True),
+            _mark(row["unnumbered_paragraph_share"], goals["unnumbered_paragraph_share"], False),
+            str(row["unnumbered_paragraph_share_all"]),
+            str(row["stray_paragraph_share"]),
+            str(row["sequence_breaks_per_contract"]),
+        )
+    console.print(table)
     speed = results["pdf_speed"]
     seconds = speed["parse_seconds"] + speed["structure_and_chunk_seconds"]
     console.print(

@@ -94,6 +94,12 @@ class ParsingSettings(Section):
     remove_headers_footers: bool = True
 
 
+#: The version of the clause tree builder's rules. Node ids are stored in every index (passages,
+#: citations, headings), so a change to the trees the builder makes must re-ingest old contracts:
+#: the version is part of the ingest fingerprint. 2: trees of run-together text (issue 38).
+TREE_RULES_VERSION = 2
+
+
 class StructureSettings(Section):
     sentence_leaves: bool = Field(
         default=True, description="Split multi-sentence paragraphs into sentence leaves."
@@ -634,6 +640,7 @@ class Settings(BaseSettings):
             "structure": {
                 **self.structure.model_dump(mode="json"),
                 "knowledge_graph": self.builds_knowledge_graph(),
+                "tree_rules": TREE_RULES_VERSION,
             },
             "chunking": self.chunking.model_dump(mode="json"),
             "embedding": self.models.embedding.model_dump(

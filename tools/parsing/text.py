@@ -15,7 +15,7 @@ from charset_normalizer import from_bytes
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
 from clausewise.core.errors import EmptyDocument, UndecodableText
-from tools.structure.labels import opens_item
+from tools.structure.labels import bare_number_before_capitals, opens_item, parse_label
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _MD_HEADING = re.compile(r"^#{1,6}\s")
@@ -146,13 +146,45 @@ _WIDE_GAP = re.compile(r"[ \t\u00a0\u202f]{3,}")
 _TERMINAL_BEFORE = re.compile(r"[.:;?!\"”’)\]]$")
 
 
+#: A piece this long before a gap is a wrapped line of text, not a heading set apart.
+_WRAPPED_LINE_CHARS = 40
+
+
+def _wrapped_line(before: str, after: str) -> bool:
+    """A hard-wrapped line whose line break became a wide gap: "... IN NO EVENT WILL EITHER
+    [gap] PARTY BE LIABLE ...", "... set forth in this [gap] Section 4.1(a) with respect to ...".
+    The text before is as long as a line and stops mid-sentence, and the text after is not a
+    number or a label (unless a reference running on); a short piece ("RECITALS", "TERMS AND
+    CONDITIONS") is a heading."""
+    if len(before) < _WRAPPED_LINE_CHARS or after[:1].isdigit():
+        return False  # a heading, or a number that may start a section ("2 Research ...", "2.1 ...")
+    label = parse_label(after)
+    if label is None:
+        return True
+    # "Section 4.1(a) with respect to ...": a reference running on; "Section 4.4. Grant ..." a heading
+    return bool(label.keyword) and after[label.end :].lstrip()[:1].islower()
+
+
+def _is_bare_label(piece: str, following: str, opens: bool) -> bool:
+    """ "1.", "A.", "(a)", "Section 2.3", or a bare "14" before an all-caps heading: a number set
+    off from its text by a wide gap ("A.       AUTHORITY OF AGENCY", "14     GENERAL PROVISIONS"),
+    which belongs with the text it numbers. A bare number counts only where a paragraph opens
+    (``opens``: after a sentence end or at the block start); "2    3    CONFIDENTIAL" is a page
+    number and a running header."""
+    label = parse_label(f"{piece} ")  # "A." is a label only before a space
+    if label is not None and label.end >= len(piece):
+        return True
+    return opens and piece.isdigit() and bare_number_before_capitals(f"{piece} {following}")
+
+
 def _split_flattened(text: str, block: Block) -> list[Block]:
     """Split a block at runs of 3+ spaces that separate paragraphs.
 
     Text extracted from PDFs by other tools (EDGAR filings, LegalBench-RAG's corpus) often puts a
     whole page on one line, with paragraphs, headings and list items separated only by wide
     gaps. A gap is a boundary unless a sentence visibly runs on across it (no terminal
-    punctuation before, a lowercase word after).
+    punctuation before, and a lowercase word or a wrapped line after: :func:`_wrapped_line`) or it
+    only sets a label off from its text (:func:`_is_bare_label`).
     """
     cuts = [block.start]
     for m in _WIDE_GAP.finditer(text, block.start, block.end):
@@ -160,8 +192,12 @@ def _split_flattened(text: str, block: Block) -> list[Block]:
         after = text[m.end() : m.end() + 40]
         if not before or m.end() >= block.end:
             continue
-        runs_on = after[:1].islower() and not _TERMINAL_BEFORE.search(before)
-        if not runs_on:
+        open_ended = not _TERMINAL_BEFORE.search(before)
+        runs_on = open_ended and (after[:1].islower() or _wrapped_line(before, after))
+        piece_opens = cuts[-1] == block.start or bool(
+            _TERMINAL_BEFORE.search(text[block.start : cuts[-1]].rstrip())
+        )
+        if not runs_on and not _is_bare_label(before, after, piece_opens):
             cuts.append(m.end())
     if len(cuts) == 1:
         return [block]

@@ -55,8 +55,9 @@ _SIGNATURE_START = re.compile(
 )
 _SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|signature|its)\s*:|/s/", re.IGNORECASE)
 _TOC_HEADING = re.compile(r"^(?:table of contents?|contents|index of defined terms|index)\b", re.IGNORECASE)
+# a page number or separator; "12." alone is a section number printed apart from its heading
 _FURNITURE = re.compile(
-    r"^(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
+    r"^(?!\d{1,3}\.$)(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
     re.IGNORECASE,
 )
 _TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\.\d+)*\.?\s")
@@ -174,8 +175,58 @@ def _is_sentence_case_heading(candidate: str) -> bool:
     )
 
 
+_CAPS_TITLE_START = re.compile(r"^[A-Z][A-Z'’&-]+(?:\s+[A-Z][A-Z'’&-]*)*\b(?![a-z])")
+
+
+def _is_run_on_schedule_heading(label: Label, after_label: str) -> bool:
+    """ "ATTACHMENT A ACKNOWLEDGEMENT OF SUPPORT The following outlines ...": an all-caps exhibit
+    heading whose all-caps title runs on into the exhibit's text on one line (a page flattened by
+    a text export). A reference in running text is not in capitals ("Exhibit A attached hereto")."""
+    if not is_all_caps(label.raw):
+        return False
+    title = _CAPS_TITLE_START.match(after_label)
+    return title is not None and len(title.group(0)) >= 4
+
+
+#: A short line printed this many times is a running header or footer.
+_RUNNING_REPEATS = 3
+
+
+def _running_key(stripped: str) -> str:
+    return re.sub(r"\d+", "#", re.sub(r"\s+", " ", stripped.lower()))
+
+
+def _numbered(stripped: str) -> bool:
+    """A line with a section or list number; an exhibit's name ("Exhibit 10.38") may be a header."""
+    label = parse_label(stripped)
+    return label is not None and label.keyword != "schedule"
+
+
+def running_lines(text: str, blocks: list[Block]) -> set[str]:
+    """Keys of the short unnumbered lines printed again and again: running headers and footers
+    left in a text export ("Source: ACME CORP, 10-K, 3/28/2019" on every page, "Confidential",
+    "Page 3 of 12", the exhibit number "Exhibit 10.38" at the top of every page). Read as headings
+    or exhibits, they file every page under themselves. Signature lines ("By: ____") repeat for a
+    reason and are kept."""
+    counts: dict[str, int] = {}
+    for block in blocks:
+        stripped = text[block.start : block.end].strip()
+        if (
+            not stripped
+            or len(stripped) > 120
+            or len(stripped.split()) > 15
+            or _numbered(stripped)
+            or _SIGNATURE_LINE.search(stripped[:40])
+        ):
+            continue
+        key = _running_key(stripped)
+        counts[key] = counts.get(key, 0) + 1
+    return {key for key, count in counts.items() if count >= _RUNNING_REPEATS}
+
+
 def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
     facts: list[BlockFacts] = []
+    running = running_lines(text, blocks)
     previous_text = ""
     for index, block in enumerate(blocks):
         raw = text[block.start : block.end]
@@ -212,9 +263,11 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
         schedule_start = (
             label is not None
             and label.keyword == "schedule"
-            and short
-            and (is_all_caps(label.raw) or len(stripped.split()) <= 6 or block.bold)
-            and not (after_label and _TOC_ENTRY_END.search(after_label))
+            and (
+                (short and (is_all_caps(label.raw) or len(stripped.split()) <= 6 or block.bold))
+                or _is_run_on_schedule_heading(label, after_label)
+            )
+            and not (short and after_label and _TOC_ENTRY_END.search(after_label))
         )
         defined = (
             _DEFINITION.match(text[body_start : block.end].lstrip())
@@ -242,7 +295,8 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 toc_entry=(len(stripped) <= 160 and bool(_TOC_ENTRY_END.search(stripped)))
                 or len(_TOC_LABELS.findall(stripped)) >= 2,
                 defined_term=defined.group(1).strip() if defined else None,
-                furniture=bool(_FURNITURE.match(stripped)),
+                furniture=bool(_FURNITURE.match(stripped))
+                or (_running_key(stripped) in running and not _numbered(stripped)),
                 continuation=(
                     label is None
                     and not md

@@ -142,6 +142,12 @@ def _alpha_readings(token: str, prefix: str) -> list[Reading]:
     return as_letter + as_roman
 
 
+def _zero_subsection(path: tuple[int, ...]) -> tuple[int, ...]:
+    """ "2.0 SCOPE OF RELATIONSHIP" is section 2 itself, numbered in the style of its sub-sections
+    "2.1", "2.2": its path is (2,), so that 2.1 nests under it and it follows 1.62."""
+    return path[:1] if len(path) == 2 and path[1] == 0 and path[0] > 0 else path
+
+
 def parse_label(text: str) -> Label | None:
     """The label at the start of ``text`` (already stripped of leading spaces), or None."""
     if not text:
@@ -152,7 +158,7 @@ def parse_label(text: str) -> Label | None:
         if value:
             return Label(m.group(0), m.end(), (Reading("article", (value,)),), keyword="article")
     if m := _SECTION.match(text):
-        path = tuple(int(p) for p in m.group(1).split("."))
+        path = _zero_subsection(tuple(int(p) for p in m.group(1).split(".")))
         style = "decimal"
         return Label(m.group(0), m.end(), (Reading(style, path),), keyword="section")
     if m := _SCHEDULE.match(text):
@@ -168,7 +174,7 @@ def parse_label(text: str) -> Label | None:
             return Label(m.group(0), m.end(), (Reading("digit-paren", path),))
         if max(path) == 0 or path[0] > 200:
             return None
-        return Label(m.group(0), m.end(), (Reading("decimal", path),))
+        return Label(m.group(0), m.end(), (Reading("decimal", _zero_subsection(path)),))
     if m := _PAREN.match(text):
         token = m.group(1)
         if token.isdigit():
@@ -189,12 +195,30 @@ def parse_label(text: str) -> Label | None:
 _BARE_NUMBER_HEADING = re.compile(r"^(\d{1,3})\s+(?=[A-Z])")
 
 
+#: "2 TERM AND RENEWAL", "14     GENERAL PROVISIONS": a bare number before an all-caps heading word
+#: (a page number before "ARTICLE IV" or "SECTION 2" is not a section number).
+_CAPS_HEADING_AFTER_NUMBER = re.compile(
+    r"^(\d{1,3})\s+(?!(?:ARTICLE|SECTION|EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|PART|PAGE|TABLE)\b)"
+    r"(?=[A-Z][A-Z&'’-]{2,}(?:[\s,;:.]|$))"
+)
+
+
+def bare_number_before_capitals(text: str) -> bool:
+    """Whether ``text`` opens with a bare number and an all-caps heading ("2 TERM AND RENEWAL")."""
+    return _CAPS_HEADING_AFTER_NUMBER.match(text) is not None
+
+
 def parse_heading_number(text: str) -> Label | None:
     """ "10 Governing Law": a bare section number, accepted only on a short heading-like line
-    (parse_label refuses bare numbers, which in running text are quantities: "10 days")."""
-    m = _BARE_NUMBER_HEADING.match(text)
+    (parse_label refuses bare numbers, which in running text are quantities: "10 days"), or
+    before an all-caps heading that runs on into the section's text ("2 TERM AND RENEWAL 2.1 ...",
+    a page flattened onto one line): a quantity is not followed by a word in capitals."""
     words = text.split()
-    if not m or len(words) > 12 or text.rstrip().endswith((".", ";", ",")) or not 0 < int(m.group(1)) <= 200:
+    m = _BARE_NUMBER_HEADING.match(text)
+    short_heading = m is not None and len(words) <= 12 and not text.rstrip().endswith((".", ";", ","))
+    if not short_heading:
+        m = _CAPS_HEADING_AFTER_NUMBER.match(text)
+    if m is None or not 0 < int(m.group(1)) <= 200:
         return None
     return Label(m.group(0).rstrip(), m.end(), (Reading("decimal", (int(m.group(1)),)),))
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 from clausewise.core.config import StructureSettings
 from clausewise.core.domain import ClauseNode, ClauseTree, FileType, NodeKind, ParsedDocument
-from tools.structure.blocks import BlockFacts, analyze_blocks
+from tools.structure.blocks import BlockFacts, analyze_blocks, is_all_caps, is_title_case, split_title
 from tools.structure.fallback import fallback_tree
+from tools.structure.inline_sections import split_inline_sections
 from tools.structure.labels import Label, Reading, parse_label
 from tools.structure.sentences import sentence_spans
 
@@ -125,6 +126,15 @@ def segment(facts: list[BlockFacts]) -> list[Region]:
             current = open_region("toc")
             current.facts.append(f)
             continue
+        if state == "signatures" and _opens_numbered_section(f) and not _numbered_body(regions):
+            # a signature page printed before the terms: the numbered terms are the body
+            carried = []
+            while len(current.facts) > 1 and current.facts[-1].heading:
+                carried.insert(0, current.facts.pop())
+            state = "body"
+            current = open_region("body")
+            current.facts.extend([*carried, f])
+            continue
         if f.schedule_start and (body_seen or state in {"signatures", "schedule"}):
             state = "schedule"
             current = open_region("schedule")
@@ -179,8 +189,33 @@ def segment(facts: list[BlockFacts]) -> list[Region]:
                 current = open_region("body")
                 body_seen = True
             continue
+        if state == "body" and f.recitals_start and not _numbered_body(regions):
+            # "SPONSORSHIP AGREEMENT" after a legend opened the body too early: recitals still
+            # come before the terms
+            state = "recitals"
+            current = open_region("recitals")
         current.facts.append(f)
     return [r for r in regions if r.facts]
+
+
+#: A body with fewer numbered sections than this has not printed its terms yet ("This Agreement
+#: consists of this signature page and the following: 1. Terms and Conditions ...").
+_TERMS_SECTIONS = 3
+
+
+def _numbered_body(regions: list[Region]) -> bool:
+    """Whether the terms have been printed: the body so far has a few numbered sections."""
+    numbered = sum(_opens_numbered_section(g) for r in regions if r.kind == "body" for g in r.facts)
+    return numbered >= _TERMS_SECTIONS
+
+
+def _opens_numbered_section(f: BlockFacts) -> bool:
+    """A block that starts a numbered section of the terms ("1. LOCATION. During the Term ...",
+    "ARTICLE I"), not a list item or a bare number."""
+    if f.label is None:
+        return False
+    style = f.label.readings[0].style
+    return style == "article" or (style == "decimal" and (bool(f.title) or f.words >= 8))
 
 
 # --- nesting -----------------------------------------------------------------------------------
@@ -218,9 +253,9 @@ class Nester:
                 sibling_score = 4.0 if abs(f.x0 - stack[j].proto.x0) <= self.tolerance else None
             elif step == 1:
                 sibling_score = 5.0
-            elif style in {"article", "decimal"} and step > 1:
-                sibling_score = 3.0 if step <= 3 else 2.0
-            elif 1 < step <= 3:
+            elif style in {"article", "decimal"} and 1 < step <= 3:
+                sibling_score = 3.0
+            elif 1 < step <= 3 or (style in {"article", "decimal"} and step > 3 and _far_jump_allowed(f)):
                 sibling_score = 2.0
             elif reading.value == 1:
                 sibling_score = 1.5  # a list restarting at the same level
@@ -308,7 +343,11 @@ class Nester:
     def _add(self, f: BlockFacts) -> Proto:
         if f.label is not None and (placed := self._place(f)) is not None:
             reading, parent_index = placed
-            if parent_index == len(self.stack) - 1 and self._opens_list_under_lead_in(reading):
+            if (
+                parent_index == len(self.stack) - 1
+                and not f.title
+                and self._opens_list_under_lead_in(reading)
+            ):
                 assert self.last is not None
                 self.stack.append(Frame(self.last, lead_in=True))
                 parent_index += 1
@@ -332,13 +371,37 @@ class Nester:
                 )
             self.stack.append(Frame(proto, container=reading.style == "article"))
             return proto
+        if self._titles_bare_section(f):
+            top = self.stack[-1].proto
+            top.title = f.text.rstrip(" .:")
+            top.own_end = top.body_start = f.end
+            return top
         if f.heading:
             return self._add_heading(f)
         return self._add_paragraph(f)
 
+    def _titles_bare_section(self, f: BlockFacts) -> bool:
+        """ "2." on a line of its own (a PDF's number column), then "Exclusivity": the short
+        capitalised line is the title of the section whose bare number precedes it."""
+        top = self.stack[-1].proto
+        return (
+            f.label is None
+            and not f.heading
+            and top.kind in {NodeKind.SECTION, NodeKind.ARTICLE}
+            and top.label is not None
+            and not top.title
+            and not top.children
+            and top.body_start >= top.own_end
+            and f.words <= 8
+            and not f.text.rstrip().endswith((".", ";", ","))
+            and (is_title_case(f.text) or is_all_caps(f.text))
+        )
+
     def _opens_list_under_lead_in(self, reading: Reading) -> bool:
         """'"Confidential Information" means ..., including:' followed by "(a)": the list belongs
-        to that paragraph, not to the section around it."""
+        to that paragraph, not to the section around it. (A titled label, "I. APPOINTMENT AND
+        FRANCHISE FEE" after "We and you agree as follows:", opens a section instead: the caller
+        asks only for untitled labels.)"""
         last = self.last
         return (
             last is not None
@@ -396,7 +459,33 @@ class Nester:
             )
         ):
             self.stack.pop()  # back out of an indented list (or a lead-in's list) to the text it interrupts
-        return self.stack[-1].proto.add(_paragraph(f))
+        top = self.stack[-1].proto
+        if _heading_only_section(top) and not f.defined_term:
+            top.own_end = f.end  # "10. GOVERNING LAW" on its line, then its text: one clause
+            top.title = top.title or split_title(f.text, False)  # "3.2" then "Sublicenses. Subject ..."
+            return top
+        return top.add(_paragraph(f))
+
+
+def _heading_only_section(proto: Proto) -> bool:
+    """A numbered section printed as a heading on a line of its own ("10. GOVERNING LAW",
+    "Section 4.4. Grant of License", or a PDF's bare "3.2" in its number column), with nothing
+    under it yet: the paragraph that follows is the section's own text, the clause a lawyer cites
+    as "Section 10", not an unnumbered paragraph "10/p1" beside it."""
+    return (
+        proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE}
+        and proto.label is not None
+        and not proto.children
+        and proto.body_start >= proto.own_end
+    )
+
+
+def _far_jump_allowed(f: BlockFacts) -> bool:
+    """A number more than three past its would-be sibling ("12." then "27.") is taken as the next
+    section only when it looks like one: a dotted or keyword label with a title. A bare number on
+    a short line ("90 High Street Burnham" in an address after section 12) is not a section."""
+    assert f.label is not None
+    return bool(f.title) and ("." in f.label.raw or bool(f.label.keyword))
 
 
 def extend_previous(last: Proto | None, f: BlockFacts) -> bool:
@@ -714,7 +803,8 @@ def _structured_enough(facts: list[BlockFacts], text_length: int) -> bool:
 def build_tree(document: ParsedDocument, settings: StructureSettings) -> ClauseTree:
     """The clause tree of a parsed document (or flat passages when it has too little structure)."""
     text = document.text
-    facts = analyze_blocks(text, document.blocks)
+    blocks = split_inline_sections(text, document.blocks)
+    facts = analyze_blocks(text, blocks)
     if not _structured_enough(facts, len(text)):
         return fallback_tree(document, settings)
     tolerance = 0.9 if document.file_type in {FileType.TEXT, FileType.MARKDOWN} else 4.0

@@ -1,0 +1,257 @@
+"""The scorer of clause trees: section numbers printed in a contract, read from its text alone.
+
+Excerpts are from CUAD development contracts (CC BY 4.0); the hand-checked sample at the end reads
+whole development contracts and is skipped without the benchmark data.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from clausewise.core.config import StructureSettings
+from clausewise.evals import printed_numbers as scorer
+from clausewise.evals.printed_numbers import number_above, printed_numbers
+from clausewise.evals.section_filing import (
+    FilingTally,
+    align_spans,
+    filed_under,
+    id_numbers,
+    in_stray_paragraph,
+    in_unnumbered_paragraph,
+    sequence_breaks,
+)
+from tools.parsing.text import document_from_text
+from tools.structure.tree_builder import build_tree
+
+
+def _labels(text: str) -> list[str]:
+    return [n.label or "reset" for n in printed_numbers(text)]
+
+
+def _above(text: str, needle: str) -> str | None:
+    start = text.index(needle)
+    number = number_above(printed_numbers(text), start, start + len(needle))
+    return number.label if number else None
+
+
+def test_the_scorer_shares_no_code_with_the_tree_builder() -> None:
+    """The judge must not import what it judges (nor anything of the product's structure code)."""
+    for module in ("printed_numbers", "section_filing"):
+        source = (Path(scorer.__file__).parent / f"{module}.py").read_text(encoding="utf-8")
+        imported = [
+            node.module or "" for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)
+        ]
+        assert not [name for name in imported if name.startswith(("tools", "agents", "indexes"))], module
+
+
+def test_numbers_run_together_on_one_line() -> None:
+    """TodosMedical and AgapeAtp: sections after a sentence end and after a heading's last word."""
+    todos = (
+        "1. Grant of Rights 1.1 Subject to the terms and conditions. 2. Exclusivity 2.1 The Reseller's "
+        "exclusive right shall terminate in the 180-day notice period. 3. Duties of Todos 3.1 Todos shall "
+        "provide technical assistance. 3.2 Todos shall provide the Reseller, at no charge, with initial "
+        "training"
+    )
+    assert _labels(todos) == ["1", "1.1", "2", "2.1", "3", "3.1", "3.2"]
+    agape = (
+        "NOW IT IS AGREED as follows:- 1. TERMS OF AGREEMENT 1.1 Commencement This agreement commences "
+        "upon execution of this document. 1.2 Term This agreement is for a term of ten (10) years."
+    )
+    assert _labels(agape) == ["1", "1.1", "1.2"]
+    assert _above(agape, "for a term of ten") == "1.2"
+
+
+def test_keyword_numbers_articles_and_bare_numbers_before_capitals() -> None:
+    """ON2 ("ARTICLE VII ... 7.1"), Cerence ("Section 8.01."), VEONEER ("Article 4.Effectiveness"),
+    TELKOMSA ("13     ASSIGNMENT")."""
+    text = (
+        "ARTICLE VII\n\n INTELLECTUAL PROPERTY RIGHTS\n\n      7.1  The Incorporated Technology Works shall "
+        "be the sole property of On2.\n\nARTICLE VIII TRANSFERABILITY AND ASSIGNMENT\n\nSection 8.01. No "
+        "Assignment or Transfer Without Consent. Except as expressly set forth.\n\n"
+        "Article 9.Effectiveness\n\n"
+        "This Amendment shall only become effective.\n\nsuch claim.   10     ASSIGNMENT   Neither Party shall"
+    )
+    assert _labels(text) == ["Article 7", "7.1", "Article 8", "8.1", "Article 9", "10"]
+
+
+def test_references_amounts_and_page_numbers_are_not_read() -> None:
+    """Cross-references, quantities, "THIS SECTION 13", and N2K's "2    3    CONFIDENTIAL"."""
+    text = (
+        "1. Term. The term is two years. Section 2 shall survive. 1.5 million units are ordered.\n\n"
+        "IN THIS SECTION 13 ARE THE REMEDIES.\n\n                2    3                  CONFIDENTIAL\n\n"
+        "as set out in\n10.5 hereof. 2. Fees. The fees are due."
+    )
+    assert _labels(text) == ["1", "2"]
+
+
+def test_numbers_must_continue_the_numbering() -> None:
+    """A "5.3" printed at a sentence start amid section 2 is a reference, not a heading."""
+    text = "1. TERM 1.1 One year. 2. PAYMENT 2.1 Fees are due monthly. 5.3 Refunds are excluded. 2.2 None."
+    assert _labels(text) == ["1", "1.1", "2", "2.1", "2.2"]
+
+
+def test_tables_of_contents_and_exhibits() -> None:
+    """TRICITY's contents (no page numbers) are not read; an exhibit heading after the signatures,
+    even run on into its text (FreezeTag), ends the numbering; "Exhibit 10.38" on every page
+    (Scansource) does not."""
+    contents = "".join(f"{n}.1 Title Words   " for n in range(1, 7))
+    body = "1. DEFINITIONS\n\n1.1 Background. " + "This Agreement is made with reference to the facts. " * 12
+    preamble = (
+        "This Outsourcing Agreement is made as of the 16th day of February, 1998, by and between Tri City "
+        "National Bank and Marshall & Ilsley Corporation. The parties agree as follows:"
+    )
+    text = contents + "\n\nOUTSOURCING AGREEMENT\n\n" + preamble + "\n\n" + body
+    numbers = printed_numbers(text)
+    assert [n.label for n in numbers if n.kind != "reset"] == ["1", "1.1"]
+    assert _above(text, "The parties agree as follows") is None
+    signed = (
+        "1. Governing Law: This Agreement is subject to the laws of Virginia.\n\nBy: By: Name Name Title "
+        "Title Date Date 5\n\nATTACHMENT A ACKNOWLEDGEMENT OF SUPPORT The following outlines the type of "
+        "acknowledgment that has been agreed upon"
+    )
+    assert _above(signed, "The following outlines") is None
+    assert _above(signed, "subject to the laws") == "1"
+    header = "\n\nExhibit 10.38\n\n"
+    paged = "1.0 DEFINITIONS. Terms.\n\n2.0 SCOPE. The scope." + header + "2.1 Affiliates. Text." + header
+    paged += "2.2 More. Text." + header + "2.3 Last. Text."
+    assert _labels(paged) == ["1.0", "2.0", "2.1", "2.2", "2.3"]
+
+
+def test_contents_pages_and_short_numbered_fields() -> None:
+    """Aimmune: contents lines with page numbers are not read; TcPipelines: short numbered fields
+    each on a line of their own ("1. EFFECTIVE DATE: November 01, 2016") are sections."""
+    contents = "TABLE OF CONTENTS Page ARTICLE 1 Definitions 1\n\n" + "".join(
+        f"ARTICLE {n} Title Words {n * 3}\n\n" for n in range(2, 8)
+    )
+    preamble = "This License, Development and Commercialization Agreement is made by Xencor and Aimmune. " * 8
+    text = contents + preamble + "\n\nARTICLE 1 DEFINITIONS\n\n1.1 " + "Terms have meanings. " * 30
+    assert _above(text, "This License, Development") is None
+    assert [n.label for n in printed_numbers(text) if n.kind != "reset"] == ["Article 1", "1.1"]
+    fields = (
+        "1. EFFECTIVE DATE: November 01, 2016\n\n2. CONTRACT IDENTIFICATION: FT18150\n\n3. RATE SCHEDULE: "
+        "FT\n\n4. SHIPPER TYPE: Interstate Pl\n\n5. STATE/PROVINCE OF INCORPORATION: Delaware\n\n"
+        "6. TERM: November 01, 2014 to October 31, 2017\n\n7. EFFECT ON PREVIOUS CONTRACTS:\n\n"
+        + "This Agreement supersedes the following contracts. "
+        * 12
+    )
+    assert _labels(fields) == [str(n) for n in range(1, 8)]
+
+
+def test_number_above_a_clause_running_over_several_numbers() -> None:
+    text = "1. MISCELLANEOUS 1.4 Notices. Notices are in writing. 1.5 Assignment. No assignment. 2. END"
+    start = text.index("Notices are")
+    end = text.index("No assignment.") + len("No assignment.")
+    assert number_above(printed_numbers(text), start, end).label == "1"
+    end = text.index("END") + 3
+    assert number_above(printed_numbers(text), start, end) is None
+
+
+def test_ids_name_their_numbers() -> None:
+    assert id_numbers("Article IV/4.10(a)/s2") == [("4",), ("4", "10")]
+    assert id_numbers("10.5~2") == [("10", "5")]
+    assert id_numbers("2.2/p4(ii)/s14") == [("2", "2")]
+    assert in_unnumbered_paragraph("8.2/p14/s2") and in_unnumbered_paragraph("Preamble/p1")
+    assert not in_unnumbered_paragraph("10.5(a)/s2")
+    assert in_stray_paragraph("Signatures/p61") and in_stray_paragraph("p19/s2")
+    assert not in_stray_paragraph("10.5/p2") and not in_stray_paragraph("Article IV/4.1/p3")
+
+
+def test_filing_and_breaks_on_a_small_contract() -> None:
+    text = (
+        "SUPPLY AGREEMENT\n\nThe parties agree as follows:\n\n1. TERM\n\n1.1 This Agreement lasts two years. "
+        "It renews.\n\n1.2 Either party may end it on notice.\n\n2. FEES\n\n2.1 Fees are due monthly.\n"
+    )
+    tree = build_tree(document_from_text(text, "t.txt"), StructureSettings())
+    start = text.index("Fees are due")
+    node = tree.smallest_containing((start, start + 20))
+    assert filed_under(tree, node, number_above(printed_numbers(text), start, start + 20))
+    assert sequence_breaks(tree) == []
+    tally = FilingTally()
+    tally.add(
+        "t", text, tree, [(start, start + 20), (text.index("It renews"), text.index("It renews") + 9)], 5
+    )
+    result = tally.result()
+    assert result["with_printed_number"] == 2 and result["under_printed_number_share"] == 1.0
+
+
+def test_gold_spans_found_again_in_another_extraction() -> None:
+    source = "1.  The Term.\n\nThis Agreement lasts    two years."
+    target = "1. The Term. This Agree-\nment lasts two years."
+    (span,) = align_spans(source, [(source.index("This"), len(source))], target)
+    assert span is not None and target[span[0] : span[1]].startswith("This Agree")
+
+
+# --- readings checked by hand on development contracts ------------------------------------------
+
+#: (contract title prefix, opening of a CUAD gold clause, the number printed above it as read by
+#: hand in the contract's text; None: none, e.g. a preamble, a table of contents or an exhibit).
+HAND_CHECKED = [
+    ("CHEETAHMOBILEINC_04_22_2014", "All act which may damage the right of user", None),
+    ("NEONSYSTEMSINC_03_01_1999", "(2)   Upon thirty (30) days prior written notice", "14.2"),
+    ("XinhuaSportsEntertainmentLtd_20070221", "media now or hereafter known", "2.1"),
+    ("ORBSATCORP_08_17_2007", "9th day of September 2005", None),
+    ("ON2TECHNOLOGIES,INC_11_17_2006", "The Incorporated Technology Works shall be the sole", "7.1"),
+    ("ExactSciencesCorp_20180822", "COLOGUARD® PROMOTION AGREEMENT", None),
+    ("AgapeAtpCorp_20191202", "The Manufacturer agrees that the Customer has the right", "14.9"),
+    ("PROLONGINTERNATIONALCORP_03_23_1998", "The term of this Agreement shall commence with the first", "1"),
+    (
+        "EtonPharmaceuticalsInc_20191114",
+        "If this Agreement is terminated by Aucta under Section 11.2",
+        "11.5.2",
+    ),
+    ("Antares Pharma, Inc.", "Except as otherwise provided in this Section 12.2", "12.2"),
+    ("VEONEER,INC_02_21_2020", "This Amendment shall only become effective upon the VNBJ", "Article 4"),
+    ("REWALKROBOTICSLTD_07_10_2014", "Unless sooner terminated in accordance with the provisions", "5"),
+    ("AIRSPANNETWORKSINC_04_11_2000", "This Agreement shall be construed in accordance with", "21.4"),
+    ("BOLIVARMININGCORP_05_23_2003", "CONSIDERATION  TO  PROVIDER", "7"),
+    ("AIRSPANNETWORKSINC_04_11_2000", "And Distributor, taken as a whole, shall be liable", "16.3"),
+    ("CHAPARRALRESOURCESINC_03_30_2000", "In accordance with items 9.3, 9.4, and 10.3", "9.1"),
+    ("LegacyEducationAllianceInc_20200330", "To facilitate the effective launch of the Business", None),
+    ("CerenceInc_20191002", "Except as expressly set forth in this Agreement, neither this", "8.1"),
+    ("Sonos, Inc.", "IAC\n", None),
+    ("ExactSciencesCorp_20180822", "Pfizer Investment and Support 28", None),
+    ("MphaseTechnologiesInc_20030911", "Neither Party shall be liable to the other for special", "13"),
+    ("MphaseTechnologiesInc_20030911", "mPhase shall have the right to          annually renew", "11"),
+    ("PLAYAHOTELS_RESORTSNV_03_14_2017", "If the Receiving Party and exercises its right", "1"),
+    ("CreditcardscomInc_20070810", "Chase shall have no liability for any indirect", "21"),
+    ("ScansourceInc_20190822_10-K_EX-10.38", "In addition to the written limited warranty provided", "10.2"),
+    ("BICYCLETHERAPEUTICSPLC_03_10_2020", "(d) either on your own account", "14.2"),
+    ("HOLIDAYRVSUPERSTORESINC_04_15_2002", "AGI hereby grants a non-exclusive license", "1"),
+    ("WEBHELPCOMINC_03_22_2000", "EXCLUDING LIABILITY FOR INFRINGEMENT CLAIMS", "7"),
+    ("QuantumGroupIncFl_20090120", "This is IBM's entire obligation to Customer", "8.0"),
+    ("TRICITYBANKSHARESCORP_05_15_1998", "The validity, construction and interpretation of this", "22.1"),
+    ("XLITECHNOLOGIES,INC_12_02_2015", "BOSCH INTERNATIONAL, LLC, a Nevada", None),
+    ("PrudentialBancorpInc_20170606", 'Employee"), residing at 2406 Sanibel', None),
+]
+
+
+@pytest.fixture(scope="module")
+def cuad_texts(bench_data: Path) -> dict[str, tuple[str, list[tuple[int, int]]]]:
+    data = json.loads((bench_data / "cuad" / "cuad_dev.json").read_text(encoding="utf-8"))
+    texts = {}
+    for entry in data["data"]:
+        paragraph = entry["paragraphs"][0]
+        spans = [
+            (a["answer_start"], a["answer_start"] + len(a["text"]))
+            for qa in paragraph["qas"]
+            for a in qa["answers"]
+        ]
+        texts[entry["title"]] = (paragraph["context"], spans)
+    return texts
+
+
+@pytest.mark.parametrize(("contract", "opening", "expected"), HAND_CHECKED)
+def test_hand_checked_readings(cuad_texts, contract: str, opening: str, expected: str | None) -> None:
+    title = next(t for t in cuad_texts if t.startswith(contract))
+    text, spans = cuad_texts[title]
+    numbers = printed_numbers(text)
+    matching = [(s, e) for s, e in spans if text[s : s + 400].lstrip().startswith(opening)]
+    assert matching, f"no gold clause of {title} opens with {opening!r}"
+    start, end = matching[0]
+    start += len(text[start:end]) - len(text[start:end].lstrip())
+    number = number_above(numbers, start, end)
+    assert (number.label if number else None) == expected

@@ -1,0 +1,463 @@
+"""Clause trees of the layouts real contracts come in (issue 38), each rule on two contracts or more.
+
+Every excerpt is copied from a CUAD development contract (CC BY 4.0) named in its test, a few
+lines each, after a neutral one-line preamble (``PREAMBLE``); where a layout needs several pages
+(a running footer) the pages are joined, and a few tests add made-up counter-examples, said so.
+"""
+
+from __future__ import annotations
+
+from clausewise.core.config import StructureSettings
+from clausewise.core.domain import NodeKind
+from tests.tree_checks import assert_tree_invariants
+from tools.parsing.text import document_from_text
+from tools.structure.tree_builder import build_tree
+
+PREAMBLE = (
+    "SUPPLY AGREEMENT\n\nThis Agreement is made between the Supplier and the Customer, and the parties "
+    "hereby agree as follows:\n\n"
+)
+
+
+def _tree(text: str, name: str = "contract.txt"):
+    document = document_from_text(text, name)
+    tree = build_tree(document, StructureSettings())
+    assert_tree_invariants(tree, text)
+    return tree
+
+
+def _at(tree, text: str, needle: str) -> str:
+    """Id of the smallest node holding ``needle``."""
+    start = text.index(needle)
+    return tree.smallest_containing((start, start + len(needle))).id
+
+
+# --- numbered sections starting mid-line --------------------------------------------------------
+
+TODOS = (
+    "2. Exclusivity 2.1 The Reseller's exclusive right to market and sell the Products in the Territory "
+    "shall terminate in the event that the Reseller fails to meet the minimum sales in the 180-day notice "
+    "period. 3. Duties of Todos 3.1 Todos shall provide technical assistance and advice to support the "
+    "Reseller's preparation of marketing materials, including technical sales literature, catalogs and "
+    "the like, to be used in the Territory. 3.2 Todos shall provide the Reseller, at no charge, with "
+    "initial training"
+)
+AGAPE = (
+    "NOW IT IS AGREED as follows:- 1. TERMS OF AGREEMENT 1.1 Commencement This agreement commences upon "
+    "execution of this document. 1.2 Term This agreement is for a term of ten (10) years. 1.3 Renewal This "
+    "agreement will be automatically renewed at the end of every ten (10) year term, with each subsequent "
+    "term of renewal being for a ten (10) year term."
+)
+IPASS = (
+    "1.4 Account and Password Information. iPass will assign to Channel Partner a unique password and "
+    "identification code used to access the Channel Partner section of the iPass Portal. Channel Partner "
+    "may not transfer or share this account information with any third party. 2. CHANNEL PARTNER "
+    "RESPONSIBILITIES 2.1 General. Channel Partner will use its reasonable endeavours cooperate with iPass "
+    "and assist with the implementation of this Agreement."
+)
+
+
+def test_sections_run_together_on_one_line_are_split_todos() -> None:
+    """TodosMedical: "... notice period. 3. Duties of Todos 3.1 Todos shall ..." on one line."""
+    text = PREAMBLE + TODOS
+    tree = _tree(text)
+    assert [c.id for c in tree.children(tree.root_id)][-2:] == ["2", "3"]
+    assert tree.node("3").title == "Duties of Todos"
+    assert _at(tree, text, "Todos shall provide technical assistance") == "3.1"
+    assert _at(tree, text, "with initial training") == "3.2"
+    assert _at(tree, text, "The Reseller's exclusive right") == "2.1"
+
+
+def test_sections_run_together_after_an_all_caps_heading_agape() -> None:
+    """AgapeAtp: "1. TERMS OF AGREEMENT 1.1 Commencement This agreement commences ..."."""
+    text = PREAMBLE + AGAPE
+    tree = _tree(text)
+    assert [c.id for c in tree.children("1")] == ["1.1", "1.2", "1.3"]
+    assert tree.node("1").title == "TERMS OF AGREEMENT"
+    assert _at(tree, text, "for a term of ten (10) years") == "1.2"
+
+
+def test_sections_run_together_ipass() -> None:
+    """iPass: "... with any third party. 2. CHANNEL PARTNER RESPONSIBILITIES 2.1 General. ..."."""
+    text = PREAMBLE + IPASS
+    tree = _tree(text)
+    assert tree.node("2").title == "CHANNEL PARTNER RESPONSIBILITIES"
+    assert tree.node("2.1").title == "General"
+    assert _at(tree, text, "may not transfer or share").startswith("1.4/s")
+
+
+def test_numbers_in_running_text_do_not_split() -> None:
+    """Made-up counter-examples: a reference at a sentence start, an amount, a number that does not
+    continue the numbering."""
+    text = PREAMBLE + (
+        "10.4 Payments. The Customer shall pay within 30 days. Section 2.2 shall not apply to such "
+        "payments. 1.5 million units are the minimum order. 2.2 Refunds are excluded as set out "
+        "above. 10.5 Assignment. This Agreement may not be assigned."
+    )
+    tree = _tree(text)
+    assert _at(tree, text, "shall not apply to such") == "10.4/s2"
+    assert _at(tree, text, "million units are") == "10.4/s3"
+    assert _at(tree, text, "Refunds are excluded") == "10.4/s4"
+    assert _at(tree, text, "may not be assigned") == "10.5"
+
+
+# --- page furniture: running headers and footers ---------------------------------------------------
+
+
+def test_running_footers_are_page_furniture_todos() -> None:
+    """TodosMedical: "Source: TODOS MEDICAL LTD., 20-F, 3/28/2019" at the foot of every page."""
+    footer = "\n\nSource: TODOS MEDICAL LTD., 20-F, 3/28/2019\n\n\n\n\n\n"
+    text = PREAMBLE + TODOS.replace(" 3. Duties", footer + "3. Duties").replace(" 3.2 ", footer + "3.2 ")
+    text += (
+        footer + "4. Duties of the Reseller 4.1 The Reseller shall use all commercially reasonable efforts."
+    )
+    tree = _tree(text)
+    assert [c.id for c in tree.children(tree.root_id)][-3:] == ["2", "3", "4"]
+    assert not any("Source" in node.id for node in tree.walk())
+    assert _at(tree, text, "with initial training") == "3.2"
+
+
+def test_running_footers_are_page_furniture_ipass() -> None:
+    """iPass: "Source: IPASS INC, 8-K, 12/3/2018" between the pages of the reseller agreement."""
+    footer = "\n\nSource: IPASS INC, 8-K, 12/3/2018\n\n\n\n\n\n"
+    text = (
+        PREAMBLE
+        + IPASS.replace(" 2. CHANNEL", footer + "2. CHANNEL")
+        + footer
+        + "2.2 Acceptable Use Policy. Channel Partner agrees to comply with the policy."
+        + footer
+        + "2.3 End User Realms. A realm is used to uniquely identify End Users."
+    )
+    tree = _tree(text)
+    assert [c.id for c in tree.children("2")] == ["2.1", "2.2", "2.3"]
+    assert not any("Source" in node.id for node in tree.walk())
+
+
+# --- a label set off from its text by a wide gap ---------------------------------------------------
+
+
+def test_label_and_heading_apart_by_a_wide_gap_stay_together() -> None:
+    """AMERICANPHYSICIANS: "A.       AUTHORITY OF AGENCY"; N2K: "1.       EXCLUSIVITY, TERM ..."."""
+    micoa = PREAMBLE + (
+        "A.       AUTHORITY OF AGENCY\n\n         Subject to requirements imposed by law, the underwriting "
+        "rules,          procedures and regulations of MICOA and this agreement, the Agency is          "
+        "authorized to:\n"
+    )
+    tree = _tree(micoa)
+    (section,) = [c for c in tree.children(tree.root_id) if c.label]
+    assert section.label == "A." and section.title == "AUTHORITY OF AGENCY"
+    n2k = PREAMBLE + (
+        "1.       EXCLUSIVITY, TERM AND RIGHT OF FIRST REFUSAL\n\n      a)       Sponsor will be the "
+        "exclusive retail music store sponsor of                   the Excite Site and the Excite Broadcast "
+        "Pages.\n"
+    )
+    tree = _tree(n2k)
+    assert tree.node("1").title == "EXCLUSIVITY, TERM AND RIGHT OF FIRST REFUSAL"
+    assert _at(tree, n2k, "exclusive retail music store") == "1(a)"
+
+
+# --- a bare number before an all-caps heading ------------------------------------------------------
+
+
+def test_bare_number_before_a_capitals_heading() -> None:
+    """GOOSEHEAD: "... they agree as follows: 1 GRANT 1.1 Rights ..." on one line; BOLIVARMINING:
+    "1    TERM" on a line; TELKOMSA: "... such claim.   13     ASSIGNMENT   13. 1   Neither ..."."""
+    goosehead = PREAMBLE.replace("as follows:\n\n", "as follows: ") + (
+        "1 GRANT 1.1 Rights and Obligations. We grant you the right, and you accept the obligation, all "
+        "under the terms (and subject to the conditions) of this Agreement. 2 TERM AND RENEWAL 2.1 Term. The "
+        "term of this Agreement starts on the Effective Date."
+    )
+    tree = _tree(goosehead)
+    assert tree.node("1").title == "GRANT" and tree.node("2").title == "TERM AND RENEWAL"
+    assert _at(tree, goosehead, "starts on the Effective Date") == "2.1"
+    bolivar = PREAMBLE + (
+        "1    TERM\n\nThis agreement shall be for a term of five years from the date of this document.\n\n"
+        "2    FEES\n\nThe fees are set out in the schedule.\n"
+    )
+    tree = _tree(bolivar)
+    assert tree.node("1").title == "TERM" and tree.node("2").title == "FEES"
+    assert _at(tree, bolivar, "term of five years") == "1"
+    telkom = PREAMBLE + (
+        "12     INDEMNITY   12. 6   Save as is set out in clause 11 and this clause 12, TELKOM shall have no "
+        "other claim.   13     ASSIGNMENT   13. 1   Neither Party shall be entitled to cede its rights.\n"
+    )
+    tree = _tree(telkom)
+    assert tree.node("13").title == "ASSIGNMENT"
+    assert _at(tree, telkom, "Neither Party shall be entitled").startswith("13")
+
+
+def test_page_number_before_a_running_header_is_no_section() -> None:
+    """N2K: "2    3    CONFIDENTIAL" (page numbers and a running header) is not section 3."""
+    text = PREAMBLE + (
+        "1.       EXCLUSIVITY\n\n      d)      Excite will offer Sponsor the right of first refusal.\n\n"
+        "                                    2    3                                      CONFIDENTIAL\n\n"
+        "               i) Excite will not propose offers.\n"
+    )
+    tree = _tree(text)
+    assert "3" not in tree.nodes
+
+
+# --- section N.0 and flattened tables of contents --------------------------------------------------
+
+
+def test_zero_subsection_is_the_section_itself() -> None:
+    """Sonos: "1.62 ... 2.0 SCOPE OF RELATIONSHIP. 2.1. Manufacturing"; QuantumGroup (IBM): "1.0
+    Introduction ... 2.0 Definitions"."""
+    sonos = PREAMBLE + (
+        '1.0 DEFINITIONS.\n\n1.62. "ERS SOW" shall mean a statement of work.\n\n'
+        "2.0 SCOPE OF RELATIONSHIP.\n\n"
+        "2.1. Manufacturing of Products. Subject to the terms and conditions of this Agreement, IAC shall "
+        "manufacture Products.\n"
+    )
+    tree = _tree(sonos)
+    assert tree.node("2.0").title == "SCOPE OF RELATIONSHIP"
+    assert tree.node("2.1").parent == "2.0"
+    quantum = (
+        "e-business Hosting Agreement 1.0 Introduction This e-business Hosting Agreement sets forth the "
+        "terms and conditions under which IBM will provide hosting. The Base Terms will prevail. "
+        "2.0 Definitions "
+        '"Acceptable Use Policy" means the Acceptable Use Policy for IBM e-business Services.'
+    )
+    tree = _tree(quantum)
+    assert [c.id for c in tree.children(tree.root_id)][-2:] == ["1.0", "2.0"]
+
+
+def test_flattened_table_of_contents_is_not_split() -> None:
+    """Sonos and GOOSEHEAD: the table of contents on one line stays one contents node."""
+    sonos = (
+        "TABLE OF CONTENTS 1.0 DEFINITIONS 3 2.0 SCOPE OF RELATIONSHIP 8 3.0 OWNERSHIP; GRANT OF RIGHTS; "
+        "TRADEMARKS USAGE 8 4.0 MANUFACTURING OPERATIONS; COMPLIANCE 9\n\n" + PREAMBLE + "1.0 DEFINITIONS.\n"
+    )
+    goosehead = (
+        "TABLE OF CONTENTS Section Title Page# Recitals 2 1 Grant 2 2 Term And Renewal 3 3 Our Duties 4 4 "
+        "Fees; Sales Reporting 6 5 Franchised Business Commencement 9\n\n" + PREAMBLE + "1 GRANT\n"
+    )
+    for text, entry in ((sonos, "4.0"), (goosehead, "5")):
+        tree = _tree(text)
+        contents = tree.children(tree.root_id)[0]
+        assert contents.kind == NodeKind.TABLE_OF_CONTENTS and not contents.children
+        assert contents.end > text.index("Commencement 9" if entry == "5" else "COMPLIANCE 9")
+        assert entry not in tree.nodes
+
+
+# --- signatures, exhibits, recitals ---------------------------------------------------------------
+
+
+def test_signature_page_before_the_terms() -> None:
+    """BEYONDCOM and OFGBANCORP print the signature page first, then the numbered terms."""
+    beyond = PREAMBLE + (
+        "IN WITNESS WHEREOF, the parties have executed this Agreement effective as of the Effective Date."
+        "\n\n                                    SOFTWARE.NET CORPORATION                                  "
+        "      (a.k.a. Beyond.com)\n\n                                    By:        /s/ JAMES R. LUSSIOR\n\n"
+        "Date: September 21, 1998\n\n\n\n\n\n                     TERMS AND CONDITIONS OF AGREEMENT\n\n"
+        "1.   LOCATION. During the Term (as defined in Section 6 (a) below), NAI shall      provide the "
+        "following marketing considerations to Co-Host:\n\n  (a)  Co-Hosting Rights. Co-Host shall be "
+        "permitted to maintain on the           Online Service Page a hot link.\n"
+    )
+    tree = _tree(beyond)
+    assert _at(tree, beyond, "Co-Host shall be permitted") == "1(a)"
+    assert tree.node("Signatures").end < beyond.index("TERMS AND CONDITIONS")
+    ofg = PREAMBLE + (
+        "IN WITNESS WHEREOF, the parties have caused this Agreement to be executed on their behalf as of "
+        "the date first above written.                   METAVANTE CORPORATION   ORIENTAL FINANCIAL GROUP "
+        "INC.     By:   /s/ Paul T. Danola   By:   /s/ José Rafael Fernández\n\nName:  Paul T. Danola   "
+        "Name:  José Rafael Fernández\n\n\n\n\n\n\n\nTERMS AND CONDITIONS\n\n1. CONSTRUCTION\n\n"
+        "1.1. Definitions. Capitalized terms shall have the meaning ascribed to them in Article 18 of this "
+        'Agreement.\n\n1.2. References. In this Agreement, references and mention of the word "includes" '
+        'and "including" shall mean "includes, without limitation".\n'
+    )
+    tree = _tree(ofg)
+    assert [c.id for c in tree.children("1")] == ["1.1", "1.2"]
+    assert _at(tree, ofg, "Capitalized terms shall have") == "1.1"
+
+
+def test_exhibit_heading_run_on_into_its_text() -> None:
+    """FreezeTag: "ATTACHMENT A ACKNOWLEDGEMENT OF SUPPORT The following ..."; TodosMedical:
+    "EXHIBIT A THE PRODUCTS Each unit of Product ..." after the signatures."""
+    for heading in (
+        "ATTACHMENT A ACKNOWLEDGEMENT OF SUPPORT The following outlines the type of acknowledgment that "
+        "has been agreed upon by the Company and the Association",
+        "EXHIBIT A THE PRODUCTS Each unit of Product consists of one Physician Kit and one Laboratory Kit.",
+    ):
+        text = PREAMBLE + (
+            "1. Term. This Agreement lasts two years.\n\nIN WITNESS WHEREOF, the parties have signed.\n\n"
+            f"By: By: Name Name Title Title Date Date 5\n\n{heading}\n"
+        )
+        tree = _tree(text)
+        schedule = tree.children(tree.root_id)[-1]
+        assert schedule.kind == NodeKind.SCHEDULE and schedule.id in {"Attachment A", "Exhibit A"}
+
+
+def test_recitals_after_a_title_that_opened_the_body() -> None:
+    """N2K: a confidentiality legend, then "SPONSORSHIP AGREEMENT", then RECITALS A to D; the
+    numbered terms follow "Therefore, the parties agree as follows:"."""
+    text = (
+        "CONFIDENTIAL Portions of this Exhibit have been omitted pursuant to a request for confidential "
+        "treatment and filed separately with the Commission.\n\nSPONSORSHIP AGREEMENT\n\nThis agreement is "
+        "entered into as of the 23rd day of September, 1997 by and between Excite and Sponsor.\n\n"
+        "RECITALS\n\nA.   Excite maintains a site on the Internet.\n\nB.   Sponsor wishes to be the "
+        "exclusive sponsor.\n\nTherefore, the parties agree as follows:\n\n1.       EXCLUSIVITY, TERM AND "
+        "RIGHT OF FIRST REFUSAL\n\n      a)       Sponsor will be the exclusive retail music store sponsor.\n"
+    )
+    tree = _tree(text)
+    assert tree.node("Recitals").kind == NodeKind.RECITALS
+    assert _at(tree, text, "Sponsor will be the exclusive") == "1(a)"
+
+
+# --- hard-wrapped lines whose breaks became wide gaps ------------------------------------------------
+
+
+def test_wrapped_lines_are_one_paragraph() -> None:
+    """N2K: an all-caps clause wrapped with wide gaps; FIDELITY: "... set forth in this [gap]
+    Section 4.1(a) with respect to ..." (a reference, not a heading)."""
+    n2k = PREAMBLE + (
+        "1.       TERM\n\n      a)       Sponsor will be the exclusive sponsor.\n\n"
+        "2.      LIMITATION OF LIABILITY\n\n               EXCEPT UNDER SECTION 13(c) and (d), IN NO EVENT "
+        "WILL EITHER                   PARTY BE LIABLE TO THE OTHER FOR ANY SPECIAL, INCIDENTAL OR"
+        "                   CONSEQUENTIAL DAMAGES, WHETHER BASED ON BREACH OF CONTRACT,"
+        "                   TORT (INCLUDING NEGLIGENCE) OR OTHERWISE.\n"
+    )
+    tree = _tree(n2k)
+    start = n2k.index("EXCEPT UNDER")
+    assert tree.smallest_containing((start, n2k.index("OR OTHERWISE."))).id.startswith("2")
+    assert not [n for n in tree.walk() if n.kind == NodeKind.HEADING]
+    fidelity = PREAMBLE + (
+        "     Section 4.1. Grant of Licenses by Equifax.\n\n     (a) Equifax hereby grants a license.\n\n"
+        "          (iv)  all sublicenses from Certegy to members of the Certegy Group (A)\n\n"
+        "                shall contain the rights and restrictions set forth in this                 "
+        "Section 4.1(a) with respect to the license granted to Certegy                 and comply with "
+        "Sections 4.1(b) through (d) hereof.\n\n     (b) The sublicense rights granted to Certegy pursuant "
+        "to Section 4.1(a) are limited.\n"
+    )
+    tree = _tree(fidelity)
+    assert _at(tree, fidelity, "The sublicense rights granted") == "4.1(b)"
+    assert "4.1(a)~2" not in tree.nodes
+
+
+def test_far_number_without_a_title_is_no_section() -> None:
+    """LegacyEducation: "90 High Street Burnham" in the notices of section 12; CERES: "76 Mb 76
+    Miscanthus ..." a row of a table after row 75. Neither is a section 90 or 76."""
+    legacy = PREAMBLE + (
+        "11. FORCE MAJEURE   Neither party will be liable for any delay.   12. NOTICES   Notice: Each "
+        "notice shall be in writing.   If to CSA Name: Sharon Bowler   Address: Celebrity Speakers Ltd     "
+        "90 High Street Burnham     Buckinghamshire     SL1 7JT England   Telephone: 01628 601400\n\n"
+        "13. JURISDICTION/DISPUTES   This Agreement shall be deemed to have been made in England.\n"
+    )
+    tree = _tree(legacy)
+    assert "90" not in tree.nodes
+    assert _at(tree, legacy, "deemed to have been made in England").startswith("13")
+    ceres = PREAMBLE + (
+        "37. Samples. The samples are listed below.\n\n"
+        "75   Mb 75    Miscanthus  [***]   [***]    [***]    under MTA    [***]    [***]\n\n"
+        "76 Mb 76 Miscanthus [***] [***] under MTA [***] [***]\n"
+    )
+    tree = _tree(ceres)
+    assert "76" not in tree.nodes and "75" not in tree.nodes
+
+
+# --- PDFs that print the section number in a column of its own ---------------------------------------
+
+
+def test_number_on_its_own_line_then_its_title() -> None:
+    """TodosMedical (PDF): "2.\\nExclusivity\\n2.1 The Reseller's ..."; Innerscope (PDF): "2.\\n
+    Obligations of Distributor.\\na.\\nDistributor shall ...": the number is no page number, the
+    short line after it is its title."""
+    todos = PREAMBLE + (
+        "1.\n\nGrant of Rights\n\n1.1 Subject to the terms and conditions of this Agreement, Todos grants "
+        "the rights.\n\n2.\n\nExclusivity\n\n2.1 The Reseller's exclusive right to market and sell the "
+        "Products in the Territory is subject to the Reseller achieving the following milestones.\n"
+    )
+    tree = _tree(todos)
+    assert tree.node("2").title == "Exclusivity"
+    assert _at(tree, todos, "exclusive right to market") == "2.1"
+    innerscope = PREAMBLE + (
+        "1.\n\nAppointment\n\nErchonia appoints the Distributor for the Territory.\n\n2.\n\n"
+        "Obligations of Distributor\n\na.\n\nDistributor shall use its best efforts to market, promote and "
+        "sell the Products to the authorized customers.\n"
+    )
+    tree = _tree(innerscope)
+    assert tree.node("2").title == "Obligations of Distributor"
+    assert _at(tree, innerscope, "best efforts to market").startswith("2")
+
+
+def test_section_number_lines_are_not_running_lines() -> None:
+    """ArmstrongFlooring (PDF): "1.1", "1.2" ... each on a line of its own, many times: numbers,
+    not a running header."""
+    text = (
+        PREAMBLE
+        + "1. DEFINITIONS AND INTERPRETATION\n\n"
+        + "".join(
+            f"1.{n}\n\nCertain Definitions {n}. As used herein, capitalized terms have meanings.\n\n"
+            for n in range(1, 6)
+        )
+    )
+    tree = _tree(text)
+    assert [c.id for c in tree.children("1")] == [f"1.{n}" for n in range(1, 6)]
+
+
+def test_article_number_at_a_page_end_heading_on_the_next() -> None:
+    """SigaTechnologies: "... (a) [***]. ARTICLE 3\\n\\nGOVERNANCE 3.1 Joint Steering ..."; WaterNow:
+    "... disclosed in writing to Hydraspin. ARTICLE VIII.\\n\\nINTELLECTUAL PROPERTY RIGHTS 8.1 ..."."""
+    siga = PREAMBLE + (
+        "ARTICLE 2\n\nGRANT OF RIGHTS 2.6 [***]. (a) [***]. ARTICLE 3\n\nGOVERNANCE 3.1 Joint Steering "
+        "Committee. (a) Formation and Role. The Parties shall form a joint steering committee.\n"
+    )
+    tree = _tree(siga)
+    assert tree.node("Article 3").title == "GOVERNANCE"
+    assert _at(tree, siga, "shall form a joint steering").startswith("3.1")
+    water = PREAMBLE + (
+        "ARTICLE VII.\n\nREPRESENTATIONS AND WARRANTIES 7.1 Representations of Hydraspin. No consent is "
+        "required, other than approvals or consents that have been previously obtained and disclosed in "
+        "writing to Hydraspin. ARTICLE VIII.\n\nINTELLECTUAL PROPERTY RIGHTS 8.1 Limited Grant. Hydraspin "
+        "grants Distributor a limited license.\n"
+    )
+    tree = _tree(water)
+    assert tree.node("Article VIII").title == "INTELLECTUAL PROPERTY RIGHTS"
+    assert _at(tree, water, "grants Distributor a limited") == "8.1"
+
+
+def test_titled_sections_after_a_lead_in_are_no_list() -> None:
+    """BUFFALOWILDWINGS: "We and you agree as follows:" then "I.     APPOINTMENT AND FRANCHISE FEE";
+    KIROMIC: "... on the following terms:" then "1. Services and Compensation. ...": sections, not a
+    list of the lead-in paragraph."""
+    buffalo = PREAMBLE + (
+        "AGREEMENTS:\n\n       We and you agree as follows:\n\nI.     APPOINTMENT AND FRANCHISE FEE\n\n"
+        "       A.   Subject to the provisions stated below, we hereby grant you a license.\n\n"
+        "II.    TERM AND RENEWAL\n\n       A.   The term of this Agreement is ten years.\n"
+    )
+    tree = _tree(buffalo)
+    assert not in_paragraph(_at(tree, buffalo, "The term of this Agreement is ten years"))
+    kiromic = PREAMBLE + (
+        'Kiromic, Inc, a Delaware corporation (the "Company"), is pleased to this offer to this Consulting '
+        'Agreement (this "Agreement") to retain Gianluca Rotino ("Consultant") to perform certain consulting '
+        "activities as described below on the following terms:\n\n1. Services and Compensation. Consultant "
+        "agrees to act as a consultant to Company.\n\n2. Confidentiality. Consultant shall keep the "
+        "Company's information confidential.\n"
+    )
+    tree = _tree(kiromic)
+    assert _at(tree, kiromic, "keep the Company's information") == "2"
+
+
+def in_paragraph(node_id: str) -> bool:
+    return any(step.startswith("p") and step[1:2].isdigit() for step in node_id.split("/"))
+
+
+def test_bare_number_line_then_its_text() -> None:
+    """ArmstrongFlooring (PDF): "3.2\\nCompany Copyright Grant. Subject to ..."; LinkPlus (PDF):
+    "2.6\\nAxiometric will have the right to terminate ...": the text is the section's own."""
+    armstrong = PREAMBLE + (
+        "3. LICENSES\n\n3.1\n\nArizona Grant. Arizona grants a license.\n\n3.2\n\nCompany Copyright Grant. "
+        "Subject to the terms and conditions of this Agreement, the Company hereby grants to Seller a "
+        "perpetual, non-exclusive, royalty-free license.\n"
+    )
+    tree = _tree(armstrong)
+    assert _at(tree, armstrong, "hereby grants to Seller").startswith("3.2")
+    assert tree.node("3.2").title == "Company Copyright Grant"
+    linkplus = PREAMBLE + (
+        "2. OFFICE SPACE\n\n2.5\n\nAxiometric uses the office space at its sole risk.\n\n2.6\n\nAxiometric "
+        "will have the right to terminate the license to use the office space and to move out of the "
+        "office space at any time upon two weeks notice.\n\n2.7\n\nAxiometric must at all times use the "
+        "office space lawfully.\n"
+    )
+    tree = _tree(linkplus)
+    assert _at(tree, linkplus, "will have the right to terminate") == "2.6"

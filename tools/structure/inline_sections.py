@@ -1,0 +1,165 @@
+"""Section starts inside run-together text: split a block where a numbered section begins mid-line.
+
+Contracts filed on EDGAR often reach us as plain text with a whole page on one line:
+"... obligations. 10. Limitation of Liability. IN NO EVENT ..." or "1. TERMS OF AGREEMENT 1.1
+Commencement This agreement commences ...". Every line-based reader sees one paragraph there, and
+the sections it holds are lost. This step finds the numbers that start a section inside a block
+and cuts the block there, before the blocks are analysed.
+
+A number inside a block starts a section only when all of these hold (rule
+:func:`inline_starts`):
+
+- it stands where a heading stands: after a sentence end ("obligations. 10."), or, for a
+  multi-level or keyword number, right after the short heading of the section it follows
+  ("1. TERMS OF AGREEMENT 1.1", "ARTICLE I GENERAL UNDERTAKING Section 1.01");
+- it reads as a section label ("10.", "10.5", "Section 4.10", "ARTICLE IV") followed by a
+  capitalised word or a quoted term, never by a lowercase word ("1.5 million", "Section 2 shall"),
+  or it ends the block (its heading is printed on the next line: "... provision. ARTICLE 3");
+- it is not a reference ("Section 2. The ...", "No. 2. ..."): the word before it is not a
+  referring word;
+- it is not in a table of contents flattened onto one line ("1.0 DEFINITIONS 3 2.0 SCOPE 8 ...");
+- it continues the document's numbering (:func:`continues`): the next number at some level
+  (10.4 then 10.5 or 11), a first sub-number (10 then 10.1), or a restart at 1. A "2.2" amid
+  section 10 is a cross-reference printed at a sentence start, not a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from clausewise.core.domain import Block
+from tools.structure.labels import Label, bare_number_before_capitals, parse_heading_number, parse_label
+
+#: How many recent section numbers the next one may continue (its ancestors and their siblings).
+_CONTEXT = 8
+#: A heading run-on: at most this many words between a label and the sub-number that follows it.
+_HEADING_WORDS = 14
+
+_SENTENCE_END = re.compile(r"(?:[.:;!?][\"”’)\]*]*|:-)\s+$")  # ":-" opens a list in British drafting
+_CAPITAL_WORD_END = re.compile(r"(?:^|\s)[A-Z][A-Za-z&'’,-]*[A-Za-z)][\"”]?\s+$")
+_REFERRING_WORD = re.compile(
+    r"\b(?:sections?|articles?|clauses?|paragraphs?|subsections?|schedules?|exhibits?|annex(?:es)?"
+    r"|appendix|no|nos|sec|art|para|and|or|to|of|in|under|per|through|with|by|see|this|that|such|said"
+    r"|rule|item|form|version|page|pages|chapter|title)\.?\s+$",
+    re.IGNORECASE,
+)
+_CANDIDATE = re.compile(
+    r"(?<![\w.,$/-])(?:\d{1,3}(?:\.\d{1,3}){0,4}\.?|(?:ARTICLE|Article|SECTION|Section)\s+[\dIVXLivxl]{1,6}"
+    r"(?:\.\d{1,3})*\.?)(?=\s|$)"
+)
+_FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
+#: "DEFINITIONS 3 2.0 SCOPE": a page number between a title and the next entry's number
+_CONTENTS_ENTRY = re.compile(
+    r"[A-Za-z)]\s+\d{1,3}\s+(?:\d{1,3}(?:\.\d{1,3})*\.?|ARTICLE|Article|SECTION|Section|SCHEDULE|Schedule"
+    r"|EXHIBIT|Exhibit)\s"
+)
+#: this many such entries make a block a table of contents flattened onto one line
+_CONTENTS_ENTRIES = 3
+
+
+def _path(label: Label) -> tuple[int, ...] | None:
+    """The section number of a label, if it is a section label (decimal, "Section", "ARTICLE")."""
+    reading = label.readings[0]
+    if reading.style in {"decimal", "article"}:
+        return reading.path
+    return None
+
+
+def continues(previous: Iterable[tuple[int, ...]], path: tuple[int, ...]) -> bool:
+    """Whether ``path`` continues the numbering of one of the ``previous`` numbers: the next at
+    some level (one number may have been missed: 10.4 then 10.6), a first sub-number (10 then
+    10.1, 10.01), the next at a level above followed by first sub-numbers (5.3 then 6.1), or a
+    restart at 1 (an exhibit, a list)."""
+    if path[0] == 1 and all(p <= 1 for p in path[1:]):
+        return True
+    for before in previous:
+        if path == (*before, 1):
+            return True
+        for level in range(len(before)):
+            for step in (1, 2):
+                bumped = (*before[:level], before[level] + step)
+                if path[: level + 1] == bumped and all(p <= 1 for p in path[level + 1 :]):
+                    return True
+    return False
+
+
+def _capitals_heading_number(rest: str) -> Label | None:
+    """ "2 TERM AND RENEWAL 2.1 Term. ...": a bare number before an all-caps heading, read only
+    at a sentence start (checked by the caller) since a bare number is otherwise a quantity."""
+    return parse_heading_number(rest) if bare_number_before_capitals(rest) else None
+
+
+def _position_ok(block_text: str, offset: int, path: tuple[int, ...], label: Label, words_since: int) -> bool:
+    before = block_text[max(0, offset - 40) : offset]
+    if _REFERRING_WORD.search(before):
+        return False
+    if _SENTENCE_END.search(before):
+        return True
+    if "." not in label.raw and not label.keyword:
+        return False  # a bare number ("2 TERM") only after a sentence end
+    heading_like = "." in label.raw.strip().rstrip(".") or bool(label.keyword)  # "1.1", "1.0", "Section 4"
+    return heading_like and words_since <= _HEADING_WORDS and bool(_CAPITAL_WORD_END.search(before))
+
+
+_LAST_SENTENCE_END = re.compile(r".*[.:;!?][\"”’)\]]*\s", re.DOTALL)
+
+
+def _heading_words(segment: str) -> int:
+    """Words since the last sentence end: "... as follows: 1 GRANT" -> 2."""
+    m = _LAST_SENTENCE_END.match(segment)
+    return len(segment[m.end() if m else 0 :].split())
+
+
+def inline_starts(text: str, block: Block, context: list[tuple[int, ...]]) -> list[int]:
+    """Offsets inside ``block`` (not its start) where a numbered section begins; ``context`` (the
+    recent section numbers, innermost last) is read and extended in document order."""
+    starts: list[int] = []
+    block_text = text[block.start : block.end]
+    first = parse_label(block_text.lstrip())
+    if first is not None and (path := _path(first)) is not None:
+        context.append(path)
+    if len(_CONTENTS_ENTRY.findall(block_text)) >= _CONTENTS_ENTRIES:
+        return []  # a table of contents: its numbers are entries, not sections
+    last_cut = 0
+    for m in _CANDIDATE.finditer(block_text, 1):
+        offset = m.start()
+        rest = block_text[offset:]
+        label = parse_label(rest) or _capitals_heading_number(rest)
+        if label is None or (path := _path(label)) is None:
+            continue
+        ends_block = not block_text[offset + len(label.raw) :].strip()  # "... provision. ARTICLE 3" + page
+        if not ends_block and not _FOLLOWER.match(block_text, offset + len(label.raw)):
+            continue
+        words_since = _heading_words(block_text[last_cut:offset])
+        if not _position_ok(block_text, offset, path, label, words_since):
+            continue
+        if not continues(context[-_CONTEXT:], path):
+            continue
+        starts.append(block.start + offset)
+        context.append(path)
+        last_cut = offset
+    return starts
+
+
+def split_inline_sections(text: str, blocks: list[Block]) -> list[Block]:
+    """The blocks, each cut where a numbered section begins inside it (see module doc)."""
+    context: list[tuple[int, ...]] = []
+    result: list[Block] = []
+    for block in blocks:
+        cuts = inline_starts(text, block, context)
+        if not cuts:
+            result.append(block)
+            continue
+        bounds = [block.start, *cuts, block.end]
+        for index in range(len(bounds) - 1):
+            start, end = bounds[index], bounds[index + 1]
+            end = start + len(text[start:end].rstrip())
+            if end <= start:
+                continue
+            result.append(
+                block.model_copy(
+                    update={"start": start, "end": end, "gap_before": block.gap_before if index == 0 else 0.0}
+                )
+            )
+    return result
