@@ -551,6 +551,12 @@ class ServiceSettings(Section):
     wait_seconds: float = Field(
         default=900.0, gt=0, description="How long a request that is not streamed waits for its answer."
     )
+    max_upload_mb: float = Field(
+        default=2048.0,
+        gt=0,
+        description="Disk one tenant's uploads waiting to be ingested may use; an upload past it is "
+        "refused (413). Uploads are deleted once ingested or refused.",
+    )
 
 
 class JobsSettings(Section):

@@ -27,8 +27,11 @@ STATUS: tuple[tuple[type[domain.ClausewiseError], int], ...] = (
     (domain.OcrUnavailable, 503),
     (domain.InputError, 422),
     (domain.ContractNotFound, 404),
+    (domain.VersionNotFound, 404),
     (domain.ThreadNotFound, 404),
     (domain.IngestInProgress, 409),
+    (domain.ContractChanged, 409),
+    (domain.LiveVersion, 409),
     (domain.IndexCorrupt, 500),
     (domain.ModelError, 503),
     (domain.ConfigError, 400),
@@ -73,14 +76,44 @@ def status_of(error: domain.ClausewiseError) -> int:
     return next((status for kind, status in STATUS if isinstance(error, kind)), 500)
 
 
+#: An absolute file system path of two or more parts (what a library may put in its message).
+_SERVER_PATH = re.compile(r"(?<![\w.:/~-])/(?:[^\s/'\"()<>,;:|]+/)+([^\s/'\"()<>,;:|]*)")
+#: First parts of the API's own routes, which hints name on purpose.
+_ROUTES = ("v1/", "docs", "mcp", "static/", "openapi.json", "healthz", "readyz")
+
+
+def without_server_paths(text: str) -> str:
+    """``text`` with every server path replaced by its last part (the file's name): no response
+    shows where anything is on the server's disk. The API's own routes are left as they are."""
+
+    def name_only(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        return whole if whole[1:].startswith(_ROUTES) else match.group(1) or "(a server folder)"
+
+    return _SERVER_PATH.sub(name_only, text)
+
+
 def envelope(code: str, message: str, hint: str = "") -> dict[str, dict[str, str]]:
-    return {"error": {"code": code, "message": message, "hint": hint}}
+    return {
+        "error": {"code": code, "message": without_server_paths(message), "hint": without_server_paths(hint)}
+    }
+
+
+#: The hint of every "no such contract" (the same whatever the reference was, and whether or not
+#: anything exists under it elsewhere).
+NOT_YOURS_HINT = "see GET /v1/contracts for this key's contracts; fields and paths take contract ids"
 
 
 def error_body(error: domain.ClausewiseError) -> dict[str, dict[str, str]]:
     """The envelope of a typed error: its message as the CLI words it (file name included)."""
     where = f"{error.path.name}: " if error.path is not None else ""
-    return envelope(error_code(error), f"{where}{error.message}", error.hint)
+    hint = NOT_YOURS_HINT if isinstance(error, domain.ContractNotFound) else error.hint
+    return envelope(error_code(error), f"{where}{error.message}", hint)
+
+
+def error_text(error: domain.ClausewiseError) -> str:
+    """``str(error)`` as a response may show it (a batch row's error): no server path."""
+    return without_server_paths(str(error))
 
 
 def _field(location: tuple) -> str:

@@ -30,6 +30,7 @@ from clausewise.service.answers import answer_text, check_question, references
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import Job
+from clausewise.service.routes.questions import new_thread
 from clausewise.service.schemas import ERROR_RESPONSES
 from clausewise.service.state import Service
 from clausewise.service.work import outcome, submit, wait_for
@@ -81,7 +82,7 @@ def _contract(model: str, runtime: Runtime) -> str:
             f"no model {model!r}",
             hint="use clausewise/<contract-id> (GET /v1/models)",
         )
-    return runtime.store.resolve(model.removeprefix(PREFIX))
+    return runtime.store.resolve_id(model.removeprefix(PREFIX))
 
 
 @router.get("/models")
@@ -105,7 +106,7 @@ def _start(
     thread = runtime.threads.thread_for_conversation(_digest(contract, earlier))
     context = ""
     if thread is None:
-        thread = runtime.threads.create(contract)
+        thread = new_thread(runtime, contract)
         if earlier:
             context = (
                 "Earlier in this conversation:\n"
