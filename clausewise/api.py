@@ -403,9 +403,17 @@ class ChatThread:
             yield report
 
     def ask(
-        self, question: str, *, context: str = "", instructions: str = "", turns: int | None = None
+        self,
+        question: str,
+        *,
+        context: str = "",
+        instructions: str = "",
+        turns: int | None = None,
+        clarify: bool = True,
     ) -> Iterator[ProgressEvent | Report | Clarification]:
-        return self._run(_request(question, context, instructions, turns, True), question, title=question)
+        """A new question; ``clarify`` lets the Interrogator ask back when it is ambiguous (a
+        client that cannot show a question as one turns it off and gets its best answer)."""
+        return self._run(_request(question, context, instructions, turns, clarify), question, title=question)
 
     def reply(self, answer: str) -> Iterator[ProgressEvent | Report | Clarification]:
         """Answer the clarifying question the thread is waiting on."""
@@ -420,13 +428,19 @@ class ChatThread:
         return interrupts[0].value["clarifying_question"] if interrupts else None
 
     def send(
-        self, text: str, *, context: str = "", instructions: str = "", turns: int | None = None
+        self,
+        text: str,
+        *,
+        context: str = "",
+        instructions: str = "",
+        turns: int | None = None,
+        clarify: bool = True,
     ) -> Iterator[ProgressEvent | Report | Clarification]:
         """The next message of the conversation: the answer to a pending clarifying question, or a
         new question (a chat front end need not know which)."""
         if self.awaiting_reply():
             return self.reply(text)
-        return self.ask(text, context=context, instructions=instructions, turns=turns)
+        return self.ask(text, context=context, instructions=instructions, turns=turns, clarify=clarify)
 
     def history(self) -> list[str]:
         """Questions answered so far in this thread."""

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub
 from clausewise.service import errors
+from clausewise.service.docs import mount_docs
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,8 @@ def create_app(
         summary="Offline, cited question answering over long legal contracts.",
         version="1",
         lifespan=lifespan,
+        docs_url=None,  # served from the package by mount_docs, not from a CDN
+        redoc_url=None,
     )
     app.state.service = service
     errors.install(app)
@@ -57,6 +60,7 @@ def create_app(
     from clausewise.service.mcp_server import mount_mcp
 
     mount_mcp(app)
+    mount_docs(app)
     mount_page(app)
     return app
 

@@ -125,6 +125,29 @@ def _response(status: int, body: dict, headers: dict[str, str] | None = None) ->
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+#: What the framework's own refusals mean to a client, and what to do (code, message, hint).
+_HTTP_PROBLEMS: dict[int, tuple[str, str, str]] = {
+    400: (
+        "malformed_json",
+        "the request body could not be read: it must be UTF-8 JSON, nested at most a few hundred levels",
+        "send a JSON object encoded as UTF-8 (see the API documentation at /docs for the fields)",
+    ),
+    404: ("not_found", "", "see the API documentation at /docs"),
+    405: ("method_not_allowed", "", "see the API documentation at /docs for the methods of each path"),
+    413: ("payload_too_large", "", "send a smaller request"),
+}
+
+
+def _http_problem(status: int, detail: str) -> tuple[str, str, str]:
+    """The envelope's fields for a refusal raised by the framework rather than by us: a body it
+    could not parse (bytes that are not UTF-8, JSON nested thousands deep) is ``malformed_json``
+    like any other unreadable body, and every refusal carries a hint."""
+    code, message, hint = _HTTP_PROBLEMS.get(
+        status, (f"http_{status}", "", "see the API documentation at /docs, or try again")
+    )
+    return code, message or detail, hint
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into the envelope."""
 
@@ -152,12 +175,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
-        code = codes.get(error.status_code, f"http_{error.status_code}")
-        hint = "see the API documentation at /docs" if error.status_code in (404, 405) else ""
-        return _response(
-            error.status_code, envelope(code, str(error.detail), hint), getattr(error, "headers", None)
-        )
+        code, message, hint = _http_problem(error.status_code, str(error.detail))
+        if error.status_code == 400 and "multipart/" in request.headers.get("content-type", ""):
+            code, message = "malformed_form", "the multipart form of the request could not be read"
+            hint = "send multipart/form-data with the file in a 'file' part (see /docs)"
+        return _response(error.status_code, envelope(code, message, hint), getattr(error, "headers", None))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, error: Exception) -> JSONResponse:

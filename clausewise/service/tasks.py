@@ -230,6 +230,7 @@ def message(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> 
             context=payload.get("context", ""),
             instructions=payload.get("instructions", ""),
             turns=payload.get("turns"),
+            clarify=payload.get("clarify", True),
         )
         outcome = _follow(items, context)
     if isinstance(outcome, Clarification):
