@@ -396,6 +396,23 @@ def test_an_answer_about_an_older_version_highlights_in_that_version(browser, si
     context.close()
 
 
+def test_the_api_documentation_works_offline(browser, site) -> None:
+    live, _settings = site
+    context = browser.new_context()
+    page = context.new_page()
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(live.url + "/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)  # rendered from /openapi.json
+    assert page.locator(".swagger-ui .opblock").count() >= 25
+    assert "/v1/contracts/{contract_id}/ask" in page.inner_text(".swagger-ui")
+    assert asked and all(url.startswith(live.url) for url in asked), [
+        u for u in asked if not u.startswith(live.url)
+    ]
+    screen(page, "api-docs")
+    context.close()
+
+
 @pytest.mark.real_models
 def test_one_question_end_to_end_with_the_real_small_model(browser, tmp_path: Path) -> None:
     from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
