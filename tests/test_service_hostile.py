@@ -597,3 +597,79 @@ async def _mcp(url: str, key: str, calls: list[tuple[str, dict]]):
     from tests.test_service_tenants import _mcp as call
 
     return await call(url, key, calls)
+
+
+# --- kill -9 mid-ingest: nothing lost, nothing leaked after the restart -------------------------
+
+
+@pytest.mark.ocr
+def test_killed_mid_ingest_of_a_new_version_nothing_is_lost_or_leaked(tmp_path: Path, tesseract) -> None:
+    from tests.test_service_restart import ServerProcess, _wait_until
+
+    data = tmp_path / "data"
+    keys = KeyStore.of(service_settings(data))
+    key_acme, key_beta = keys.create("acme")[1], keys.create("beta")[1]
+    server = ServerProcess(data)
+    try:
+        server.start()
+        beta = httpx.Client(
+            base_url=f"http://127.0.0.1:{server.port}", timeout=120, headers=_bearer(key_beta)
+        )
+        pdf = (EXAMPLES / "mutual-nda.pdf").read_bytes()
+        first = beta.post("/v1/contracts", files={"file": ("nda.pdf", pdf)}).json()
+        assert wait_job(beta, first["job"]["id"])["status"] == "done"
+        check = beta.post("/v1/checks", json={"contracts": ["nda"], "hypotheses": [SURVIVAL]}).json()
+        [row] = wait_job(beta, check["id"])["result"]["rows"]
+        assert row["contract_version"] == 1 and row["result"]["evidence"]
+        scanned = (EXAMPLES / "mutual-nda-scanned.pdf").read_bytes()  # OCR: seconds to ingest
+        upload = beta.post(
+            "/v1/contracts", files={"file": ("nda.pdf", scanned)}, data={"new_version": "true"}
+        ).json()
+        job = upload["job"]["id"]
+        _wait_until(lambda: beta.get(f"/v1/jobs/{job}").json()["status"] == "running", what="the ingest")
+        time.sleep(1.5)
+        server.kill()
+        beta = _restart(server, key_beta)
+        # during the restart's recovery the contract still answers with version 1, whole
+        assert beta.get("/v1/contracts/nda").json()["manifest"]["content_sha256"] == first_sha(pdf)
+        done = wait_job(beta, job)
+        assert done["status"] == "done" and done["result"]["version"] == 2
+        detail = beta.get("/v1/contracts/nda").json()
+        assert [(v["version"], v["live"]) for v in detail["versions"]] == [(1, False), (2, True)]
+        # version 1's evidence still resolves in version 1
+        old_text = beta.get("/v1/contracts/nda/text", params={"version": 1}).json()["text"]
+        verifier = QuoteVerifier(old_text)
+        for evidence in row["result"]["evidence"]:
+            assert verifier.is_at(evidence["quote"], tuple(evidence["span"]))
+            start, end = evidence["span"]
+            shown = beta.get("/v1/contracts/nda/highlight", params={"start": start, "end": end, "version": 1})
+            assert shown.status_code == 200 and shown.json()["boxes"]
+        # nothing leaked: not the job, its events, nor the other tenant
+        seen = [
+            beta.get(f"/v1/jobs/{job}").text,
+            *(d for _e, d in sse_events(beta.get(f"/v1/jobs/{job}/events"))),
+        ]
+        assert not any(str(data) in text for text in seen)
+        assert "requeued" in beta.get(f"/v1/jobs/{job}/events").text
+        with httpx.Client(base_url=beta.base_url, headers=_bearer(key_acme), timeout=60) as acme:
+            assert acme.get("/v1/contracts").json() == []
+            assert acme.get(f"/v1/jobs/{job}").status_code == 404
+        assert not [p for p in (data / "tenants" / "beta" / "uploads").rglob("*") if p.is_file()]
+        assert not list((data / "tenants" / "beta" / "contracts" / "nda" / "versions").glob(".staging-*"))
+    finally:
+        server.stop()
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _restart(server, key: str) -> httpx.Client:
+    server.start()
+    return httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=120, headers=_bearer(key))
+
+
+def first_sha(content: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(content).hexdigest()
