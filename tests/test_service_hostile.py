@@ -27,6 +27,7 @@ import pymupdf
 import pytest
 
 from clausewise.service.app import create_app
+from clausewise.service.jobs import JobStore
 from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
@@ -546,6 +547,14 @@ def test_no_response_shows_a_server_path(hostile: Hostile) -> None:
         )
         batch_rows = wait_job(beta, batch.json()["id"])["result"]["rows"]
         assert any(r["error"] and "room-b.pdf" in r["error"] for r in batch_rows)
+        # a job queued by an older server named its upload by its path: served by its name only
+        legacy_path = hostile.data / "tenants" / "beta" / "uploads" / "0123456789abcdef" / "old.pdf"
+        store = JobStore(hostile.data / "service" / "jobs.sqlite")
+        old_request = {"path": str(legacy_path), "file_name": "old.pdf", "force": False}
+        legacy = store.create("beta", "ingest", old_request, max_queued=10)
+        store.close()
+        ended = wait_job(beta, legacy.id)
+        assert ended["request"]["path"] == "old.pdf" and ended["error"]["code"] == "input_error"
         routes = _every_route(
             beta, {"contract": contract, "thread": thread, "ask": ask, "check": check, "ingest": ingest}
         )
