@@ -55,7 +55,8 @@ class Archivist:
     def contract_id_for(self, path: Path) -> str:
         """The id derived from the file name, unless another file already holds it: then the
         extension is added ("nda-txt"), then a content hash, so two files never overwrite each
-        other. The same file name again is an update of the same contract."""
+        other. The same file name again names the same contract: the same bytes are unchanged,
+        other bytes are its next version only when asked for (:meth:`refuse_a_silent_replacement`)."""
         base = contract_id_for(path.name)
         candidates = [
             base,
