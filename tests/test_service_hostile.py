@@ -352,6 +352,12 @@ def test_refused_uploads_are_deleted_and_uploads_are_bounded(hostile: Hostile, t
         "quota.txt": (b"clause " * 180_000, 413, "upload_quota_exceeded"),  # 1.26 MB > 1 MB of uploads
     }
     with hostile.client("acme") as acme:
+        named = acme.post(
+            "/v1/contracts", files={"file": ("x.txt", NDA.encode())}, data={"contract_id": "../beta/x"}
+        )
+        assert named.status_code == 422 and error_of(named)["code"] == "invalid_contract_id"
+        assert hostile.uploads("acme") == []
+    with hostile.client("acme") as acme:
         for name, (content, status, code) in cases.items():
             response = acme.post("/v1/contracts", files={"file": (name, content)})
             assert response.status_code == status, (name, response.text)
@@ -401,6 +407,19 @@ def test_bodies_that_are_not_json_deep_or_too_long_get_the_envelope_with_a_hint(
                 assert response.status_code == 400, (route, what, response.text)
                 problem = error_of(response)
                 assert problem["code"] == "malformed_json" and problem["hint"], (route, what)
+        # bodies past service.max_request_mb (4), announced or streamed in chunks: refused unread
+        huge = json.dumps({"question": "x" * (5 << 20)}).encode()
+        announced = beta.post(
+            "/v1/contracts/mutual-nda/ask", content=huge, headers={"content-type": "application/json"}
+        )
+        chunked = beta.post(
+            "/v1/checks",
+            content=(huge[i : i + 65536] for i in range(0, len(huge), 65536)),
+            headers={"content-type": "application/json"},
+        )
+        for response in (announced, chunked):
+            assert response.status_code == 413, response.text
+            assert error_of(response)["code"] == "payload_too_large" and error_of(response)["hint"]
         long = beta.post("/v1/contracts/mutual-nda/ask", json={"question": "x" * 100_000})
         assert long.status_code == 422 and error_of(long)["code"] == "question_too_long"
         many = beta.post("/v1/checks", json={"contracts": ["mutual-nda"] * 10_001, "suite": "nda"})

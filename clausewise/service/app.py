@@ -23,6 +23,7 @@ from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub
 from clausewise.service import errors
 from clausewise.service.docs import mount_docs
+from clausewise.service.limits import BodyLimit
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ def create_app(
     )
     app.state.service = service
     errors.install(app)
+    app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
     from clausewise.service.routes import contracts, health, jobs, openai_chat, questions, reviews
 
     for module in (health, contracts, questions, reviews, jobs, openai_chat):
