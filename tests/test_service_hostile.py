@@ -442,6 +442,11 @@ def test_a_running_jobs_result_is_409_not_a_timeout(hostile: Hostile) -> None:
             assert error_of(early)["code"] == "job_not_finished" and job in error_of(early)["hint"]
             refused += 1
         assert refused >= 1
+        # an upload whose job is cancelled while it waits behind this one is deleted with it
+        waiting = beta.post("/v1/contracts", files={"file": ("waiting.txt", NDA.encode())}).json()["job"]
+        if beta.get(f"/v1/jobs/{waiting['id']}").json()["status"] == "queued":
+            assert beta.post(f"/v1/jobs/{waiting['id']}/cancel").json()["status"] == "cancelled"
+            assert hostile.uploads("beta") == []
         assert wait_job(beta, job)["status"] == "done"
         assert beta.get(f"/v1/jobs/{job}/result", params={"format": "md"}).status_code == 200
 

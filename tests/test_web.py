@@ -432,4 +432,7 @@ def test_one_question_end_to_end_with_the_real_small_model(browser, tmp_path: Pa
         ask(page, "mutual-nda", "Which law governs this agreement?", turns=1)
         sources = page.locator("#report .sources li")
         assert any(re.search(r"\b9\.1\b", sources.nth(i).inner_text()) for i in range(sources.count()))
+        page.locator("#report .ref").first.click()
+        page.wait_for_selector("#viewer .hl")
+        screen(page, "answer-real-model")  # the README's answer screenshot: a real model's
         context.close()

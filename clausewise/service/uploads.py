@@ -16,6 +16,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fastapi import UploadFile
 
@@ -139,3 +140,14 @@ def discard(path: Path) -> None:
     path.unlink(missing_ok=True)
     with contextlib.suppress(OSError):
         path.parent.rmdir()
+
+
+def discard_job_uploads(runtime: Runtime, request: dict[str, Any]) -> None:
+    """Delete every upload a job's request names, once the job has ended however it ended (done,
+    failed, cancelled, cancelled before it ran): nothing else will read them. Uploads named by an
+    older server's path are left (that layout shared one file between uploads of the same bytes)."""
+    references = [*request.get("uploads", []), request]
+    for reference in references:
+        if isinstance(reference, dict) and "upload" in reference:
+            with contextlib.suppress(InputError):
+                discard(upload_path(runtime, reference))

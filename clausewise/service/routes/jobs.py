@@ -138,5 +138,9 @@ async def job_events(
 
 @router.post("/{job_id}/cancel", response_model=Job)
 def cancel_job(job_id: str, service: CurrentService, tenant: Tenant) -> Job:
-    """Cancel a waiting job at once, or stop a running one at its next step."""
-    return service.jobs.cancel(tenant, job_id)
+    """Cancel a waiting job at once (its uploads are deleted), or stop a running one at its next
+    step (its uploads go when it stops)."""
+    job = service.jobs.cancel(tenant, job_id)
+    if job.status == "cancelled":
+        service.clear_uploads(job)  # (served jobs keep their uploads' ids: only paths are cut)
+    return job
