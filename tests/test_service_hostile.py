@@ -455,9 +455,11 @@ def test_the_openai_endpoint_clarifies_only_when_asked_and_marks_it(hostile: Hos
     client = openai.OpenAI(base_url=f"{hostile.live.url}/v1", api_key=hostile.keys["beta"], max_retries=0)
     question = [{"role": "user", "content": "Which one governs, the law or the courts?"}]
     answered = client.chat.completions.create(model="clausewise/mutual-nda", messages=question)
-    assert (
-        answered.choices[0].finish_reason == "stop" and answered.choices[0].message.model_extra["references"]
-    )
+    references = answered.choices[0].message.model_extra["references"]
+    assert answered.choices[0].finish_reason == "stop" and references
+    with hostile.client("beta") as beta:  # the spans index the live version, and say which
+        live = beta.get("/v1/contracts/mutual-nda").json()["manifest"]["version"]
+    assert {r["contract_version"] for r in references} == {live}
     asked_back = client.chat.completions.create(
         model="clausewise/mutual-nda", messages=question, extra_body={"clarify": True}
     )
