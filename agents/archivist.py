@@ -2,7 +2,10 @@
 
 Ingestion is deterministic (no language model): parse -> clause tree -> definitions and
 cross-references -> chunks -> embeddings + BM25 -> one atomic write. Re-ingesting the same bytes
-with the same settings is a no-op; ``force`` rebuilds.
+with the same settings is a no-op; ``force`` rebuilds. Every build is a new version of the
+contract and the older ones are kept; different bytes under an existing contract's id are refused
+(:class:`ContractChanged`) unless a new version is asked for, so nothing that cites the old text
+is silently orphaned.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 
 from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.config import Settings
+from clausewise.core.errors import ContractChanged
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.core.results import INDEX_FORMAT, IngestResult, Manifest
 from clausewise.core.version import clausewise_version
@@ -25,6 +29,7 @@ from indexes.store import ContractArtifacts, ContractStore
 from tools.chunking import build_chunks
 from tools.parsing import parse_document
 from tools.parsing.detect import check_size
+from tools.preamble import contract_parties, contract_title
 from tools.retrieval.graph import GRAPH_FOLDER, graph_spec, write_graph
 from tools.structure.definitions import find_definitions
 from tools.structure.tree_builder import build_tree
@@ -50,7 +55,8 @@ class Archivist:
     def contract_id_for(self, path: Path) -> str:
         """The id derived from the file name, unless another file already holds it: then the
         extension is added ("nda-txt"), then a content hash, so two files never overwrite each
-        other. The same file name again is an update of the same contract."""
+        other. The same file name again names the same contract: the same bytes are unchanged,
+        other bytes are its next version only when asked for (:meth:`refuse_a_silent_replacement`)."""
         base = contract_id_for(path.name)
         candidates = [
             base,
@@ -77,13 +83,30 @@ class Archivist:
             return existing
         return None
 
+    def refuse_a_silent_replacement(self, contract_id: str, content_hash: str, allowed: bool) -> None:
+        """Raise :class:`ContractChanged` when ``contract_id`` holds other bytes and no new version
+        was asked for (the same bytes rebuilt, for new settings, are always allowed)."""
+        existing = self.store.manifest(contract_id)
+        if allowed or existing is None or existing.content_sha256 == content_hash:
+            return
+        raise ContractChanged(
+            f"contract {contract_id!r} already holds other content (version {existing.version}, "
+            f"{existing.file_name}, ingested {existing.created_at})",
+            hint="ingest it as its next version (--new-version; API: new_version=true), "
+            "or under another contract id (--id; API: contract_id)",
+        )
+
     def ingest(
         self,
         path: Path,
         contract_id: str | None = None,
         force: bool = False,
         progress: Progress | None = None,
+        new_version: bool = False,
     ) -> IngestResult:
+        """Build ``path`` into the contract's next version. The same bytes and settings again are
+        ``unchanged`` (unless ``force``); different bytes under an existing contract are refused
+        unless ``new_version`` (or ``force``) says they are its next version."""
         progress = progress or NoProgress()
         path = Path(path)
         size = check_size(path, self.settings.parsing.max_file_mb)
@@ -97,6 +120,7 @@ class Archivist:
                     "unchanged, not rebuilt", extra={"contract": contract_id, "tenant": self.store.tenant}
                 )
                 return IngestResult(contract_id, "unchanged", existing)
+            self.refuse_a_silent_replacement(contract_id, content_hash, force or new_version)
             timings: dict[str, float] = {}
 
             progress.stage("parsing")
@@ -157,6 +181,8 @@ class Archivist:
                 ocr_pages=document.ocr_pages,
                 warnings=document.warnings,
                 timings={k: round(v, 3) for k, v in timings.items()},
+                title=contract_title(document.text),
+                parties=contract_parties(document.text),
             )
             artifacts = ContractArtifacts(
                 manifest, document, tree, definitions, references, chunks, embeddings, bm25

@@ -27,7 +27,7 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
 from clausewise.core.config import Settings, load_settings
-from clausewise.core.errors import InputError, ThreadNotFound
+from clausewise.core.errors import ContractChanged, InputError, ThreadNotFound
 from clausewise.core.report import QuickAnswer, Report
 from clausewise.core.results import CheckResult, IngestResult, ProvisionResult, ThreadInfo
 from clausewise.runtime import Runtime
@@ -52,9 +52,12 @@ class ProgressEvent(BaseModel):
 
 class BatchItem(BaseModel):
     """One row of a batch: a decided (contract, item), ``resumed`` when read back from its journal,
-    or a file that could not be ingested (``error`` says why; ``contract_id`` is its file name)."""
+    or a file that could not be ingested (``error`` says why; ``contract_id`` is its file name).
+    ``contract_version`` is the version of the contract the row read (its evidence spans are
+    offsets into that version's text)."""
 
     contract_id: str
+    contract_version: int | None = None
     result: CheckResult | ProvisionResult | None = None
     error: str | None = None
     resumed: bool = False
@@ -91,8 +94,14 @@ class Clausewise:
         self.runtime = runtime or Runtime(settings or load_settings())
         self.settings = self.runtime.settings
 
-    def ingest(self, path: str | Path, contract_id: str | None = None, force: bool = False) -> IngestResult:
-        return self.runtime.archivist().ingest(Path(path), contract_id=contract_id, force=force)
+    def ingest(
+        self, path: str | Path, contract_id: str | None = None, force: bool = False, new_version: bool = False
+    ) -> IngestResult:
+        """Ingest a file; other bytes under an existing contract need ``new_version`` (see
+        :meth:`agents.archivist.Archivist.ingest`)."""
+        return self.runtime.archivist().ingest(
+            Path(path), contract_id=contract_id, force=force, new_version=new_version
+        )
 
     def _context(self, index: ContractIndex) -> QAContext:
         return QAContext(
@@ -110,9 +119,11 @@ class Clausewise:
         context: str = "",
         instructions: str = "",
         turns: int | None = None,
+        version: int | None = None,
     ) -> Iterator[ProgressEvent | Report]:
-        """Progress events as they happen, then the report (last item)."""
-        index = self.runtime.store.open(contract)
+        """Progress events as they happen, then the report (last item), read from the live
+        version of the contract or from ``version``; the report records which."""
+        index = self.runtime.store.open(contract, version)
         try:
             final: dict[str, Any] = {}
             for mode, chunk in build_qa_graph().stream(
@@ -124,7 +135,9 @@ class Clausewise:
                     yield _event(chunk)
                 else:
                     final = chunk
-            yield final["report"]
+            report: Report = final["report"]
+            report.metadata.contract_version = index.manifest.version
+            yield report
         finally:
             index.close()
 
@@ -163,17 +176,21 @@ class Clausewise:
         with open_graph(index.path, self.runtime.embedder, enabled=self.settings.retrieval.graph) as graph:
             yield graph
 
-    def check(self, contract: str, suite: Suite, *, report: bool = False) -> Iterator[CheckResult]:
+    def check(
+        self, contract: str, suite: Suite, *, report: bool = False, version: int | None = None
+    ) -> Iterator[CheckResult]:
         """One result per hypothesis of ``suite``, as each is decided; with ``report``, each
-        result also carries the Interrogator's full report on the hypothesis (Markdown)."""
-        index = self.runtime.store.open(contract)
+        result also carries the Interrogator's full report on the hypothesis (Markdown). The
+        live version is read, or ``version``."""
+        index = self.runtime.store.open(contract, version)
         try:
             checker = self.runtime.checker(index)
             with self._knowledge_graph(index) as graph:
                 for hypothesis in suite.hypotheses:
                     result = checker.check(hypothesis, graph)
                     if report:
-                        result.report = self.ask(contract, as_question(hypothesis)).to_markdown()
+                        asked = self.ask(contract, as_question(hypothesis), version=index.manifest.version)
+                        result.report = asked.to_markdown()
                     yield result
         finally:
             index.close()
@@ -194,18 +211,21 @@ class Clausewise:
             suite.model_dump_json() + str(report),
             [h.key for h in suite.hypotheses],
             CheckResult,
-            lambda contract, keys: self.check(
+            lambda contract, keys, version: self.check(
                 contract,
                 Suite(name=suite.name, hypotheses=[h for h in suite.hypotheses if h.key in keys]),
                 report=report,
+                version=version,
             ),
             fresh,
             journal,
         )
 
-    def review(self, contract: str, provisions: ProvisionList) -> Iterator[ProvisionResult]:
-        """One result per provision, as each is reviewed."""
-        index = self.runtime.store.open(contract)
+    def review(
+        self, contract: str, provisions: ProvisionList, *, version: int | None = None
+    ) -> Iterator[ProvisionResult]:
+        """One result per provision, as each is reviewed (the live version, or ``version``)."""
+        index = self.runtime.store.open(contract, version)
         try:
             reviewer = self.runtime.reviewer(index)
             with self._knowledge_graph(index) as graph:
@@ -229,11 +249,12 @@ class Clausewise:
             provisions.model_dump_json(),
             [p.key for p in provisions.provisions],
             ProvisionResult,
-            lambda contract, keys: self.review(
+            lambda contract, keys, version: self.review(
                 contract,
                 provisions.model_copy(
                     update={"provisions": [p for p in provisions.provisions if p.key in keys]}
                 ),
+                version=version,
             ),
             fresh,
             journal,
@@ -246,7 +267,7 @@ class Clausewise:
         playbook: str,
         keys: list[str],
         model: type[Any],
-        run: Callable[[str, set[str]], Iterator[Any]],
+        run: Callable[[str, set[str], int | None], Iterator[Any]],
         fresh: bool,
         journal_path: Path | None,
     ) -> Iterator[BatchItem]:
@@ -270,7 +291,7 @@ class Clausewise:
             if isinstance(source, Path):
                 try:
                     contract_id = self.ingest(source).contract_id
-                except InputError as error:
+                except (InputError, ContractChanged) as error:
                     log.warning(
                         "batch: skipped %s: %s",
                         source.name,
@@ -281,16 +302,23 @@ class Clausewise:
                     continue
             else:
                 contract_id = self.runtime.store.resolve(source)
+            manifest = self.runtime.store.manifest(contract_id)
+            version = manifest.version if manifest is not None else None
             for item_key in keys:
                 if (contract_id, item_key) in done:
                     yield BatchItem(
-                        contract_id=contract_id, result=done[(contract_id, item_key)], resumed=True
+                        contract_id=contract_id,
+                        contract_version=version,
+                        result=done[(contract_id, item_key)],
+                        resumed=True,
                     )
             pending = {k for k in keys if (contract_id, k) not in done}
             if pending:
-                for result in run(contract_id, pending):
+                for result in run(contract_id, pending, version):
                     journal.record(contract_id, result)
-                    yield BatchItem(contract_id=contract_id, result=result, resumed=False)
+                    yield BatchItem(
+                        contract_id=contract_id, contract_version=version, result=result, resumed=False
+                    )
 
     # -- chat threads ----------------------------------------------------------------------------
 
@@ -301,21 +329,24 @@ class Clausewise:
 
     @contextlib.contextmanager
     def chat(self, contract: str, thread_id: str | None = None) -> Iterator[ChatThread]:
-        """A conversation on one contract: a new thread, or the tenant's thread ``thread_id``
-        (:class:`ThreadNotFound` when the tenant has no such thread on this contract)."""
+        """A conversation on one contract: a new thread on its live version, or the tenant's
+        thread ``thread_id`` (:class:`ThreadNotFound` when the tenant has no such thread on this
+        contract), which goes on reading the version it was started on."""
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        index = self.runtime.store.open(contract)
+        contract_id = self.runtime.store.resolve(contract)
+        if thread_id is None:
+            version = self.runtime.store.manifest(contract_id)
+            info = self.runtime.threads.create(contract_id, version.version if version else None)
+        else:
+            info = self.runtime.threads.get(thread_id)
+            if info.contract_id != contract_id:
+                raise ThreadNotFound(
+                    f"thread {thread_id!r} is about {info.contract_id!r}, not {contract_id!r}",
+                    hint=f"chat on {info.contract_id} to resume it, or start a new thread",
+                )
+        index = self.runtime.store.open(contract_id, info.contract_version)
         try:
-            if thread_id is None:
-                info = self.runtime.threads.create(index.contract_id)
-            else:
-                info = self.runtime.threads.get(thread_id)
-                if info.contract_id != index.contract_id:
-                    raise ThreadNotFound(
-                        f"thread {thread_id!r} is about {info.contract_id!r}, not {index.contract_id!r}",
-                        hint=f"chat on {info.contract_id} to resume it, or start a new thread",
-                    )
             path = self.runtime.tenant_dir / "checkpoints.sqlite"
             path.parent.mkdir(parents=True, exist_ok=True)
             with SqliteSaver.from_conn_string(str(path)) as saver:
@@ -367,13 +398,22 @@ class ChatThread:
             yield Clarification(thread_id=self.thread_id, question=question)
         elif final.get("report") is not None:
             report: Report = final["report"]
+            report.metadata.contract_version = self.info.contract_version
             threads.add_message(self.thread_id, "assistant", report.preliminary_answer, report.to_json())
             yield report
 
     def ask(
-        self, question: str, *, context: str = "", instructions: str = "", turns: int | None = None
+        self,
+        question: str,
+        *,
+        context: str = "",
+        instructions: str = "",
+        turns: int | None = None,
+        clarify: bool = True,
     ) -> Iterator[ProgressEvent | Report | Clarification]:
-        return self._run(_request(question, context, instructions, turns, True), question, title=question)
+        """A new question; ``clarify`` lets the Interrogator ask back when it is ambiguous (a
+        client that cannot show a question as one turns it off and gets its best answer)."""
+        return self._run(_request(question, context, instructions, turns, clarify), question, title=question)
 
     def reply(self, answer: str) -> Iterator[ProgressEvent | Report | Clarification]:
         """Answer the clarifying question the thread is waiting on."""
@@ -388,13 +428,19 @@ class ChatThread:
         return interrupts[0].value["clarifying_question"] if interrupts else None
 
     def send(
-        self, text: str, *, context: str = "", instructions: str = "", turns: int | None = None
+        self,
+        text: str,
+        *,
+        context: str = "",
+        instructions: str = "",
+        turns: int | None = None,
+        clarify: bool = True,
     ) -> Iterator[ProgressEvent | Report | Clarification]:
         """The next message of the conversation: the answer to a pending clarifying question, or a
         new question (a chat front end need not know which)."""
         if self.awaiting_reply():
             return self.reply(text)
-        return self.ask(text, context=context, instructions=instructions, turns=turns)
+        return self.ask(text, context=context, instructions=instructions, turns=turns, clarify=clarify)
 
     def history(self) -> list[str]:
         """Questions answered so far in this thread."""

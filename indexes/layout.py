@@ -4,11 +4,13 @@
         CURRENT                  name of the live version (replaced atomically)
         .lock                    flock held while ingesting this contract
         .writer                  who ingests it (host, pid), refreshed while they do
-        versions/<version>/      one complete, immutable index build
+        versions/<version>/      one complete, immutable index build (every one is kept)
         versions/.staging-*/     a build in progress (never read; swept later)
 
 A build is written into a staging folder, fsynced, renamed into ``versions/`` and only then made
 live by replacing ``CURRENT``. A crash at any point leaves the previous version live and intact.
+Older builds stay: a report, thread or check that cited one keeps resolving against it, and only
+an explicit delete removes it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from clausewise.core.errors import ContractNotFound, IngestInProgress
 
-_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 STAGING_PREFIX = ".staging-"
 POINTER = "CURRENT"
 WRITER = ".writer"
@@ -43,7 +45,7 @@ def contract_id_for(name: str) -> str:
 
 
 def validate_contract_id(contract_id: str) -> str:
-    if not _ID_PATTERN.match(contract_id):
+    if not ID_PATTERN.match(contract_id):
         raise ContractNotFound(
             f"{contract_id!r} is not a valid contract id",
             hint="ids are lowercase letters, digits, '.', '_' and '-' (see `clausewise contracts list`)",
@@ -222,8 +224,19 @@ class StoreLayout:
         staging.mkdir()
         return staging
 
+    def version_dirs(self, contract_id: str) -> list[Path]:
+        """Every complete build of the contract (a folder with a manifest), live or not."""
+        versions = self.contract_dir(contract_id) / "versions"
+        if not versions.is_dir():
+            return []
+        return sorted(
+            entry
+            for entry in versions.iterdir()
+            if not entry.name.startswith(".") and (entry / "manifest.json").is_file()
+        )
+
     def publish(self, contract_id: str, staging: Path) -> Path:
-        """Make a finished staging build the live version, atomically, and drop older ones."""
+        """Make a finished staging build the live version, atomically; older builds are kept."""
         fsync_tree(staging)
         versions = staging.parent
         name = f"v{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
@@ -241,14 +254,24 @@ class StoreLayout:
         return final
 
     def sweep(self, contract_id: str, keep: str | None = None) -> None:
-        """Remove versions that are not live (older builds, abandoned staging folders)."""
+        """Remove abandoned staging folders and half-removed builds (never a complete build:
+        older versions are deleted only when asked, by :meth:`delete_version`). Runs under the
+        ingest lock, so no staging folder swept is still being written."""
         versions = self.contract_dir(contract_id) / "versions"
         if not versions.is_dir():
             return
         live = keep or (self.current_version(contract_id) or Path()).name
         for entry in versions.iterdir():
-            if entry.name != live:
+            incomplete = entry.name.startswith(".") or not (entry / "manifest.json").is_file()
+            if entry.name != live and incomplete:
                 shutil.rmtree(entry, ignore_errors=True)
+
+    def delete_version(self, contract_id: str, name: str) -> None:
+        """Remove one build that is not live: renamed out of sight first, then deleted."""
+        folder = self.contract_dir(contract_id) / "versions" / name
+        trash = folder.with_name(f".deleted-{name}-{uuid.uuid4().hex[:8]}")
+        folder.rename(trash)
+        shutil.rmtree(trash, ignore_errors=True)
 
     def delete(self, contract_id: str) -> None:
         """Remove a contract entirely: first make it invisible (rename), then delete the files."""

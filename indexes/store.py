@@ -27,10 +27,10 @@ from pydantic import TypeAdapter, ValidationError
 
 from clausewise.core.config import Settings
 from clausewise.core.domain import Chunk, ClauseTree, CrossReference, Definition, ParsedDocument
-from clausewise.core.errors import ContractNotFound, IndexCorrupt
+from clausewise.core.errors import ContractNotFound, IndexCorrupt, LiveVersion, VersionNotFound
 from clausewise.core.results import Manifest
 from indexes.bm25 import BM25Index
-from indexes.layout import StoreLayout, contract_id_for, validate_contract_id
+from indexes.layout import ID_PATTERN, StoreLayout, contract_id_for, validate_contract_id
 from indexes.vectors import VectorIndex, write_vectors
 
 
@@ -77,14 +77,18 @@ class ContractIndex:
         try:
             return (self.path / name).read_bytes()
         except OSError as exc:
-            raise IndexCorrupt(f"{name} missing from {self.path}", hint="re-ingest with --force") from exc
+            raise IndexCorrupt(
+                f"{name} missing from version {self.manifest.version} of {self.contract_id!r}",
+                hint="re-ingest with --force",
+            ) from exc
 
     def _parse(self, name: str, parse: Any) -> Any:
         try:
             return parse(self._read(name))
         except ValidationError as exc:
             raise IndexCorrupt(
-                f"{name} in {self.path} is invalid ({exc.error_count()} errors)",
+                f"{name} of version {self.manifest.version} of {self.contract_id!r} is invalid "
+                f"({exc.error_count()} errors)",
                 hint="re-ingest with --force",
             ) from exc
 
@@ -143,17 +147,29 @@ class ContractStore:
     def tenant(self) -> str:
         return self.layout.tenant
 
-    def manifest(self, contract_id: str) -> Manifest | None:
-        version = self.layout.current_version(contract_id)
-        if version is None:
-            return None
+    def _read_manifest(self, contract_id: str, folder: Path) -> Manifest:
         try:
-            return Manifest.model_validate_json((version / "manifest.json").read_bytes())
+            return Manifest.model_validate_json((folder / "manifest.json").read_bytes())
         except (OSError, ValidationError) as exc:
             raise IndexCorrupt(
                 f"the manifest of {contract_id!r} is unreadable ({exc.__class__.__name__})",
                 hint=f"re-ingest it with --force or delete it: clausewise contracts delete {contract_id}",
             ) from exc
+
+    def manifest(self, contract_id: str, version: int | None = None) -> Manifest | None:
+        """The live version's manifest (or that of ``version``); None when there is none."""
+        if version is not None:
+            found = [m for _path, m in self.versions(contract_id) if m.version == version]
+            return found[0] if found else None
+        folder = self.layout.current_version(contract_id)
+        return None if folder is None else self._read_manifest(contract_id, folder)
+
+    def versions(self, contract_id: str) -> list[tuple[Path, Manifest]]:
+        """Every kept build of the contract with its manifest, oldest version first."""
+        builds = [
+            (path, self._read_manifest(contract_id, path)) for path in self.layout.version_dirs(contract_id)
+        ]
+        return sorted(builds, key=lambda build: (build[1].version, build[1].created_at))
 
     def manifests(self) -> list[Manifest]:
         found = []
@@ -163,8 +179,16 @@ class ContractStore:
                 found.append(manifest)
         return found
 
+    def _not_found(self, reference: str) -> ContractNotFound:
+        """The same refusal whatever the reference is (a path, another tenant's id, nothing):
+        it never depends on what exists on disk outside this tenant's contracts."""
+        return ContractNotFound(
+            f"no contract {reference!r} in tenant {self.tenant!r}", hint="see `clausewise contracts list`"
+        )
+
     def resolve(self, reference: str) -> str:
-        """A contract id from an id or from the path/name of an ingested file."""
+        """A contract id from an id or from the name of an ingested file (the command line's
+        convenience; the service takes ids only, :meth:`resolve_id`)."""
         candidates = (
             [reference] if not reference.endswith((".pdf", ".docx", ".txt", ".md", ".html", ".htm")) else []
         )
@@ -176,24 +200,45 @@ class ContractStore:
                 continue
             if self.layout.current_version(candidate) is not None:
                 return candidate
-        known = ", ".join(self.layout.contract_ids()[:10]) or "none yet"
-        raise ContractNotFound(
-            f"no contract {reference!r} in tenant {self.tenant!r} (known: {known})",
-            hint=f"ingest it first: clausewise ingest {reference}"
-            if Path(reference).exists()
-            else "see `clausewise contracts list`",
+        raise self._not_found(reference)
+
+    def resolve_id(self, contract_id: str) -> str:
+        """``contract_id`` when this tenant has such a contract: an id, never a path or a file name."""
+        if not ID_PATTERN.match(contract_id) or self.layout.current_version(contract_id) is None:
+            raise self._not_found(contract_id)
+        return contract_id
+
+    def _version_folder(self, contract_id: str, version: int) -> tuple[Path, Manifest]:
+        for path, manifest in self.versions(contract_id):
+            if manifest.version == version:
+                return path, manifest
+        known = ", ".join(str(m.version) for _p, m in self.versions(contract_id))
+        raise VersionNotFound(
+            f"contract {contract_id!r} has no version {version} (versions: {known})",
+            hint="see its versions: clausewise contracts show " + contract_id,
         )
 
-    def open(self, reference: str) -> ContractIndex:
+    def open(self, reference: str, version: int | None = None) -> ContractIndex:
+        """The live version of a contract, or its ``version`` (an older one keeps resolving the
+        citations made against it)."""
         contract_id = self.resolve(reference)
-        version = self.layout.current_version(contract_id)
+        if version is not None:
+            path, manifest = self._version_folder(contract_id, version)
+            return ContractIndex(path, manifest)
+        folder = self.layout.current_version(contract_id)
         manifest = self.manifest(contract_id)
-        assert version is not None and manifest is not None
-        return ContractIndex(version, manifest)
+        if folder is None or manifest is None:  # deleted meanwhile
+            raise self._not_found(reference)
+        return ContractIndex(folder, manifest)
+
+    def next_version(self, contract_id: str) -> int:
+        """The number the next build of ``contract_id`` gets (called under its ingest lock)."""
+        return max((m.version for _path, m in self.versions(contract_id)), default=0) + 1
 
     def write(self, artifacts: ContractArtifacts) -> Path:
         """Write a complete build aside, then publish it atomically (see indexes.layout)."""
         contract_id = artifacts.manifest.contract_id
+        artifacts.manifest.version = self.next_version(contract_id)
         staging = self.layout.new_staging(contract_id)
         try:
             _write_json(staging / "document.json", artifacts.document.model_dump_json())
@@ -215,9 +260,27 @@ class ContractStore:
             raise
 
     def delete(self, reference: str) -> str:
+        """Delete the contract: every version and index (an explicit act; nothing else does)."""
         contract_id = self.resolve(reference)
         with self.layout.ingest_lock(contract_id):
             pass  # fails fast if an ingest holds the lock
         self.layout.delete(contract_id)
         log.info("deleted", extra={"contract": contract_id, "tenant": self.tenant})
+        return contract_id
+
+    def delete_version(self, reference: str, version: int) -> str:
+        """Delete one older version; the live one goes only with the whole contract (a contract
+        always has the version its id names)."""
+        contract_id = self.resolve(reference)
+        with self.layout.ingest_lock(contract_id):
+            path, _manifest = self._version_folder(contract_id, version)
+            if path == self.layout.current_version(contract_id):
+                raise LiveVersion(
+                    f"version {version} is the live version of {contract_id!r}",
+                    hint="ingest a new version first, or delete the whole contract",
+                )
+            self.layout.delete_version(contract_id, path.name)
+        log.info(
+            "deleted a version", extra={"contract": contract_id, "tenant": self.tenant, "version": version}
+        )
         return contract_id

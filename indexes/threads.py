@@ -21,7 +21,7 @@ from clausewise.core.errors import ThreadNotFound
 from clausewise.core.results import ThreadInfo, ThreadMessage
 
 _ID = re.compile(r"^[a-z0-9]{6,32}$")
-_COLUMNS = "id, contract_id, title, created_at, updated_at"
+_COLUMNS = "id, contract_id, title, created_at, updated_at, contract_version"
 
 
 def validate_thread_id(thread_id: str) -> str:
@@ -50,6 +50,9 @@ class ThreadRegistry:
                     "CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, contract_id TEXT NOT NULL, "
                     "title TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"
                 )
+                columns = {row[1] for row in db.execute("PRAGMA table_info(threads)")}
+                if "contract_version" not in columns:  # a registry from before contract versions
+                    db.execute("ALTER TABLE threads ADD COLUMN contract_version INTEGER")
                 db.execute(
                     "CREATE TABLE IF NOT EXISTS conversations (key TEXT PRIMARY KEY, thread_id TEXT NOT NULL)"
                 )
@@ -62,18 +65,32 @@ class ThreadRegistry:
         return self._db
 
     @staticmethod
-    def _info(row: tuple[str, str, str, str, str]) -> ThreadInfo:
-        return ThreadInfo(id=row[0], contract_id=row[1], title=row[2], created_at=row[3], updated_at=row[4])
+    def _info(row: tuple) -> ThreadInfo:
+        return ThreadInfo(
+            id=row[0],
+            contract_id=row[1],
+            title=row[2],
+            created_at=row[3],
+            updated_at=row[4],
+            contract_version=row[5],
+        )
 
-    def create(self, contract_id: str) -> ThreadInfo:
+    def create(self, contract_id: str, contract_version: int | None = None) -> ThreadInfo:
+        """A new thread on ``contract_id``, reading its version ``contract_version`` from now on."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         thread_id = secrets.token_hex(6)
         with self._lock, self._connection() as db:
             db.execute(
-                f"INSERT INTO threads ({_COLUMNS}) VALUES (?, ?, '', ?, ?)",
-                (thread_id, contract_id, now, now),
+                f"INSERT INTO threads ({_COLUMNS}) VALUES (?, ?, '', ?, ?, ?)",
+                (thread_id, contract_id, now, now, contract_version),
             )
-        return ThreadInfo(id=thread_id, contract_id=contract_id, created_at=now, updated_at=now)
+        return ThreadInfo(
+            id=thread_id,
+            contract_id=contract_id,
+            contract_version=contract_version,
+            created_at=now,
+            updated_at=now,
+        )
 
     def get(self, thread_id: str) -> ThreadInfo:
         validate_thread_id(thread_id)

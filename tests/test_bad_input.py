@@ -15,6 +15,7 @@ from clausewise.core.errors import (
     EncryptedDocument,
     FileTooLarge,
     InputError,
+    UndecodableText,
     UnsupportedFileType,
 )
 from tools.parsing import parse_document
@@ -94,3 +95,42 @@ def test_missing_file_and_wrong_id(tmp_path: Path, capsys: pytest.CaptureFixture
         run(["--data-dir", str(tmp_path), "tree", "never-ingested"])
     assert exited.value.code == 4
     assert "clausewise contracts list" in capsys.readouterr().err
+
+
+FRENCH = (
+    "CONTRAT DE SERVICES\n\n1. Objet. Les services décrits à l'Annexe A sont fournis par le Prestataire.\n\n"
+    "2. Résiliation. Chaque partie peut résilier le contrat avec un préavis de trente jours.\n"
+)
+
+
+def cp1252_with_undefined_bytes() -> bytes:
+    """A Windows-1252 file with two of the five bytes that code page leaves undefined."""
+    data = FRENCH.encode("cp1252")
+    return data.replace(b"A sont", b"A \x81sont", 1).replace(b"Chaque", b"\x9dChaque", 1)
+
+
+def test_a_few_undefined_bytes_are_replaced_and_said_never_mojibake(tmp_path: Path) -> None:
+    path = tmp_path / "contrat.txt"
+    path.write_bytes(cp1252_with_undefined_bytes())
+    document = parse_document(path, ParsingSettings())
+    assert "décrits à l'Annexe" in document.text and "2. Résiliation" in document.text
+    assert "\ufffdsont" in document.text and "ķ" not in document.text
+    [warning] = document.warnings
+    assert "2 byte(s)" in warning and "Windows-1252" in warning and "line(s) 3, 5" in warning
+    # UTF-8 with one damaged byte: read as UTF-8, the byte replaced and said
+    damaged = tmp_path / "damaged.txt"
+    damaged.write_bytes(FRENCH.encode("utf-8").replace(b"Objet", b"Ob\xffjet"))
+    document = parse_document(damaged, ParsingSettings())
+    assert "décrits à l'Annexe" in document.text and "utf-8" in document.warnings[0]
+    # clean files have no warning
+    clean = tmp_path / "clean.txt"
+    clean.write_bytes(FRENCH.encode("cp1252"))
+    assert parse_document(clean, ParsingSettings()).warnings == []
+
+
+def test_text_whose_bytes_mostly_cannot_be_decoded_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "junk.txt"
+    path.write_bytes(b"Agreement " + b"\x81\x8d\x8f\x90\x9d" * 40)
+    with pytest.raises(UndecodableText, match="200 of its 200 non-ASCII bytes") as refused:
+        parse_document(path, ParsingSettings())
+    assert "junk.txt" in str(refused.value) and "UTF-8" in refused.value.hint

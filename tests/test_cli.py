@@ -54,6 +54,39 @@ def test_ingest_list_show_tree_delete(cli, copy_example) -> None:
     assert code == 4 and "no contract 'mutual-nda'" in err
 
 
+def test_a_changed_file_is_a_new_version_only_when_asked_and_versions_are_kept(cli, copy_example) -> None:
+    nda = copy_example("mutual-nda.txt")
+    assert cli("ingest", str(nda))[0] == 0
+    nda.write_text(
+        nda.read_text(encoding="utf-8").replace("twelve (12) months", "eighteen (18) months"),
+        encoding="utf-8",
+    )
+    code, _, err = cli("ingest", str(nda))
+    assert code == 4 and "already holds other content (version 1" in err and "--new-version" in err
+    code, out, _ = cli("ingest", str(nda), "--new-version")
+    assert code == 0 and "mutual-nda version 2" in out
+    code, out, _ = cli("contracts", "show", "mutual-nda")
+    assert code == 0 and "mutual-nda, version 2" in out and "Versions of mutual-nda" in out
+    versions = out[out.index("Versions of mutual-nda") :]
+    assert [line.split("│")[1].strip() for line in versions.splitlines() if line.startswith("│")] == [
+        "1",
+        "2",
+    ]
+    assert "live" in versions.splitlines()[-2] and "MUTUAL NON-DISCLOSURE AGREEMENT" in out
+    code, out, _ = cli("contracts", "show", "mutual-nda", "--version", "1")
+    assert code == 0 and "mutual-nda, version 1" in out
+    code, out, _ = cli("contracts", "list")
+    assert code == 0 and "2 (of 2)" in out and "Northwind Analytics Ltd." in out
+    code, _, err = cli("contracts", "delete", "mutual-nda", "--version", "2", "--yes")
+    assert code == 4 and "live version" in err  # the live version goes only with the contract
+    code, out, _ = cli("contracts", "delete", "mutual-nda", "--version", "1", "--yes")
+    assert code == 0 and "Deleted version 1" in out
+    code, _, err = cli("contracts", "show", "mutual-nda", "--version", "1")
+    assert code == 4 and "no version 1" in err
+    code, out, _ = cli("contracts", "delete", "mutual-nda", "--yes")
+    assert code == 0 and "its 1 version(s)" in out
+
+
 def test_folder_ingest_with_tenant(cli, tmp_path: Path, copy_example) -> None:
     copy_example("mutual-nda.txt")
     copy_example("services-agreement.txt")

@@ -75,7 +75,9 @@ def test_the_same_bytes_again_are_the_existing_contract(client) -> None:
         again = client.post("/v1/contracts", files={"file": ("mutual-nda.txt", handle, "text/plain")})
     assert again.status_code == 200 and again.json() == {
         "contract_id": "mutual-nda",
+        "file_name": "mutual-nda.txt",
         "status": "unchanged",
+        "version": 1,
         "job": None,
     }
 

@@ -67,10 +67,10 @@ def _wait_until(condition, timeout: float = 120.0, what: str = "") -> None:
         time.sleep(0.1)
 
 
-def _upload(client: httpx.Client, path: Path, contract_id: str) -> dict:
+def _upload(client: httpx.Client, path: Path, contract_id: str, **form: str) -> dict:
     with path.open("rb") as handle:
         response = client.post(
-            "/v1/contracts", files={"file": (path.name, handle)}, data={"contract_id": contract_id}
+            "/v1/contracts", files={"file": (path.name, handle)}, data={"contract_id": contract_id, **form}
         )
     assert response.status_code in (200, 202), response.text
     return response.json()
@@ -87,7 +87,7 @@ def test_killed_mid_ingest_the_previous_index_stays_and_the_ingest_is_redone(
         assert wait_job(client, first["job"]["id"])["status"] == "done"
         before = client.get("/v1/contracts/nda").json()["manifest"]
         # a new version of the same contract (the scanned copy: OCR takes seconds), killed mid-way
-        second = _upload(client, EXAMPLES / "mutual-nda-scanned.pdf", "nda")["job"]["id"]
+        second = _upload(client, EXAMPLES / "mutual-nda-scanned.pdf", "nda", new_version="true")["job"]["id"]
         _wait_until(lambda: client.get(f"/v1/jobs/{second}").json()["status"] == "running", what="the ingest")
         time.sleep(1.5)
         server.kill()
@@ -102,8 +102,14 @@ def test_killed_mid_ingest_the_previous_index_stays_and_the_ingest_is_redone(
         assert job["status"] == "done", job
         events = [e["event"] for e in _events(tmp_path, second)]
         assert "requeued" in events
-        after = client.get("/v1/contracts/nda").json()["manifest"]
+        detail = client.get("/v1/contracts/nda").json()
+        after = detail["manifest"]
         assert after["content_sha256"] != before["content_sha256"] and after["ocr_pages"]
+        # nothing lost: version 1 is kept beside the new live version 2, and still served
+        assert [(v["version"], v["live"]) for v in detail["versions"]] == [(1, False), (2, True)]
+        old = client.get("/v1/contracts/nda", params={"version": 1}).json()["manifest"]
+        assert old["content_sha256"] == before["content_sha256"]
+        assert not list((tmp_path / "data" / "tenants" / "default" / "uploads").rglob("*.pdf"))
     finally:
         server.stop()
 

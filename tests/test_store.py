@@ -8,7 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from clausewise.core.errors import ContractNotFound, IngestInProgress
+from clausewise.core.errors import (
+    ContractChanged,
+    ContractNotFound,
+    IngestInProgress,
+    LiveVersion,
+    VersionNotFound,
+)
 from indexes import store as store_module
 
 
@@ -64,20 +70,55 @@ def test_same_content_is_not_ingested_twice_and_force_rebuilds(archivist, store,
     assert _versions(store, "mutual-nda") == first
     assert archivist.ingest(path, force=True).status == "ingested"
     second = _versions(store, "mutual-nda")
-    assert len(second) == 1 and second != first  # the old version is swept once the new one is live
+    assert len(second) == 2 and set(first) < set(second)  # the rebuild is version 2; 1 is kept
+    assert [m.version for _p, m in store.versions("mutual-nda")] == [1, 2]
+    assert store.manifest("mutual-nda").version == 2
 
 
-def test_changed_content_under_the_same_name_is_an_update(archivist, store, copy_example) -> None:
+def test_changed_content_under_the_same_id_is_refused_unless_a_new_version(
+    archivist, store, copy_example
+) -> None:
     path = copy_example("mutual-nda.txt")
     archivist.ingest(path)
+    old = store.open("mutual-nda")
+    old_text, old_span = old.document.text, old.tree.node("9.1")
+    old.close()
     path.write_text(
-        path.read_text(encoding="utf-8").replace("twelve (12) months", "eighteen (18) months"),
+        "PREFACE ADDED LATER\n\n"
+        + path.read_text(encoding="utf-8").replace("twelve (12) months", "eighteen (18) months"),
         encoding="utf-8",
     )
-    assert archivist.ingest(path).status == "ingested"
-    index = store.open("mutual-nda")
-    assert "eighteen (18) months" in index.document.text
-    index.close()
+    with pytest.raises(ContractChanged, match="version 1") as refused:
+        archivist.ingest(path)
+    assert "--new-version" in refused.value.hint
+    assert [m.version for _p, m in store.versions("mutual-nda")] == [1]  # nothing was replaced
+    assert archivist.ingest(path, new_version=True).status == "ingested"
+    assert [m.version for _p, m in store.versions("mutual-nda")] == [1, 2]
+    live = store.open("mutual-nda")
+    assert live.manifest.version == 2 and "eighteen (18) months" in live.document.text
+    live.close()
+    # version 1 keeps its text: a span cited against it still shows the same words
+    first = store.open("mutual-nda", version=1)
+    assert first.document.text == old_text
+    assert first.document.text[old_span.start : old_span.end].startswith("9.1 Governing law")
+    first.close()
+    with pytest.raises(VersionNotFound):
+        store.open("mutual-nda", version=7)
+    # deleting is explicit: one older version, never the live one alone
+    with pytest.raises(LiveVersion):
+        store.delete_version("mutual-nda", 2)
+    store.delete_version("mutual-nda", 1)
+    assert [m.version for _p, m in store.versions("mutual-nda")] == [2]
+    assert archivist.ingest(path).status == "unchanged"
+
+
+def test_title_and_parties_come_from_the_preamble(archivist, store, copy_example) -> None:
+    manifest = archivist.ingest(copy_example("mutual-nda.txt")).manifest
+    assert manifest.title == "MUTUAL NON-DISCLOSURE AGREEMENT"
+    assert manifest.parties == ["Northwind Analytics Ltd.", "Brightwater Health Inc."]
+    services = archivist.ingest(copy_example("services-agreement.txt")).manifest
+    assert services.title == "MASTER SERVICES AGREEMENT"
+    assert services.parties == ["Harbor Logistics Corp.", "Quayline Software Ltd."]
 
 
 def test_two_files_with_the_same_stem_get_different_ids(archivist, store, copy_example) -> None:
@@ -104,7 +145,7 @@ def test_a_crash_while_writing_keeps_the_previous_version(
         path.read_text(encoding="utf-8") + "\n10. NEW CLAUSE\n\n10.1 Added later.\n", encoding="utf-8"
     )
     with pytest.raises(OSError, match="disk full"):
-        archivist.ingest(path)
+        archivist.ingest(path, new_version=True)
     after = store.open("mutual-nda")
     assert after.document.text == before_text  # still the old, complete version
     assert after.vectors.count() == len(after.chunks)

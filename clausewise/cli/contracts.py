@@ -8,6 +8,7 @@ from rich.tree import Tree
 
 from clausewise.cli.app import console, state_of
 from clausewise.core.domain import ClauseNode, ClauseTree, NodeKind
+from indexes.store import ContractStore
 
 contracts_app = typer.Typer(help="List, show and delete ingested contracts.", no_args_is_help=True)
 
@@ -25,12 +26,27 @@ def list_contracts(ctx: typer.Context, tenant: str | None = _TENANT) -> None:
         )
         return
     table = Table(title=f"Contracts of tenant {runtime.store.tenant}")
-    for column in ("id", "file", "pages", "nodes", "chunks", "structure", "ingested"):
+    for column in (
+        "id",
+        "title",
+        "parties",
+        "file",
+        "version",
+        "pages",
+        "nodes",
+        "chunks",
+        "structure",
+        "ingested",
+    ):
         table.add_column(column, overflow="fold")
     for m in manifests:
+        kept = len(runtime.store.versions(m.contract_id))
         table.add_row(
             m.contract_id,
+            m.title,
+            "; ".join(m.parties),
             m.file_name,
+            f"{m.version} (of {kept})" if kept > 1 else str(m.version),
             str(m.pages),
             str(m.counts.get("nodes", 0)),
             str(m.counts.get("chunks", 0)),
@@ -40,20 +56,26 @@ def list_contracts(ctx: typer.Context, tenant: str | None = _TENANT) -> None:
     console.print(table)
 
 
+_VERSION = typer.Option(None, "--version", min=1, help="A kept older version (default: the live one).")
+
+
 @contracts_app.command("show")
 def show_contract(
     ctx: typer.Context,
     contract: str = typer.Argument(..., help="Contract id or file."),
+    version: int | None = _VERSION,
     tenant: str | None = _TENANT,
 ) -> None:
-    """Show a contract's manifest, definitions and cross-reference summary."""
+    """Show a contract's manifest, its versions, definitions and cross-reference summary."""
     runtime = state_of(ctx).runtime(tenant)
-    index = runtime.store.open(contract)
+    index = runtime.store.open(contract, version)
     m = index.manifest
-    table = Table(show_header=False, title=m.contract_id)
+    table = Table(show_header=False, title=f"{m.contract_id}, version {m.version}")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     rows = [
+        ("title", m.title or "(none found)"),
+        ("parties", "; ".join(m.parties) or "(none found)"),
         ("file", m.file_name),
         ("source", m.source_path),
         ("type", m.file_type),
@@ -81,22 +103,55 @@ def show_contract(
         )
     for warning in m.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
+    console.print(versions_table(runtime.store, m.contract_id))
+
+
+def versions_table(store: ContractStore, contract_id: str) -> Table:
+    """Every kept version of the contract, oldest first; the live one marked."""
+    live = store.manifest(contract_id)
+    table = Table(title=f"Versions of {contract_id}")
+    for column in ("version", "live", "file", "sha256", "pages", "characters", "ingested"):
+        table.add_column(column, overflow="fold")
+    for _path, v in store.versions(contract_id):
+        table.add_row(
+            str(v.version),
+            "live" if live is not None and v.version == live.version else "",
+            v.file_name,
+            v.content_sha256[:12],
+            str(v.pages),
+            f"{v.characters:,}",
+            v.created_at,
+        )
+    return table
 
 
 @contracts_app.command("delete")
 def delete_contract(
     ctx: typer.Context,
     contract: str = typer.Argument(..., help="Contract id or file."),
+    version: int | None = typer.Option(
+        None, "--version", min=1, help="Delete only this older version (never the live one alone)."
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
     tenant: str | None = _TENANT,
 ) -> None:
-    """Delete a contract and every index built for it."""
+    """Delete a contract with every version and index, or one older version (nothing else ever
+    deletes a version: a new one keeps the old ones)."""
     runtime = state_of(ctx).runtime(tenant)
     contract_id = runtime.store.resolve(contract)
-    if not yes and not typer.confirm(f"Delete contract {contract_id!r} and all its indexes?"):
+    kept = len(runtime.store.versions(contract_id))
+    what = (
+        f"version {version} of contract {contract_id!r}"
+        if version
+        else f"contract {contract_id!r}, its {kept} version(s) and all its indexes"
+    )
+    if not yes and not typer.confirm(f"Delete {what}?"):
         raise typer.Exit(code=1)
-    runtime.store.delete(contract_id)
-    console.print(f"Deleted [bold]{contract_id}[/bold].")
+    if version is None:
+        runtime.store.delete(contract_id)
+    else:
+        runtime.store.delete_version(contract_id, version)
+    console.print(f"Deleted {what}.")
 
 
 def _label(node: ClauseNode, text: str) -> str:

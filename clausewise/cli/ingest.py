@@ -47,7 +47,15 @@ def ingest(
     ctx: typer.Context,
     paths: list[Path] = typer.Argument(..., help="Contract files or folders of contracts."),
     tenant: str | None = typer.Option(None, "--tenant", help="Tenant to ingest into."),
-    force: bool = typer.Option(False, "--force", help="Rebuild even if the content is unchanged."),
+    force: bool = typer.Option(
+        False, "--force", help="Rebuild even if the content is unchanged (a new version either way)."
+    ),
+    new_version: bool = typer.Option(
+        False,
+        "--new-version",
+        help="A file whose bytes differ from its contract's is that contract's next version "
+        "(without it, it is refused: the old version and what cites it are kept).",
+    ),
     contract_id: str | None = typer.Option(None, "--id", help="Contract id (one file only)."),
 ) -> None:
     """Ingest contracts: parse, build the clause tree and write the indexes."""
@@ -67,7 +75,9 @@ def ingest(
         for path in files:
             progress.item(path.name)
             try:
-                result = archivist.ingest(path, contract_id=contract_id, force=force, progress=progress)
+                result = archivist.ingest(
+                    path, contract_id=contract_id, force=force, progress=progress, new_version=new_version
+                )
             except ClausewiseError as error:
                 failures.append(error)
                 error_console.print(
@@ -77,15 +87,17 @@ def ingest(
             m = result.manifest
             if result.status == "unchanged":
                 console.print(
-                    f"[dim]=[/dim] [bold]{m.contract_id}[/bold] unchanged (already ingested; "
-                    "--force rebuilds)"
+                    f"[dim]=[/dim] [bold]{m.contract_id}[/bold] unchanged (already ingested as version "
+                    f"{m.version}; --force rebuilds)"
                 )
                 continue
             # write_seconds holds the writing of every index, the knowledge graph's included
             seconds = sum(v for k, v in m.timings.items() if k != "graph") + result.write_seconds
             ocr = f", {len(m.ocr_pages)} OCR'd" if m.ocr_pages else ""
+            version = f" version {m.version}" if m.version > 1 else ""
             console.print(
-                f"[green]✓[/green] [bold]{m.contract_id}[/bold] ({m.file_name}): {m.pages} page(s){ocr}, "
+                f"[green]✓[/green] [bold]{m.contract_id}[/bold]{version} ({m.file_name}): "
+                f"{m.pages} page(s){ocr}, "
                 f"{m.counts['nodes']} nodes, {m.counts['definitions']} definitions, "
                 f"{m.counts['chunks']} chunks, {m.structure} structure, {seconds:.1f}s"
             )

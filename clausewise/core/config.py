@@ -557,6 +557,18 @@ class ServiceSettings(Section):
     wait_seconds: float = Field(
         default=900.0, gt=0, description="How long a request that is not streamed waits for its answer."
     )
+    max_request_mb: float = Field(
+        default=4.0,
+        gt=0,
+        description="Largest request body that is not an upload (JSON: a question, a playbook, a list "
+        "of contracts); larger is refused (413) before it is parsed.",
+    )
+    max_upload_mb: float = Field(
+        default=2048.0,
+        gt=0,
+        description="Disk one tenant's uploads waiting to be ingested may use; an upload past it is "
+        "refused (413). Uploads are deleted once ingested or refused.",
+    )
 
 
 class JobsSettings(Section):

@@ -98,6 +98,19 @@ class ThreadNotFound(IndexStoreError):
     """No chat thread with that id in the tenant (or it belongs to another contract)."""
 
 
+class ContractChanged(IndexStoreError):
+    """Different bytes under the id of an existing contract, without asking for a new version:
+    replacing it silently would orphan the reports, threads and checks that cite it."""
+
+
+class VersionNotFound(IndexStoreError):
+    """The contract exists but has no version with that number (deleted, or never built)."""
+
+
+class LiveVersion(IndexStoreError):
+    """Deleting the live version alone was asked: it goes only with the whole contract."""
+
+
 # --- models ------------------------------------------------------------------------------------
 
 

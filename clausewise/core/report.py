@@ -111,6 +111,10 @@ class ShortAnswer(BaseModel):
 
 class ReportMetadata(BaseModel):
     contract_id: str
+    contract_version: int | None = Field(
+        default=None,
+        description="The contract's version the report read: its spans are offsets into that version's text.",
+    )
     file_name: str = ""
     turns_used: int = 0
     max_turns: int = 0

@@ -47,6 +47,13 @@ class Manifest(BaseModel):
     original: str | None = Field(
         default=None, description="The ingested file's bytes kept in the version (to render its pages)."
     )
+    version: int = Field(
+        default=1,
+        description="The contract's version this build is (1, 2, ...): every build is kept until deleted, "
+        "so what cited an older one still resolves against it.",
+    )
+    title: str = Field(default="", description="The contract's title, from its first lines.")
+    parties: list[str] = Field(default_factory=list, description="The parties its preamble names.")
 
 
 @dataclass
@@ -60,10 +67,16 @@ class IngestResult:
 
 
 class ThreadInfo(BaseModel):
-    """A chat thread: its id, the contract it is about, and its first question as its title."""
+    """A chat thread: its id, the contract it is about, and its first question as its title. A
+    thread reads the version of the contract it was started on, so its findings keep citing the
+    text they were found in after a new version is ingested."""
 
     id: str
     contract_id: str
+    contract_version: int | None = Field(
+        default=None,
+        description="The contract's version the thread reads (None: threads from before versions).",
+    )
     title: str = ""
     created_at: str
     updated_at: str

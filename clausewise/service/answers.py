@@ -47,10 +47,13 @@ def answer_text(report: Report) -> str:
 
 
 def references(report: Report) -> list[dict[str, Any]]:
+    """The report's verified sources for a client: each span is an offset into the contract's
+    ``contract_version`` (``GET /v1/contracts/{id}/text?version=N`` shows it)."""
     return [
         {
             "number": s.number,
             "contract_id": s.contract_id,
+            "contract_version": report.metadata.contract_version,
             "node_id": s.node_id,
             "title": s.title,
             "pages": s.pages,

@@ -22,6 +22,8 @@ from fastapi.staticfiles import StaticFiles
 from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub
 from clausewise.service import errors
+from clausewise.service.docs import mount_docs
+from clausewise.service.limits import BodyLimit
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
 
 log = logging.getLogger(__name__)
@@ -47,9 +49,12 @@ def create_app(
         summary="Offline, cited question answering over long legal contracts.",
         version="1",
         lifespan=lifespan,
+        docs_url=None,  # served from the package by mount_docs, not from a CDN
+        redoc_url=None,
     )
     app.state.service = service
     errors.install(app)
+    app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
     from clausewise.service.routes import contracts, health, jobs, openai_chat, questions, reviews
 
     for module in (health, contracts, questions, reviews, jobs, openai_chat):
@@ -57,6 +62,7 @@ def create_app(
     from clausewise.service.mcp_server import mount_mcp
 
     mount_mcp(app)
+    mount_docs(app)
     mount_page(app)
     return app
 

@@ -27,8 +27,11 @@ STATUS: tuple[tuple[type[domain.ClausewiseError], int], ...] = (
     (domain.OcrUnavailable, 503),
     (domain.InputError, 422),
     (domain.ContractNotFound, 404),
+    (domain.VersionNotFound, 404),
     (domain.ThreadNotFound, 404),
     (domain.IngestInProgress, 409),
+    (domain.ContractChanged, 409),
+    (domain.LiveVersion, 409),
     (domain.IndexCorrupt, 500),
     (domain.ModelError, 503),
     (domain.ConfigError, 400),
@@ -73,14 +76,44 @@ def status_of(error: domain.ClausewiseError) -> int:
     return next((status for kind, status in STATUS if isinstance(error, kind)), 500)
 
 
+#: An absolute file system path of two or more parts (what a library may put in its message).
+_SERVER_PATH = re.compile(r"(?<![\w.:/~-])/(?:[^\s/'\"()<>,;:|]+/)+([^\s/'\"()<>,;:|]*)")
+#: First parts of the API's own routes, which hints name on purpose.
+_ROUTES = ("v1/", "docs", "mcp", "static/", "openapi.json", "healthz", "readyz")
+
+
+def without_server_paths(text: str) -> str:
+    """``text`` with every server path replaced by its last part (the file's name): no response
+    shows where anything is on the server's disk. The API's own routes are left as they are."""
+
+    def name_only(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        return whole if whole[1:].startswith(_ROUTES) else match.group(1) or "(a server folder)"
+
+    return _SERVER_PATH.sub(name_only, text)
+
+
 def envelope(code: str, message: str, hint: str = "") -> dict[str, dict[str, str]]:
-    return {"error": {"code": code, "message": message, "hint": hint}}
+    return {
+        "error": {"code": code, "message": without_server_paths(message), "hint": without_server_paths(hint)}
+    }
+
+
+#: The hint of every "no such contract" (the same whatever the reference was, and whether or not
+#: anything exists under it elsewhere).
+NOT_YOURS_HINT = "see GET /v1/contracts for this key's contracts; fields and paths take contract ids"
 
 
 def error_body(error: domain.ClausewiseError) -> dict[str, dict[str, str]]:
     """The envelope of a typed error: its message as the CLI words it (file name included)."""
     where = f"{error.path.name}: " if error.path is not None else ""
-    return envelope(error_code(error), f"{where}{error.message}", error.hint)
+    hint = NOT_YOURS_HINT if isinstance(error, domain.ContractNotFound) else error.hint
+    return envelope(error_code(error), f"{where}{error.message}", hint)
+
+
+def error_text(error: domain.ClausewiseError) -> str:
+    """``str(error)`` as a response may show it (a batch row's error): no server path."""
+    return without_server_paths(str(error))
 
 
 def _field(location: tuple) -> str:
@@ -90,6 +123,29 @@ def _field(location: tuple) -> str:
 
 def _response(status: int, body: dict, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+#: What the framework's own refusals mean to a client, and what to do (code, message, hint).
+_HTTP_PROBLEMS: dict[int, tuple[str, str, str]] = {
+    400: (
+        "malformed_json",
+        "the request body could not be read: it must be UTF-8 JSON, nested at most a few hundred levels",
+        "send a JSON object encoded as UTF-8 (see the API documentation at /docs for the fields)",
+    ),
+    404: ("not_found", "", "see the API documentation at /docs"),
+    405: ("method_not_allowed", "", "see the API documentation at /docs for the methods of each path"),
+    413: ("payload_too_large", "", "send a smaller request"),
+}
+
+
+def _http_problem(status: int, detail: str) -> tuple[str, str, str]:
+    """The envelope's fields for a refusal raised by the framework rather than by us: a body it
+    could not parse (bytes that are not UTF-8, JSON nested thousands deep) is ``malformed_json``
+    like any other unreadable body, and every refusal carries a hint."""
+    code, message, hint = _HTTP_PROBLEMS.get(
+        status, (f"http_{status}", "", "see the API documentation at /docs, or try again")
+    )
+    return code, message or detail, hint
 
 
 def install(app: FastAPI) -> None:
@@ -119,12 +175,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
-        code = codes.get(error.status_code, f"http_{error.status_code}")
-        hint = "see the API documentation at /docs" if error.status_code in (404, 405) else ""
-        return _response(
-            error.status_code, envelope(code, str(error.detail), hint), getattr(error, "headers", None)
-        )
+        code, message, hint = _http_problem(error.status_code, str(error.detail))
+        if error.status_code == 400 and "multipart/" in request.headers.get("content-type", ""):
+            code, message = "malformed_form", "the multipart form of the request could not be read"
+            hint = "send multipart/form-data with the file in a 'file' part (see /docs)"
+        return _response(error.status_code, envelope(code, message, hint), getattr(error, "headers", None))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, error: Exception) -> JSONResponse:

@@ -62,6 +62,26 @@ class JobEvent(BaseModel):
     at: float
 
 
+def _named(value: Any) -> Any:
+    """``value`` with every ``path`` (jobs queued before uploads were named by id held one) cut to
+    the file's name, and a served manifest's ``source_path`` dropped."""
+    if isinstance(value, list):
+        return [_named(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: Path(str(item)).name if key == "path" else _named(item)
+        for key, item in value.items()
+        if key != "source_path"
+    }
+
+
+def served(job: Job) -> Job:
+    """A job as a client sees it: its request and result name files, never server paths (what
+    the runner claims keeps them: an old job's upload must still be found)."""
+    return job.model_copy(update={"request": _named(job.request), "result": _named(job.result)})
+
+
 def job_not_found(job_id: str) -> ApiError:
     return ApiError(404, "job_not_found", f"no job {job_id!r} for this key", hint="see GET /v1/jobs")
 
@@ -169,14 +189,14 @@ class JobStore:
             ).fetchone()
             if row is None:
                 raise job_not_found(job_id)
-            return self._job(db, row)
+            return served(self._job(db, row))
 
     def list(self, tenant: str, limit: int = 100) -> list[Job]:
         with self._tx() as db:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM jobs WHERE tenant = ? ORDER BY seq DESC LIMIT ?", (tenant, limit)
             ).fetchall()
-            return [self._job(db, row) for row in rows]
+            return [served(self._job(db, row)) for row in rows]
 
     def events(self, tenant: str, job_id: str, after: int = 0) -> list[JobEvent]:
         """The job's events after sequence number ``after`` (the tenant's jobs only)."""

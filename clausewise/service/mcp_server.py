@@ -80,7 +80,9 @@ def clear_errors(tool: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
         try:
             return await tool(*args, **kwargs)
         except ClausewiseError as error:
-            raise ToolError(str(error)) from error
+            problem = error_body(error)["error"]
+            fix = f" Fix: {problem['hint']}" if problem["hint"] else ""
+            raise ToolError(f"{problem['message']}.{fix}") from error
 
     return wrapped
 
@@ -110,7 +112,7 @@ def build_mcp(service: Service) -> MCPServer:
         id and pages. Retrieval only: no language model."""
 
         def search() -> list[Passage]:
-            with SpanSearch(runtime(), contract) as spans:
+            with SpanSearch(runtime(), runtime().store.resolve_id(contract)) as spans:
                 return spans.passages(query, max(1, min(k, 32)))
 
         return await asyncio.to_thread(search)
@@ -121,7 +123,7 @@ def build_mcp(service: Service) -> MCPServer:
         """A verified, cited answer to a question about the contract (may take minutes)."""
         check_question(question, service)
         tenant = _tenant.get()
-        resolved = await asyncio.to_thread(lambda: runtime().store.resolve(contract))
+        resolved = await asyncio.to_thread(lambda: runtime().store.resolve_id(contract))
         job = submit(service, tenant, "ask", {"contract": resolved, "question": question})
         report = Report.model_validate(
             outcome(await wait_for(service, tenant, job.id, service.settings.service.wait_seconds))
@@ -138,7 +140,7 @@ def build_mcp(service: Service) -> MCPServer:
         """Whether the contract entails, contradicts or does not mention a statement, with the
         verified evidence that decides it."""
         tenant = _tenant.get()
-        resolved = await asyncio.to_thread(lambda: runtime().store.resolve(contract))
+        resolved = await asyncio.to_thread(lambda: runtime().store.resolve_id(contract))
         suite = adhoc_suite([hypothesis])
         job = submit(
             service, tenant, "check", {"contracts": [resolved], "suite": suite.model_dump(), "report": False}

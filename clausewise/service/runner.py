@@ -91,8 +91,19 @@ class LocalExecutor:
         return outputs
 
 
-def run_job(job: Job, store: JobStore, executor: Executor) -> None:
-    """Run one claimed job to its end and record how it ended."""
+def run_job(
+    job: Job, store: JobStore, executor: Executor, on_end: Callable[[Job], None] | None = None
+) -> None:
+    """Run one claimed job to its end, record how it ended, then ``on_end(job)`` (what the job
+    leaves behind, its uploads, is cleared whatever the outcome)."""
+    try:
+        _run(job, store, executor)
+    finally:
+        if on_end is not None:
+            on_end(job)
+
+
+def _run(job: Job, store: JobStore, executor: Executor) -> None:
     started = time.perf_counter()
     extra = {"tenant": job.tenant, "job": job.id, "kind": job.kind}
     context = StoreContext(store, job)
@@ -126,10 +137,17 @@ def run_job(job: Job, store: JobStore, executor: Executor) -> None:
 class LocalRunner:
     """Worker threads in the server process, taking jobs from the store."""
 
-    def __init__(self, store: JobStore, executor: Executor, workers: int = 1) -> None:
+    def __init__(
+        self,
+        store: JobStore,
+        executor: Executor,
+        workers: int = 1,
+        on_end: Callable[[Job], None] | None = None,
+    ) -> None:
         self.store = store
         self.executor = executor
         self.workers = workers
+        self.on_end = on_end
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -148,7 +166,7 @@ class LocalRunner:
             if job is None:
                 self.store.wait(0.5)
                 continue
-            run_job(job, self.store, self.executor)
+            run_job(job, self.store, self.executor, self.on_end)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop taking jobs; a job still running after ``timeout`` is accounted for at the next

@@ -23,28 +23,72 @@ class Strict(BaseModel):
 # --- contracts ---------------------------------------------------------------------------------
 
 
+class ServedManifest(Manifest):
+    """A manifest as the API shows it: everything but where the file was on the server."""
+
+    source_path: str = Field(default="", exclude=True)
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> ServedManifest:
+        return cls.model_validate(manifest.model_dump())
+
+
 class ContractSummary(BaseModel):
     contract_id: str
+    title: str = Field(default="", description="The contract's title, from its first lines.")
+    parties: list[str] = Field(default_factory=list, description="The parties its preamble names.")
     file_name: str
     file_type: str
+    version: int = Field(default=1, description="The live version (what questions read).")
+    versions: int = Field(default=1, description="Versions kept (older ones until deleted).")
     pages: int
     clauses: int
     definitions: int
     structure: str
     ocr_pages: list[int]
+    warnings: list[str] = Field(default_factory=list, description="What reading the file had to work around.")
     ingested_at: str
 
     @classmethod
-    def of(cls, manifest: Manifest) -> ContractSummary:
+    def of(cls, manifest: Manifest, versions: int = 1) -> ContractSummary:
         return cls(
             contract_id=manifest.contract_id,
+            title=manifest.title,
+            parties=manifest.parties,
             file_name=manifest.file_name,
             file_type=manifest.file_type,
+            version=manifest.version,
+            versions=versions,
             pages=manifest.pages,
             clauses=manifest.counts.get("nodes", 0),
             definitions=manifest.counts.get("definitions", 0),
             structure=manifest.structure,
             ocr_pages=manifest.ocr_pages,
+            warnings=manifest.warnings,
+            ingested_at=manifest.created_at,
+        )
+
+
+class ContractVersion(BaseModel):
+    """One kept version of a contract: what it was built from, and whether it is the live one."""
+
+    version: int
+    live: bool
+    file_name: str
+    content_sha256: str
+    pages: int
+    characters: int
+    ingested_at: str
+
+    @classmethod
+    def of(cls, manifest: Manifest, live: bool) -> ContractVersion:
+        return cls(
+            version=manifest.version,
+            live=live,
+            file_name=manifest.file_name,
+            content_sha256=manifest.content_sha256,
+            pages=manifest.pages,
+            characters=manifest.characters,
             ingested_at=manifest.created_at,
         )
 
@@ -62,7 +106,10 @@ class UnresolvedReference(BaseModel):
 
 
 class ContractDetail(BaseModel):
-    manifest: Manifest
+    manifest: ServedManifest
+    versions: list[ContractVersion] = Field(
+        default_factory=list, description="Every kept version, oldest first."
+    )
     defined_terms: list[DefinedTerm]
     unresolved_references: list[UnresolvedReference]
 
@@ -132,10 +179,12 @@ class Highlight(BaseModel):
 
 class Upload(BaseModel):
     """The answer to an upload: the contract's id and the job that ingests it (none when the same
-    bytes were already ingested with the same settings)."""
+    bytes were already ingested with the same settings: then ``version`` is the version they are)."""
 
     contract_id: str
+    file_name: str = Field(default="", description="The uploaded file's name, as stored.")
     status: Literal["queued", "unchanged"]
+    version: int | None = None
     job: Job | None = None
 
 
@@ -144,6 +193,9 @@ class Upload(BaseModel):
 
 class AskRequest(Strict):
     question: str = Field(min_length=1, description="The question (at most service.max_question_chars).")
+    version: int | None = Field(
+        default=None, ge=1, description="A kept older version to read (default: live)."
+    )
     context: str = Field(default="", max_length=20_000, description="Background the answer should use.")
     instructions: str = Field(default="", max_length=5_000, description="How the report should be written.")
     turns: int | None = Field(default=None, ge=1, le=10, description="Research turns at most.")
@@ -217,10 +269,10 @@ class ErrorBody(BaseModel):
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": description}
     for status, description in {
-        400: "Bad request (malformed JSON, invalid setting)",
+        400: "Bad request (malformed or too deeply nested JSON, not UTF-8, invalid setting)",
         401: "Missing or invalid API key",
         404: "Not found for this key (another tenant's is not found either)",
-        409: "Conflict (being ingested, already finished)",
+        409: "Conflict (other bytes under an existing contract, being ingested, a job not finished)",
         413: "Too large",
         415: "Unsupported file type",
         422: "Invalid input (corrupt, encrypted, empty file; invalid field)",

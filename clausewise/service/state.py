@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.runtime import ModelHub, Runtime
-from clausewise.service.jobs import JobStore
+from clausewise.service.jobs import Job, JobStore
 from clausewise.service.keys import KeyStore, service_dir
 from clausewise.service.runner import Executor, LocalExecutor, LocalRunner
+from clausewise.service.uploads import discard_job_uploads
 
 RuntimeFactory = Callable[[Settings, ModelHub], Runtime]
 
@@ -41,7 +42,11 @@ class Service:
 
             executor = CeleryExecutor(self.settings, local)
             threads = self.settings.jobs.concurrent_jobs  # they wait on the workers, not on a model
-        self.runner = LocalRunner(self.jobs, executor, threads)
+        self.runner = LocalRunner(self.jobs, executor, threads, on_end=self.clear_uploads)
+
+    def clear_uploads(self, job: Job) -> None:
+        """Delete the uploads of a job that has ended (or was cancelled before it ran)."""
+        discard_job_uploads(self.runtime(job.tenant), job.request)
 
     def runtime(self, tenant: str) -> Runtime:
         """A runtime for one request or job of ``tenant``: its own stores, ledger and caches over

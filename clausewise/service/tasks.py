@@ -15,6 +15,7 @@ each decided row, so a unit cut short resumes where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -32,8 +33,11 @@ from clausewise.core.errors import (
     ModelUnavailable,
 )
 from clausewise.core.report import Report
+from clausewise.core.results import Manifest
 from clausewise.runtime import Runtime
+from clausewise.service.errors import error_text, without_server_paths
 from clausewise.service.jobs import Job
+from clausewise.service.uploads import discard, upload_path
 from indexes.results import ResultStore
 from tools.checks.suites import Suite
 from tools.review.provisions import ProvisionList
@@ -84,21 +88,25 @@ class Unit:
         return f"{self.job_id}-{hashlib.sha1(self.key.encode()).hexdigest()[:12]}"
 
 
-def uploads_dir(runtime: Runtime) -> Path:
-    """Where the tenant's uploaded files wait for (and stay after) their ingest."""
-    return runtime.tenant_dir / "uploads"
-
-
 def _check_cancel(context: TaskContext) -> None:
     if context.cancelled():
         raise JobCancelled
 
 
 def _upload(runtime: Runtime, payload: dict[str, Any]) -> Path:
-    path = Path(payload["path"]).resolve()
-    if not path.is_relative_to(uploads_dir(runtime).resolve()):
-        raise InputError("the file to ingest is not one of this tenant's uploads", hint="upload it again")
+    path = upload_path(runtime, payload)
+    if not path.is_file():
+        raise InputError(
+            "the uploaded file is no longer on the server (its ingest ended, or it was refused)",
+            hint="upload it again",
+        )
     return path
+
+
+def _settled(error: BaseException, context: TaskContext) -> bool:
+    """Whether a unit that failed with ``error`` is over (its upload can go): anything but a
+    transient failure that whoever runs it will retry."""
+    return not (isinstance(error, TRANSIENT) and context.retries)
 
 
 # --- splitting jobs and putting them together --------------------------------------------------
@@ -119,7 +127,7 @@ def plan(job: Job) -> list[Unit]:
             job.id,
             job.tenant,
             job.kind,
-            source.get("contract") or source["path"],
+            source.get("contract") or source.get("upload") or source["path"],
             {**common, "source": source},
         )
         for source in sources_of(job.request)
@@ -145,17 +153,37 @@ def batch_size(job: Job) -> int:
 # --- the units -------------------------------------------------------------------------------
 
 
+def _ingested(contract_id: str, status: str, manifest: Manifest) -> dict[str, Any]:
+    served = manifest.model_dump(mode="json", exclude={"source_path"})
+    return {"contract_id": contract_id, "status": status, "version": manifest.version, "manifest": served}
+
+
 def ingest(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    """Ingest one uploaded file, then delete the upload (the version keeps its own copy). The
+    same bytes already ingested (a twin upload got there first) are ``unchanged`` at once."""
+    archivist = runtime.archivist()
+    contract, sha = payload.get("contract_id"), payload.get("sha256")
+    if contract and sha and not payload["force"]:
+        existing = archivist.current(contract, sha)
+        if existing is not None:
+            with contextlib.suppress(InputError):
+                discard(upload_path(runtime, payload))
+            return _ingested(contract, "unchanged", existing)
     path = _upload(runtime, payload)
     context.event("ingesting", {"file": payload.get("file_name", path.name)})
-    result = Clausewise(runtime=runtime).ingest(
-        path, contract_id=payload.get("contract_id"), force=payload["force"]
-    )
-    return {
-        "contract_id": result.contract_id,
-        "status": result.status,
-        "manifest": result.manifest.model_dump(mode="json"),
-    }
+    try:
+        result = Clausewise(runtime=runtime).ingest(
+            path,
+            contract_id=contract,
+            force=payload["force"],
+            new_version=payload.get("new_version", False),
+        )
+    except ClausewiseError as error:
+        if _settled(error, context):
+            discard(path)
+        raise
+    discard(path)
+    return _ingested(result.contract_id, result.status, result.manifest)
 
 
 def _follow(
@@ -187,6 +215,7 @@ def ask(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict
         context=payload.get("context", ""),
         instructions=payload.get("instructions", ""),
         turns=payload.get("turns"),
+        version=payload.get("version"),
     )
     report = _follow(items, context)
     assert isinstance(report, Report)
@@ -201,6 +230,7 @@ def message(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> 
             context=payload.get("context", ""),
             instructions=payload.get("instructions", ""),
             turns=payload.get("turns"),
+            clarify=payload.get("clarify", True),
         )
         outcome = _follow(items, context)
     if isinstance(outcome, Clarification):
@@ -214,26 +244,36 @@ def message(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> 
 
 
 def _batch_source(runtime: Runtime, source: dict[str, str]) -> Path | str:
-    return _upload(runtime, source) if "path" in source else source["contract"]
+    return source["contract"] if "contract" in source else _upload(runtime, source)
 
 
 def _batch_rows(items: Iterable[BatchItem], context: TaskContext) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for item in items:
         row = item.model_dump(mode="json")
+        if row.get("error"):
+            row["error"] = without_server_paths(row["error"])
         rows.append(row)
         context.event("row", row)
         _check_cancel(context)
     return rows
 
 
-def _unit_key(runtime: Runtime, kind: str, source: Path | str, asked: Any) -> str | None:
+def _drop_upload(runtime: Runtime, source: dict[str, str]) -> None:
+    if "contract" not in source:
+        with contextlib.suppress(InputError):
+            discard(upload_path(runtime, source))
+
+
+def _unit_key(
+    runtime: Runtime, kind: str, source: Path | str, asked: Any, sha256: str | None = None
+) -> str | None:
     """The idempotency key of a batch unit: tenant, content, settings, what was asked (None when
     the contract does not exist yet: an upload not ingested)."""
     if isinstance(source, Path):
-        content = hashlib.sha256(source.read_bytes()).hexdigest()
+        content = sha256 or hashlib.sha256(source.read_bytes()).hexdigest()
     else:
-        manifest = runtime.store.manifest(runtime.store.resolve(source))
+        manifest = runtime.store.manifest(runtime.store.resolve_id(source))
         content = manifest.content_sha256 if manifest else ""
     settings = runtime.settings.model_dump_json(
         include={"parsing", "structure", "chunking", "models", "retrieval", "checks", "review"}
@@ -250,19 +290,30 @@ def _batch_unit(
     run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
 ) -> dict[str, Any]:
     """One contract (or uploaded file) of a batch; its refusal (an unreadable upload, a contract
-    deleted meanwhile) is its one row, with the error, and the batch goes on."""
+    deleted meanwhile) is its one row, with the error, and the batch goes on. An uploaded file is
+    deleted once its unit is over."""
     try:
-        return _batch_rows_of(kind, payload, runtime, context, run)
+        rows = _batch_rows_of(kind, payload, runtime, context, run)
+        _drop_upload(runtime, payload["source"])
+        return rows
     except ClausewiseError as error:
-        if isinstance(error, TRANSIENT) and context.retries:
+        if not _settled(error, context):
             raise
+        _drop_upload(runtime, payload["source"])
         name = payload["source"].get("file_name") or payload["source"].get("contract", "?")
         log.warning(
             "batch: %s refused: %s", name, error, extra={"tenant": runtime.tenant, "job": context.job_id}
         )
-        row = BatchItem(contract_id=name, error=str(error)).model_dump(mode="json")
+        row = BatchItem(contract_id=name, error=error_text(error)).model_dump(mode="json")
         context.event("row", row)
         return {"rows": [row]}
+
+
+def _resumed(stored: dict[str, Any], context: TaskContext) -> dict[str, Any]:
+    rows = [{**row, "resumed": True} for row in stored["rows"]]
+    for row in rows:
+        context.event("row", row)
+    return {"rows": rows}
 
 
 def _batch_rows_of(
@@ -272,16 +323,18 @@ def _batch_rows_of(
     context: TaskContext,
     run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
 ) -> dict[str, Any]:
-    source = _batch_source(runtime, payload["source"])
     asked = {key: payload.get(key) for key in ("suite", "provisions", "report")}
-    key = _unit_key(runtime, kind, source, asked)
     store = ResultStore(runtime.tenant_dir / "results" / kind)
+    sha = payload["source"].get("sha256")
+    if sha:  # an upload delivered again after its unit ended (and its file went): its stored rows
+        stored = store.get(_unit_key(runtime, kind, Path(payload["source"]["file_name"]), asked, sha) or "")
+        if stored is not None:
+            return _resumed(stored, context)
+    source = _batch_source(runtime, payload["source"])
+    key = _unit_key(runtime, kind, source, asked, sha)
     stored = store.get(key) if key else None
     if stored is not None:
-        rows = [{**row, "resumed": True} for row in stored["rows"]]
-        for row in rows:
-            context.event("row", row)
-        return {"rows": rows}
+        return _resumed(stored, context)
     journal = (
         runtime.journal_dir(f"{kind}s")
         / f"job-{context.job_id}-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}.jsonl"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
 from clausewise.core.errors import EmptyDocument
-from tools.parsing.text import decode_text
+from tools.parsing.text import decode_bytes
 
 _BLOCK_TAGS = {
     "p",
@@ -117,7 +117,8 @@ class _BlockCollector(HTMLParser):
 
 def parse_html_file(path: Path) -> ParsedDocument:
     collector = _BlockCollector()
-    collector.feed(decode_text(path.read_bytes(), path))
+    decoded = decode_bytes(path.read_bytes(), path)
+    collector.feed(decoded.text)
     collector.close()
     if not collector.blocks:
         raise EmptyDocument("the HTML page has no visible text", hint="check the export", path=path)
@@ -135,4 +136,5 @@ def parse_html_file(path: Path) -> ParsedDocument:
         text=text,
         pages=[PageInfo(number=1, start=0, end=len(text))],
         blocks=blocks,
+        warnings=list(decoded.warnings),
     )

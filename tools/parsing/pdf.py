@@ -33,8 +33,10 @@ def open_pdf(path: Path, max_pages: int) -> pymupdf.Document:
     try:
         document = pymupdf.open(path)
     except (pymupdf.FileDataError, pymupdf.EmptyFileError, RuntimeError, ValueError) as exc:
+        # the library names the file by its full path: the message names it by its name only
+        reason = str(exc).replace(str(path.resolve()), path.name).replace(str(path), path.name)
         raise CorruptDocument(
-            f"the file could not be read as a PDF/image ({exc})",
+            f"the file could not be read as a PDF/image ({reason})",
             hint="re-export or re-download it; if it opens elsewhere, print it to a new PDF",
             path=path,
         ) from exc

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import re
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 
 from charset_normalizer import from_bytes
@@ -27,41 +28,105 @@ _BLOCK_OPENERS = re.compile(
 )
 
 
+#: Bytes Windows-1252 leaves undefined: in a Windows-1252 file they are damage, not text.
+_CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+REPLACEMENT = "\ufffd"
+#: The undefined bytes mapped to SUB (0x1a) before decoding, then SUB to U+FFFD (a file's own
+#: SUB characters are control characters either way).
+_UNDEFINED_TO_SUB = bytes(0x1A if byte in _CP1252_UNDEFINED else byte for byte in range(256))
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Text read from bytes: the encoding it was read in, and the warnings a reader should see
+    (bytes that were not text and became U+FFFD, an encoding that had to be guessed)."""
+
+    text: str
+    encoding: str
+    warnings: tuple[str, ...] = ()
+    replaced: int = 0
+
+
 def decode_text(data: bytes, path: Path) -> str:
-    """Bytes -> str: BOM, then strict UTF-8, then Windows-1252, then charset detection; refuse
-    binary data."""
+    """Bytes -> str (see :func:`decode_bytes`); the warnings are dropped."""
+    return decode_bytes(data, path).text
+
+
+def decode_bytes(data: bytes, path: Path) -> Decoded:
+    """Bytes -> text with the encoding detected: a BOM, then UTF-8, then Windows-1252 (what
+    non-UTF-8 English and Western European contracts are), then charset detection. A few bytes
+    that are not text in the encoding found (a stray byte in UTF-8, Windows-1252's five undefined
+    ones) become U+FFFD and the warning says how many and where, rather than the whole file being
+    read in a wrong code page ("dķcrits Ó l'Annexe"); when most of the non-ASCII bytes would have
+    to be replaced, or the data is binary, it is refused."""
     if data.startswith(codecs.BOM_UTF8):
-        text = data.decode("utf-8", errors="strict")
+        decoded = _replacing(data, "utf-8")  # the BOM stays, as U+FEFF: offsets are the file's own
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        text = data.decode("utf-16")
+        decoded = _replacing(data, "utf-16")
     else:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = _windows_1252(data) or _detected(data, path)
+        decoded = _utf8(data) or _windows_1252(data) or _detected(data, path)
+    text = decoded.text
     if len(_CONTROL.findall(text[:20000])) > 0.01 * min(len(text), 20000) + 2:
         raise UndecodableText(
             "the file looks binary (many control characters), not text",
             hint="export the contract as PDF, DOCX or UTF-8 text",
             path=path,
         )
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    replaced = decoded.replaced
+    foreign = sum(1 for byte in data if byte >= 0x80)
+    if replaced > max(8, foreign // 2):
+        raise UndecodableText(
+            f"{replaced:,} of its {foreign:,} non-ASCII bytes are not text in any encoding we could detect",
+            hint="save the file as UTF-8 text, or export it as PDF or DOCX",
+            path=path,
+        )
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    warnings = list(decoded.warnings)
+    if replaced > 0:
+        lines = sorted({text.count("\n", 0, i) + 1 for i, ch in enumerate(text) if ch == REPLACEMENT})
+        shown = ", ".join(map(str, lines[:10])) + (" ..." if len(lines) > 10 else "")
+        warnings.append(
+            f"{replaced} byte(s) were not text in {decoded.encoding} and were replaced by "
+            f"'{REPLACEMENT}' (line(s) {shown}): check those places against the original"
+        )
+    return Decoded(text, decoded.encoding, tuple(warnings), replaced)
 
 
-def _windows_1252(data: bytes) -> str | None:
-    """Windows-1252 (a superset of Latin-1 for text) is what non-UTF-8 English contracts almost
-    always are; accept it unless the result is mostly accented letters (then it is mojibake of
-    another code page, e.g. Cyrillic, and detection decides)."""
+def _replacing(data: bytes, encoding: str) -> Decoded:
+    """``data`` in ``encoding``, what is not text in it replaced (and counted: a U+FFFD the file
+    itself holds is text, not a replacement)."""
+    text = data.decode(encoding, errors="replace")
+    own = data.decode(encoding, errors="ignore").count(REPLACEMENT)
+    return Decoded(text, encoding, replaced=text.count(REPLACEMENT) - own)
+
+
+def _utf8(data: bytes) -> Decoded | None:
+    """UTF-8, strictly; or UTF-8 with a few damaged bytes (its multi-byte characters far
+    outnumber the bytes that are not UTF-8), those replaced."""
     try:
-        text = data.decode("cp1252")
+        return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
-        return None
+        pass
+    decoded = _replacing(data, "utf-8")
+    good = sum(1 for ch in decoded.text if ord(ch) >= 0x80) - decoded.replaced
+    return decoded if good >= 4 * decoded.replaced else None
+
+
+def _windows_1252(data: bytes) -> Decoded | None:
+    """Windows-1252 (a superset of Latin-1 for text), its undefined bytes replaced; accepted
+    unless the result is mostly accented letters (then it is mojibake of another code page,
+    e.g. Cyrillic, and detection decides)."""
+    undefined = sum(data.count(bytes((byte,))) for byte in _CP1252_UNDEFINED)
+    cleaned = data.translate(_UNDEFINED_TO_SUB) if undefined else data
+    text = cleaned.decode("cp1252").replace("\x1a", REPLACEMENT) if undefined else cleaned.decode("cp1252")
     letters = [ch for ch in text if ch.isalpha()]
     accented = sum(1 for ch in letters if not ch.isascii())
-    return text if letters and accented <= 0.1 * len(letters) else None
+    if not letters or accented > 0.1 * len(letters):
+        return None
+    return Decoded(text, "Windows-1252", replaced=undefined)
 
 
-def _detected(data: bytes, path: Path) -> str:
+def _detected(data: bytes, path: Path) -> Decoded:
     best = from_bytes(data).best()
     if best is None or best.encoding is None:
         raise UndecodableText(
@@ -69,7 +134,11 @@ def _detected(data: bytes, path: Path) -> str:
             hint="save the file as UTF-8 text, or export it as PDF or DOCX",
             path=path,
         )
-    return str(best)
+    warning = (
+        f"the encoding was detected as {best.encoding}: check that accented letters read right, "
+        "or save the file as UTF-8"
+    )
+    return Decoded(str(best), best.encoding, (warning,))
 
 
 def _line_spans(text: str) -> list[tuple[int, int]]:
@@ -231,7 +300,9 @@ def document_from_text(text: str, source_name: str, file_type: FileType = FileTy
 
 
 def parse_text_file(path: Path, file_type: FileType) -> ParsedDocument:
-    text = decode_text(path.read_bytes(), path)
-    if not text.strip():
+    decoded = decode_bytes(path.read_bytes(), path)
+    if not decoded.text.strip():
         raise EmptyDocument("the file contains only whitespace", hint="check the export", path=path)
-    return document_from_text(text, path.name, file_type)
+    document = document_from_text(decoded.text, path.name, file_type)
+    document.warnings.extend(decoded.warnings)
+    return document

@@ -1,21 +1,17 @@
 """Contracts: upload (an ingest job, or the existing contract for the same bytes and settings),
-list, show, tree, text of a span, search (retrieval only, no model), the original file, delete."""
+list, show (with every kept version), tree, text of a span, search (retrieval only, no model),
+the original file, delete. Every route takes a contract id (never a path) and reads the live
+version unless asked for an older one (``?version=N``), where old citations keep resolving."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import os
-import re
-import uuid
-from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from fastapi.responses import FileResponse
 
 from clausewise.core.domain import FileType
-from clausewise.core.errors import EmptyDocument, FileTooLarge
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
 from clausewise.runtime import Runtime
@@ -27,65 +23,48 @@ from clausewise.service.schemas import (
     ContractPages,
     ContractSummary,
     ContractTree,
+    ContractVersion,
     DefinedTerm,
     Highlight,
     HighlightPage,
     PageView,
+    ServedManifest,
     TextSpan,
     TreeNode,
     UnresolvedReference,
     Upload,
 )
-from clausewise.service.tasks import uploads_dir
+from clausewise.service.uploads import discard, store_upload, too_large
 from clausewise.service.work import submit
+from indexes.layout import ID_PATTERN
+from indexes.store import ContractIndex
 from tools.highlight import highlight
 from tools.parsing import check_document
 from tools.rendering import page_png
 
 router = APIRouter(prefix="/v1/contracts", tags=["contracts"], responses=ERROR_RESPONSES)
 
-_CHUNK = 1 << 20
 _MAX_TEXT = 200_000
-_UNSAFE = re.compile(r"[^\w.\- ()]+")
+Version = Annotated[
+    int | None, Query(ge=1, description="A kept older version (default: the live one); see GET .../{id}.")
+]
 
 
-def safe_name(name: str | None) -> str:
-    """The base name of an uploaded file, without folders or characters a file system dislikes."""
-    base = Path((name or "").replace("\\", "/")).name
-    cleaned = _UNSAFE.sub("_", base).strip(" .") or "contract"
-    return cleaned[-150:]
+def open_contract(runtime: Runtime, contract_id: str, version: int | None = None) -> ContractIndex:
+    """This tenant's contract by id (never a path or file name), at ``version`` or live: anything
+    else is the same 404, whether or not it exists elsewhere."""
+    return runtime.store.open(runtime.store.resolve_id(contract_id), version)
 
 
-async def store_upload(file: UploadFile, runtime: Runtime) -> tuple[Path, str]:
-    """Copy the upload into the tenant's upload folder (refusing it past the size limit), named
-    by its content so the same bytes are stored once; returns the path and the bytes' SHA-256."""
-    limit = int(runtime.settings.parsing.max_file_mb * 1024 * 1024)
-    folder = uploads_dir(runtime)
-    folder.mkdir(parents=True, exist_ok=True)
-    partial = folder / f".partial-{uuid.uuid4().hex}"
-    digest, size = hashlib.sha256(), 0
-    try:
-        with partial.open("wb") as handle:
-            while chunk := await file.read(_CHUNK):
-                size += len(chunk)
-                if size > limit:
-                    raise FileTooLarge(
-                        f"the upload is over the {runtime.settings.parsing.max_file_mb:g} MB limit",
-                        hint="split the file or raise parsing.max_file_mb on the server",
-                    )
-                digest.update(chunk)
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if size == 0:
-            raise EmptyDocument("the upload is empty (0 bytes)", hint="choose the contract file again")
-        sha = digest.hexdigest()
-        target = folder / sha[:16] / safe_name(file.filename)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial.replace(target)
-        return target, sha
-    finally:
-        partial.unlink(missing_ok=True)
+def _checked_id(contract_id: str | None) -> str | None:
+    if contract_id is not None and not ID_PATTERN.match(contract_id):
+        raise ApiError(
+            422,
+            "invalid_contract_id",
+            f"{contract_id[:100]!r} is not a valid contract id",
+            hint="ids are 1-100 lowercase letters, digits, '.', '_' and '-', starting with a letter or digit",
+        )
+    return contract_id
 
 
 @router.post("", status_code=202, response_model=Upload)
@@ -99,46 +78,66 @@ async def upload(
         UploadFile, File(description="The contract: PDF (text or scanned), DOCX, TXT, MD, HTML.")
     ],
     contract_id: Annotated[str | None, Form(description="Its id (default: from the file name).")] = None,
-    force: Annotated[bool, Form(description="Rebuild even if the same bytes were ingested.")] = False,
+    force: Annotated[
+        bool, Form(description="Rebuild even if the same bytes were ingested (as a new version).")
+    ] = False,
+    new_version: Annotated[
+        bool, Form(description="Other bytes under an existing contract are its next version.")
+    ] = False,
 ) -> Upload:
-    """Upload a contract: refused at once when it is too large, empty, of the wrong type, corrupt or
-    encrypted; otherwise an ingest job (202), or, for bytes already ingested with the same
-    settings, the existing contract and no job (200)."""
+    """Upload a contract: refused at once (and not kept) when it is too large, empty, of the wrong
+    type, corrupt or encrypted, or when it holds other bytes than the existing contract of that
+    id without ``new_version`` (409); otherwise an ingest job (202), or, for bytes already
+    ingested with the same settings, the existing contract and no job (200)."""
+    wanted = _checked_id(contract_id)
     declared = int(request.headers.get("content-length") or 0)
     if declared > runtime.settings.parsing.max_file_mb * 1024 * 1024 + 1_000_000:
-        raise FileTooLarge(
-            f"the upload is over the {runtime.settings.parsing.max_file_mb:g} MB limit",
-            hint="split the file or raise parsing.max_file_mb on the server",
+        raise too_large(runtime)
+    stored = await store_upload(file, runtime)
+    try:
+        await asyncio.to_thread(check_document, stored.path, runtime.settings.parsing)
+        archivist = runtime.archivist()
+        contract = wanted or archivist.contract_id_for(stored.path)
+        existing = archivist.current(contract, stored.sha256)
+        if existing is not None and not force:
+            discard(stored.path)
+            response.status_code = 200
+            return Upload(
+                contract_id=contract, file_name=stored.file_name, status="unchanged", version=existing.version
+            )
+        archivist.refuse_a_silent_replacement(contract, stored.sha256, force or new_version)
+        job = submit(
+            service,
+            tenant,
+            "ingest",
+            {**stored.reference(), "contract_id": contract, "force": force, "new_version": new_version},
         )
-    path, sha = await store_upload(file, runtime)
-    await asyncio.to_thread(check_document, path, runtime.settings.parsing)
-    archivist = runtime.archivist()
-    contract = contract_id or archivist.contract_id_for(path)
-    if not force and archivist.current(contract, sha) is not None:
-        response.status_code = 200
-        return Upload(contract_id=contract, status="unchanged")
-    job = submit(
-        service,
-        tenant,
-        "ingest",
-        {"path": str(path), "file_name": path.name, "contract_id": contract, "force": force},
-    )
-    return Upload(contract_id=contract, status="queued", job=job)
+    except BaseException:
+        discard(stored.path)
+        raise
+    return Upload(contract_id=contract, file_name=stored.file_name, status="queued", job=job)
 
 
 @router.get("", response_model=list[ContractSummary])
 def list_contracts(runtime: TenantRuntime) -> list[ContractSummary]:
-    """The contracts of this key's tenant."""
-    return [ContractSummary.of(m) for m in runtime.store.manifests()]
+    """The contracts of this key's tenant: title and parties, file, live version."""
+    store = runtime.store
+    return [ContractSummary.of(m, len(store.versions(m.contract_id))) for m in store.manifests()]
 
 
 @router.get("/{contract_id}", response_model=ContractDetail)
-def show_contract(contract_id: str, runtime: TenantRuntime) -> ContractDetail:
-    """Its manifest, defined terms and unresolved cross-references."""
-    index = runtime.store.open(contract_id)
+def show_contract(contract_id: str, runtime: TenantRuntime, version: Version = None) -> ContractDetail:
+    """Its manifest (of the live version, or ``version``), every kept version, defined terms and
+    unresolved cross-references."""
+    index = open_contract(runtime, contract_id, version)
     try:
+        live = runtime.store.manifest(index.contract_id)
         return ContractDetail(
-            manifest=index.manifest,
+            manifest=ServedManifest.of(index.manifest),
+            versions=[
+                ContractVersion.of(m, live is not None and m.version == live.version)
+                for _path, m in runtime.store.versions(index.contract_id)
+            ],
             defined_terms=[
                 DefinedTerm(term=d.term, node_id=d.node_id, span=d.term_span) for d in index.definitions
             ],
@@ -158,9 +157,9 @@ def _preview(text: str, start: int, end: int, limit: int = 70) -> str:
 
 
 @router.get("/{contract_id}/tree", response_model=ContractTree)
-def contract_tree(contract_id: str, runtime: TenantRuntime) -> ContractTree:
+def contract_tree(contract_id: str, runtime: TenantRuntime, version: Version = None) -> ContractTree:
     """The clause tree, nodes in document order (ids are legal paths: "12.4(a)", "Schedule B/3")."""
-    index = runtime.store.open(contract_id)
+    index = open_contract(runtime, contract_id, version)
     try:
         tree, text = index.tree, index.document.text
         return ContractTree(
@@ -184,9 +183,10 @@ def contract_text(
     runtime: TenantRuntime,
     start: Annotated[int, Query(ge=0)] = 0,
     end: Annotated[int | None, Query(ge=0, description="Default: start + 200,000 or the end.")] = None,
+    version: Version = None,
 ) -> TextSpan:
     """The contract's normalized text from ``start`` to ``end`` (the offsets citations use)."""
-    index = runtime.store.open(contract_id)
+    index = open_contract(runtime, contract_id, version)
     try:
         text = index.document.text
         stop = min(len(text), start + _MAX_TEXT) if end is None else end
@@ -206,9 +206,9 @@ def contract_text(
 
 
 @router.get("/{contract_id}/pages", response_model=ContractPages)
-def contract_pages(contract_id: str, runtime: TenantRuntime) -> ContractPages:
+def contract_pages(contract_id: str, runtime: TenantRuntime, version: Version = None) -> ContractPages:
     """The pages: size, how their text was read (text layer or OCR) and their character ranges."""
-    index = runtime.store.open(contract_id)
+    index = open_contract(runtime, contract_id, version)
     try:
         document = index.document
         images = document.file_type in (FileType.PDF, FileType.IMAGE) and index.original is not None
@@ -228,9 +228,10 @@ def page_image(
     number: int,
     runtime: TenantRuntime,
     scale: Annotated[float, Query(gt=0.2, le=4.0, description="Pixels per PDF point.")] = 1.5,
+    version: Version = None,
 ) -> Response:
     """A page of the original PDF (or scan) as PNG, rendered at ``scale``."""
-    index = runtime.store.open(contract_id)
+    index = open_contract(runtime, contract_id, version)
     try:
         original = index.original
         version = index.path.name
@@ -255,9 +256,11 @@ def span_highlight(
     runtime: TenantRuntime,
     start: Annotated[int, Query(ge=0)],
     end: Annotated[int, Query(ge=1)],
+    version: Version = None,
 ) -> Highlight:
-    """The rectangles that show the span ``start``-``end`` on its pages (one per line of text)."""
-    index = runtime.store.open(contract_id)
+    """The rectangles that show the span ``start``-``end`` on its pages (one per line of text),
+    in the live version or in ``version`` (the one a citation was made against)."""
+    index = open_contract(runtime, contract_id, version)
     try:
         document = index.document
         if not start < end <= len(document.text):
@@ -284,14 +287,14 @@ def search_contract(
     k: Annotated[int, Query(ge=1, le=64)] = 10,
 ) -> list[Passage]:
     """Retrieval only (no language model): the best spans, each the contract's own text."""
-    with SpanSearch(runtime, contract_id) as search:
+    with SpanSearch(runtime, runtime.store.resolve_id(contract_id)) as search:
         return search.passages(q, k)
 
 
 @router.get("/{contract_id}/original", response_class=FileResponse)
-def original_file(contract_id: str, runtime: TenantRuntime) -> FileResponse:
+def original_file(contract_id: str, runtime: TenantRuntime, version: Version = None) -> FileResponse:
     """The file as it was ingested (contracts ingested before it was kept have none: 404)."""
-    index = runtime.store.open(contract_id)
+    index = open_contract(runtime, contract_id, version)
     original = index.original
     index.close()
     if original is None:
@@ -305,7 +308,17 @@ def original_file(contract_id: str, runtime: TenantRuntime) -> FileResponse:
 
 
 @router.delete("/{contract_id}", status_code=204)
-def delete_contract(contract_id: str, runtime: TenantRuntime) -> Response:
-    """Delete the contract and all its indexes."""
-    runtime.store.delete(contract_id)
+def delete_contract(
+    contract_id: str,
+    runtime: TenantRuntime,
+    version: Annotated[
+        int | None, Query(ge=1, description="Delete only this older version (not the live one).")
+    ] = None,
+) -> Response:
+    """Delete the contract, every version and index (or, with ``version``, one older version)."""
+    contract = runtime.store.resolve_id(contract_id)
+    if version is None:
+        runtime.store.delete(contract)
+    else:
+        runtime.store.delete_version(contract, version)
     return Response(status_code=204)

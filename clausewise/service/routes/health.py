@@ -32,7 +32,9 @@ def _model_checks(settings: Settings) -> dict[str, str]:
             checks[f"model:{role}"] = "ok" if ok else f"{llm.embedded_model} packages are not installed"
         elif llm.backend == "gguf":
             ok = llm.gguf_path is not None and llm.gguf_path.expanduser().is_file()
-            checks[f"model:{role}"] = "ok" if ok else f"no GGUF file at {llm.gguf_path}"
+            name = llm.gguf_path.name if llm.gguf_path is not None else "(none set)"
+            missing = f"the GGUF file {name} is missing (models.llm.gguf_path)"
+            checks[f"model:{role}"] = "ok" if ok else missing
         else:
             checks[f"model:{role}"] = "ok" if llm.base_url else "no base_url for the model server"
     for asset, file in (("reranker", "model.onnx"), ("nli", "model.onnx"), ("provisions", "head.npz")):
@@ -53,7 +55,7 @@ def readyz(service: CurrentService, response: Response) -> Readiness:
         probe.unlink()
         checks["store"] = "ok"
     except OSError as error:
-        checks["store"] = f"not writable: {error.strerror}"
+        checks["store"] = f"not writable: {error.strerror}"  # the reason, never the folder
     ready = all(value == "ok" for value in checks.values())
     response.status_code = 200 if ready else 503
     return Readiness(ready=ready, checks=checks)

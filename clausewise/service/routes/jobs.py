@@ -14,7 +14,7 @@ from clausewise.core.report import Report
 from clausewise.core.results import CheckResult, ProvisionResult
 from clausewise.service.auth import CurrentService, Tenant
 from clausewise.service.errors import ApiError
-from clausewise.service.jobs import Job
+from clausewise.service.jobs import FINISHED, Job
 from clausewise.service.schemas import ERROR_RESPONSES, JobList
 from clausewise.service.work import follow, outcome
 from tools.checks import render as check_render
@@ -78,10 +78,18 @@ def job_result(
     tenant: Tenant,
     format: Literal["json", "csv", "xlsx", "md", "html", "docx", "pdf"] = "json",
 ) -> Any:
-    """A finished job's result (a failed one answers with its error, as the request would have).
-    Checks and reviews also as CSV or XLSX; a report (ask, chat message) as Markdown, HTML, DOCX
-    or PDF, to download."""
-    result = outcome(service.jobs.get(tenant, job_id))
+    """A finished job's result (a failed one answers with its error, as the request would have;
+    one still queued or running is 409 ``job_not_finished``). Checks and reviews also as CSV or
+    XLSX; a report (ask, chat message) as Markdown, HTML, DOCX or PDF, to download."""
+    job = service.jobs.get(tenant, job_id)
+    if job.status not in FINISHED:
+        raise ApiError(
+            409,
+            "job_not_finished",
+            f"job {job_id!r} is still {job.status}: it has no result yet",
+            hint=f"wait for it to end (GET /v1/jobs/{job_id} or its events), then ask again",
+        )
+    result = outcome(job)
     if format == "json":
         return result
     name = f"clausewise-{job_id}.{format}"
@@ -130,5 +138,9 @@ async def job_events(
 
 @router.post("/{job_id}/cancel", response_model=Job)
 def cancel_job(job_id: str, service: CurrentService, tenant: Tenant) -> Job:
-    """Cancel a waiting job at once, or stop a running one at its next step."""
-    return service.jobs.cancel(tenant, job_id)
+    """Cancel a waiting job at once (its uploads are deleted), or stop a running one at its next
+    step (its uploads go when it stops)."""
+    job = service.jobs.cancel(tenant, job_id)
+    if job.status == "cancelled":
+        service.clear_uploads(job)  # (served jobs keep their uploads' ids: only paths are cut)
+    return job

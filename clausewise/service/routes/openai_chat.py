@@ -10,6 +10,11 @@ as context.
 
 The answer keeps its ``[n]`` markers; its verified sources come back in a ``references`` field of
 the message (and of the last chunk of a stream): clause id, title, pages, span and quote.
+
+A chat client shows whatever comes back as the answer, so the endpoint does not ask clarifying
+questions unless the request says ``"clarify": true``; then a clarifying question comes back
+marked as one: ``finish_reason`` ``"clarification"`` and ``"clarification": true`` on the message
+(and on the last chunk), with no references. The user's next message answers it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from clausewise.service.answers import answer_text, check_question, references
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import Job
+from clausewise.service.routes.questions import new_thread
 from clausewise.service.schemas import ERROR_RESPONSES
 from clausewise.service.state import Service
 from clausewise.service.work import outcome, submit, wait_for
@@ -56,6 +62,11 @@ class ChatRequest(BaseModel):
     model: str = Field(description="clausewise/<contract-id>")
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
+    clarify: bool = Field(
+        default=False,
+        description="Let the assistant ask a clarifying question when the question is ambiguous (it "
+        "comes back with finish_reason 'clarification'); by default it answers as best it can.",
+    )
 
 
 def _digest(contract: str, messages: list[tuple[str, str]]) -> str:
@@ -81,7 +92,7 @@ def _contract(model: str, runtime: Runtime) -> str:
             f"no model {model!r}",
             hint="use clausewise/<contract-id> (GET /v1/models)",
         )
-    return runtime.store.resolve(model.removeprefix(PREFIX))
+    return runtime.store.resolve_id(model.removeprefix(PREFIX))
 
 
 @router.get("/models")
@@ -105,7 +116,7 @@ def _start(
     thread = runtime.threads.thread_for_conversation(_digest(contract, earlier))
     context = ""
     if thread is None:
-        thread = runtime.threads.create(contract)
+        thread = new_thread(runtime, contract)
         if earlier:
             context = (
                 "Earlier in this conversation:\n"
@@ -122,16 +133,22 @@ def _start(
             "context": context,
             "instructions": instructions,
             "turns": None,
+            "clarify": body.clarify,
         },
     )
     return job, contract, [*earlier, ("user", question)]
 
 
 def _reply(result: dict[str, Any]) -> tuple[str, list[dict[str, Any]], Report | None]:
+    """The answer's text, its references and its report (None for a clarifying question)."""
     if result.get("clarification"):
         return str(result["clarification"]), [], None
     report = Report.model_validate(result["report"])
     return answer_text(report), references(report), report
+
+
+#: How a clarifying question ends a completion, so a client can tell it from an answer.
+CLARIFICATION = "clarification"
 
 
 def _remember(
@@ -167,17 +184,16 @@ async def chat_completions(
     _remember(runtime, contract, conversation, text, result["thread_id"])
     usage = report.metadata if report is not None else None
     prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+    message: dict[str, Any] = {"role": "assistant", "content": text, "references": refs}
+    if report is None:
+        message["clarification"] = True
     return {
         "id": completion_id,
         "object": "chat.completion",
         "created": created,
         "model": body.model,
         "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text, "references": refs},
-                "finish_reason": "stop",
-            }
+            {"index": 0, "message": message, "finish_reason": CLARIFICATION if report is None else "stop"}
         ],
         "usage": {
             "prompt_tokens": prompt,
@@ -226,13 +242,16 @@ async def _stream(
         }
         yield {"data": "[DONE]"}
         return
-    text, refs, _report = _reply(result)
+    text, refs, report = _reply(result)
     _remember(runtime, contract, conversation, text, result["thread_id"])
     for start in range(0, len(text), 200):
         if await request.is_disconnected():
             return
         yield {"data": _chunk(completion_id, created, model, {"content": text[start : start + 200]})}
-    last = json.loads(_chunk(completion_id, created, model, {"references": refs}, "stop"))
+    finish = CLARIFICATION if report is None else "stop"
+    last = json.loads(_chunk(completion_id, created, model, {"references": refs}, finish))
     last["references"] = refs
+    if report is None:
+        last["clarification"] = True
     yield {"data": json.dumps(last)}
     yield {"data": "[DONE]"}

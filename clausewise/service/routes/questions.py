@@ -14,6 +14,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from sse_starlette.sse import EventSourceResponse
 
+from clausewise.core.errors import VersionNotFound
 from clausewise.core.report import Report
 from clausewise.core.results import ThreadInfo
 from clausewise.runtime import Runtime
@@ -67,13 +68,19 @@ async def ask(
     """Answer one question about one contract with a verified, cited report (JSON, Markdown or
     HTML), or stream the work as it happens (``stream: true``)."""
     check_question(body.question, service)
-    contract = runtime.store.resolve(contract_id)
+    contract = runtime.store.resolve_id(contract_id)
+    version = runtime.store.manifest(contract, body.version)
+    if version is None:
+        raise VersionNotFound(
+            f"contract {contract!r} has no version {body.version}", hint=f"see GET /v1/contracts/{contract}"
+        )
     job = submit(
         service,
         tenant,
         "ask",
         {
             "contract": contract,
+            "version": version.version,
             "question": body.question,
             "context": body.context,
             "instructions": body.instructions,
@@ -89,6 +96,12 @@ async def ask(
 # --- threads -----------------------------------------------------------------------------------
 
 
+def new_thread(runtime: Runtime, contract_id: str) -> ThreadInfo:
+    """A thread on the live version of ``contract_id``: it reads that version from then on."""
+    manifest = runtime.store.manifest(contract_id)
+    return runtime.threads.create(contract_id, manifest.version if manifest else None)
+
+
 def _detail(runtime: Runtime, thread_id: str) -> ThreadDetail:
     info = runtime.threads.get(thread_id)
     messages = runtime.threads.messages(thread_id)
@@ -98,14 +111,14 @@ def _detail(runtime: Runtime, thread_id: str) -> ThreadDetail:
 
 @router.post("/threads", status_code=201, response_model=ThreadInfo, tags=["threads"])
 def create_thread(body: ThreadCreate, runtime: TenantRuntime) -> ThreadInfo:
-    """A new conversation about one contract."""
-    return runtime.threads.create(runtime.store.resolve(body.contract))
+    """A new conversation about one contract, on its live version (which it reads from then on)."""
+    return new_thread(runtime, runtime.store.resolve_id(body.contract))
 
 
 @router.get("/threads", response_model=list[ThreadInfo], tags=["threads"])
 def list_threads(runtime: TenantRuntime, contract: str | None = None) -> list[ThreadInfo]:
     """The conversations of this key's tenant, most recent first (of one contract when given)."""
-    return runtime.threads.list(runtime.store.resolve(contract) if contract else None)
+    return runtime.threads.list(runtime.store.resolve_id(contract) if contract else None)
 
 
 @router.get("/threads/{thread_id}", response_model=ThreadDetail, tags=["threads"])

@@ -15,8 +15,8 @@ from clausewise.core.errors import ConfigError
 from clausewise.runtime import Runtime
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.jobs import Job
-from clausewise.service.routes.contracts import store_upload
 from clausewise.service.schemas import ERROR_RESPONSES, CheckRequest, ReviewRequest
+from clausewise.service.uploads import StoredUpload, discard, store_upload
 from clausewise.service.work import submit
 from tools.checks.suites import BUILTIN_SUITES, Suite, adhoc_suite, load_suite, parse_suite
 from tools.review.provisions import BUILTIN_PROVISIONS, ProvisionList, load_provisions, parse_provisions
@@ -51,7 +51,7 @@ def _suite(name: str | None, playbook: str | None, hypotheses: list[str]) -> Sui
 
 def _contracts(runtime: Runtime, references: list[str]) -> list[str]:
     """Contract ids of this tenant, in order and once each (an unknown one: 404 at once)."""
-    return list(dict.fromkeys(runtime.store.resolve(reference) for reference in references))
+    return list(dict.fromkeys(runtime.store.resolve_id(reference) for reference in references))
 
 
 @router.post("/checks", status_code=202, response_model=Job)
@@ -109,8 +109,13 @@ async def create_batch(
         asked = {"suite": _suite(suite, playbook, hypotheses or []).model_dump(), "report": False}
     else:
         asked = {"provisions": _provisions(provisions, playbook).model_dump()}
-    uploads = []
-    for file in files:
-        path, _sha = await store_upload(file, runtime)
-        uploads.append({"path": str(path), "file_name": path.name})
-    return submit(service, tenant, kind, {"contracts": [], "uploads": uploads, **asked})
+    stored: list[StoredUpload] = []
+    try:
+        for file in files:
+            stored.append(await store_upload(file, runtime))
+        uploads = [upload.reference() for upload in stored]
+        return submit(service, tenant, kind, {"contracts": [], "uploads": uploads, **asked})
+    except BaseException:
+        for upload in stored:  # a refused request keeps none of its files
+            discard(upload.path)
+        raise

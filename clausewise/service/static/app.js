@@ -9,7 +9,8 @@ const PAGE_SCALE = 1.5; // pixels per PDF point of the page images
 const state = {
   contracts: [],
   contract: null, // {id, pages, tree, text}
-  askJob: null, // the job behind the report shown (exports)
+  askJob: null, // the job answering the question asked (stop)
+  reportJob: null, // the job whose report is shown: exports exist only for it
   askAbort: null,
   checkJob: null,
   reviewJob: null,
@@ -123,11 +124,37 @@ function show(view) {
 
 // --- library ------------------------------------------------------------------------------
 
+// The key dialog: opened by the button, and by the page itself when the server asks for a key
+// (first visit) or refuses the one kept here.
+function askForKey(reason = "") {
+  const dialog = $("#key-dialog");
+  $("#key-reason").textContent = reason;
+  $("#key-reason").hidden = !reason;
+  $("#key-input").value = localStorage.getItem(KEY_STORE) || "";
+  if (!dialog.open) dialog.showModal();
+}
+
+function needsKey(error) {
+  if (!(error instanceof ApiError) || error.status !== 401) return false;
+  askForKey(error.code === "invalid_api_key"
+    ? "The server did not accept the key kept in this browser: enter a valid one."
+    : "This server needs an API key: enter the one your administrator gave you.");
+  return true;
+}
+
+// A contract as people know it: its title and parties (from its preamble), its id beside.
+function contractName(c) {
+  return el("span", { class: "contract-name" },
+    el("span", { class: "title" }, c.title || c.contract_id),
+    c.parties && c.parties.length ? el("span", { class: "parties" }, c.parties.join(" · ")) : null,
+    el("span", { class: "id" }, c.contract_id));
+}
+
 async function refreshContracts() {
   try {
     state.contracts = await getJSON("/v1/contracts");
   } catch (error) {
-    notify(explain(error));
+    if (!needsKey(error)) notify(explain(error));
     return;
   }
   notify("");
@@ -135,11 +162,13 @@ async function refreshContracts() {
   body.replaceChildren(
     ...state.contracts.map((c) =>
       el("tr", { "data-contract": c.contract_id },
-        el("th", { scope: "row" }, c.contract_id),
-        el("td", {}, c.file_name),
+        el("th", { scope: "row" }, contractName(c)),
+        el("td", { class: "file" }, c.file_name),
+        el("td", {}, c.versions > 1 ? `${c.version} (${c.versions} kept)` : String(c.version)),
         el("td", {}, String(c.pages)),
         el("td", {}, String(c.clauses)),
-        el("td", {}, c.ocr_pages.length ? `ready (${c.ocr_pages.length} OCR page(s))` : "ready"),
+        el("td", {}, c.ocr_pages.length ? `ready (${c.ocr_pages.length} OCR page(s))` : "ready",
+          ...(c.warnings || []).map((w) => el("p", { class: "hint warning" }, w))),
         el("td", {},
           el("button", { type: "button", onclick: () => openContract(c.contract_id) , "aria-label": `Open ${c.contract_id}` }, "Open"),
           " ",
@@ -192,7 +221,7 @@ async function uploadFile(file) {
     return;
   }
   if (!answer.job) {
-    row.set("ready", 100, `already ingested as ${answer.contract_id}`);
+    row.set("ready", 100, `already ingested as ${answer.contract_id} (version ${answer.version})`);
     refreshContracts();
     return;
   }
@@ -202,12 +231,28 @@ async function uploadFile(file) {
       if (name === "running" || name === "ingesting") row.set("ingesting", null, "parsing, structure, indexes");
       if (name === "requeued") row.set("queued", null, data.reason);
     });
-    if (job.status === "done") row.set("ready", 100, `${job.result.contract_id}: ${job.result.manifest.pages} page(s)`);
+    if (job.status === "done") {
+      const m = job.result.manifest;
+      const warned = m.warnings && m.warnings.length ? `; warning: ${m.warnings.join("; ")}` : "";
+      row.set("ready", 100, `${job.result.contract_id}${m.version > 1 ? ` version ${m.version}` : ""}: ${m.pages} page(s)${warned}`);
+    }
     else row.set(job.status, 0, job.error ? `${job.error.message}. ${job.error.hint}` : job.status, true);
   } catch (error) {
     row.set("failed", 0, explain(error), true);
   }
   refreshContracts();
+}
+
+// Export buttons exist for one finished job (its report or rows) and only then: shown and
+// enabled when it is done, hidden and disabled otherwise. A result arriving clears the banner
+// an earlier export's failure left.
+function setExports(box, jobId) {
+  const exports = $(box);
+  exports.hidden = !jobId;
+  if (jobId) exports.dataset.job = jobId;
+  else delete exports.dataset.job;
+  for (const button of $$("button", exports)) button.disabled = !jobId;
+  if (jobId && !$("#notice").classList.contains("ok")) notify("");
 }
 
 // Follow a job's events to its end; returns the finished job.
@@ -241,27 +286,44 @@ function setUpLibrary() {
 
 async function openContract(id, then = null) {
   show("contract");
-  $("#contract-title").textContent = id;
+  const known = state.contracts.find((c) => c.contract_id === id);
+  $("#contract-title").textContent = known && known.title ? known.title : id;
   if (!state.contract || state.contract.id !== id) {
     $("#viewer").replaceChildren(el("p", { class: "hint" }, "Loading the pages..."));
     $("#outline").replaceChildren();
     $("#steps").replaceChildren();
     $("#report").replaceChildren();
-    $("#report-exports").hidden = true;
-    try {
-      const base = `/v1/contracts/${encodeURIComponent(id)}`;
-      const [pages, tree] = await Promise.all([getJSON(`${base}/pages`), getJSON(`${base}/tree`)]);
-      const text = pages.images ? null : (await getJSON(`${base}/text`)).text;
-      state.contract = { id, pages, tree, text, base };
-    } catch (error) {
-      notify(explain(error));
-      return;
-    }
-    renderOutline();
-    renderPages();
+    setExports("#report-exports", null);
+    const base = `/v1/contracts/${encodeURIComponent(id)}`;
+    state.contract = { id, base, live: known ? known.version : null, shown: null };
+    if (!(await showVersion(null))) return;
     loadThreads();
   }
-  if (then) then();
+  if (then) await then();
+}
+
+// Show the live version (null) or an older one: what a citation made against it points into.
+async function showVersion(version) {
+  const contract = state.contract;
+  const query = version ? `?version=${version}` : "";
+  try {
+    const { base } = contract;
+    const [pages, tree] = await Promise.all([getJSON(`${base}/pages${query}`), getJSON(`${base}/tree${query}`)]);
+    const text = pages.images ? null : (await getJSON(`${base}/text${query}`)).text;
+    Object.assign(contract, { pages, tree, text, shown: version });
+  } catch (error) {
+    notify(explain(error));
+    return false;
+  }
+  const note = $("#version-note");
+  note.hidden = !version;
+  if (version) {
+    note.replaceChildren(`Showing version ${version}, an older version of this contract: the citations being read were made against it. `,
+      el("button", { type: "button", class: "quiet", onclick: () => showVersion(null) }, "Show the live version"));
+  }
+  renderOutline();
+  renderPages();
+  return true;
 }
 
 function renderOutline() {
@@ -284,6 +346,8 @@ function renderOutline() {
   $("#outline").replaceChildren(build(nodes.get(tree.root_id).children, 0) || el("p", { class: "hint" }, "No structure found."));
 }
 
+const versionQuery = (joiner = "?") => (state.contract.shown ? `${joiner}version=${state.contract.shown}` : "");
+
 function renderPages() {
   const { pages, text, base } = state.contract;
   const viewer = $("#viewer");
@@ -291,7 +355,7 @@ function renderPages() {
   for (const page of pages.pages) {
     if (pages.images) {
       const figure = el("figure", { class: "page", "data-page": String(page.number), style: `aspect-ratio: ${page.width} / ${page.height}` },
-        el("img", { alt: `Page ${page.number}`, "data-src": `${base}/pages/${page.number}/image?scale=${PAGE_SCALE}` }),
+        el("img", { alt: `Page ${page.number}`, "data-src": `${base}/pages/${page.number}/image?scale=${PAGE_SCALE}${versionQuery("&")}` }),
         el("div", { class: "hl-layer" }),
         el("span", { class: "number" }, `page ${page.number}`));
       viewer.append(figure);
@@ -327,16 +391,19 @@ async function loadImage(img) {
   }
 }
 
-// Highlight the characters start-end: rectangles from the word boxes on every page the span
-// crosses (page images), or the characters themselves (documents without page geometry).
-async function showSpan(start, end) {
+// Highlight the characters start-end of ``version`` (the version a citation was made against;
+// none: the version shown): rectangles from the word boxes on every page the span crosses (page
+// images), or the characters themselves (documents without page geometry).
+async function showSpan(start, end, version = undefined) {
+  const wanted = version === undefined ? state.contract.shown : (version === state.contract.live ? null : version);
+  if ((wanted || null) !== (state.contract.shown || null) && !(await showVersion(wanted || null))) return;
   const { pages, base } = state.contract;
   for (const layer of $$("#viewer .hl-layer")) layer.replaceChildren();
   for (const mark of $$("#viewer mark.hl-text")) mark.replaceWith(...mark.childNodes);
   if (!pages.images) return markText(start, end);
   let where;
   try {
-    where = await getJSON(`${base}/highlight?start=${start}&end=${end}`);
+    where = await getJSON(`${base}/highlight?start=${start}&end=${end}${versionQuery("&")}`);
   } catch (error) {
     notify(explain(error));
     return;
@@ -393,7 +460,7 @@ function step(list, name, data) {
   list.append(el("li", { "data-event": name }, describe[name](data || {})));
 }
 
-function withReferences(text, sources) {
+function withReferences(text, sources, version = undefined) {
   const parts = [];
   let last = 0;
   for (const match of text.matchAll(/\[(\d{1,3})\]/g)) {
@@ -401,7 +468,7 @@ function withReferences(text, sources) {
     const number = Number(match[1]);
     const source = sources.find((s) => s.number === number);
     parts.push(source
-      ? el("button", { type: "button", class: "ref", "data-ref": String(number), "aria-label": `Show source ${number}`, onclick: () => showSpan(source.span[0], source.span[1]) }, `[${number}]`)
+      ? el("button", { type: "button", class: "ref", "data-ref": String(number), "aria-label": `Show source ${number}`, onclick: () => showSpan(source.span[0], source.span[1], version) }, `[${number}]`)
       : `[${number}]`);
     last = match.index + match[0].length;
   }
@@ -409,34 +476,38 @@ function withReferences(text, sources) {
   return parts;
 }
 
-function renderShortAnswer(short, sources) {
+function renderShortAnswer(short, sources, version) {
   // the line and its notes come from the server (ShortAnswer.line / note_lines): one wording everywhere
   if (!short) return null;
   return el("div", { class: "short-answer", "data-form": short.form },
-    el("strong", {}, ...withReferences(short.line, sources)),
+    el("strong", {}, ...withReferences(short.line, sources, version)),
     ...(short.note_lines || []).map((note) => el("p", { class: "hint" }, note)));
 }
 
 function renderReport(report, container) {
   const sources = report.sources || [];
-  const list = (items) => el("ul", {}, ...(items.length ? items : ["(none)"]).map((item) => el("li", {}, ...withReferences(item, sources))));
-  container.replaceChildren(
+  const version = report.metadata.contract_version ?? undefined;
+  const refs = (text) => withReferences(text, sources, version);
+  const list = (items) => el("ul", {}, ...(items.length ? items : ["(none)"]).map((item) => el("li", {}, ...refs(item))));
+  const older = version !== undefined && state.contract && state.contract.live && version !== state.contract.live;
+  container.replaceChildren(...[
     el("h2", {}, report.title),
-    ...[renderShortAnswer(report.short_answer, sources)].filter(Boolean),
-    el("p", { class: "answer" }, ...withReferences(report.preliminary_answer, sources)),
-    el("h2", {}, "Summary"), el("p", {}, ...withReferences(report.summary, sources)),
+    older ? el("p", { class: "hint version-badge" }, `Read from version ${version}, an older version of this contract: its citations open that version.`) : null,
+    ...[renderShortAnswer(report.short_answer, sources, version)].filter(Boolean),
+    el("p", { class: "answer" }, ...refs(report.preliminary_answer)),
+    el("h2", {}, "Summary"), el("p", {}, ...refs(report.summary)),
     el("h2", {}, "Legal reasoning and key findings"), list(report.reasoning),
     el("h2", {}, "Gaps and next questions"), list(report.gaps),
     el("h2", {}, "Sources"),
     sources.length
       ? el("ol", { class: "sources" }, ...sources.map((s) => el("li", { "data-source": String(s.number) },
-        el("button", { type: "button", class: "source-link", onclick: () => showSpan(s.span[0], s.span[1]) },
+        el("button", { type: "button", class: "source-link", onclick: () => showSpan(s.span[0], s.span[1], version) },
           `[${s.number}] ${s.node_id} ${s.title || ""}, p. ${s.pages.join(", ")}`),
         s.exact === false ? el("span", { class: "badge", title: "The model's quote was not word for word; this is the contract sentence it was matched to." }, "nearest sentence") : null,
         el("blockquote", {}, s.quote))))
       : el("p", { class: "hint" }, "No verified quotations."),
     el("p", { class: "hint" }, `${report.metadata.turns_used} of ${report.metadata.max_turns} turn(s), stopped: ${report.metadata.stopped_because}; ${report.metadata.seconds} s.`),
-  );
+  ].filter(Boolean));
 }
 
 async function ask(event) {
@@ -446,7 +517,7 @@ async function ask(event) {
   const steps = $("#steps");
   steps.replaceChildren();
   $("#report").replaceChildren();
-  $("#report-exports").hidden = true;
+  setExports("#report-exports", null);
   $("#ask-button").disabled = true;
   $("#stop-button").hidden = false;
   state.askAbort = new AbortController();
@@ -462,7 +533,7 @@ async function ask(event) {
     await readEvents(response, (name, data) => {
       if (name === "result") {
         renderReport(data, $("#report"));
-        $("#report-exports").hidden = false;
+        setExports("#report-exports", state.askJob);
       } else if (name === "failed") {
         notify(`${data.message}. ${data.hint || ""}`);
       } else if (name === "cancelled") {
@@ -553,7 +624,7 @@ async function fillContractPicks() {
   if (!state.contracts.length) state.contracts = await getJSON("/v1/contracts").catch(() => []);
   for (const box of $$(".contract-picks")) {
     box.replaceChildren(...state.contracts.map((c) =>
-      el("label", {}, el("input", { type: "checkbox", value: c.contract_id, checked: true }), ` ${c.contract_id}`)));
+      el("label", { title: c.file_name }, el("input", { type: "checkbox", value: c.contract_id, checked: true }), ` ${c.title ? `${c.title} (${c.contract_id})` : c.contract_id}`)));
     if (!state.contracts.length) box.append(el("span", { class: "hint" }, "Upload contracts first."));
   }
 }
@@ -574,7 +645,7 @@ async function runChecks(event) {
     body.playbook = await file.text();
   }
   $("#run-check").disabled = true;
-  $("#check-exports").hidden = true;
+  setExports("#check-exports", null);
   $("#cell-detail").hidden = true;
   const rows = [];
   try {
@@ -586,7 +657,7 @@ async function runChecks(event) {
       if (name === "progress") $("#check-progress").textContent = `${data.done} of ${data.total} decided`;
     });
     if (finished.status !== "done") notify(finished.error ? `${finished.error.message}. ${finished.error.hint}` : finished.status);
-    else $("#check-exports").hidden = false;
+    else setExports("#check-exports", job.id);
   } catch (error) {
     notify(explain(error));
   } finally {
@@ -610,18 +681,18 @@ function renderMatrix(rows) {
       const label = row.result.label;
       const short = { Entailment: "E", Contradiction: "C", NotMentioned: "NM" }[label];
       return el("td", {}, el("button", { type: "button", class: `label ${label}`, "data-cell": `${contract}|${h.key}`,
-        "aria-label": `${contract}, ${h.topic || h.key}: ${label}`, onclick: () => showCell(contract, row.result) }, short));
+        "aria-label": `${contract}, ${h.topic || h.key}: ${label}`, onclick: () => showCell(contract, row.result, row.contract_version) }, short));
     }));
   }));
 }
 
-function evidenceButton(contract, evidence) {
+function evidenceButton(contract, evidence, version) {
   return el("li", {}, el("button", { type: "button", class: "source-link", "data-evidence": `${evidence.span[0]}-${evidence.span[1]}`,
-    onclick: () => openContract(contract, () => showSpan(evidence.span[0], evidence.span[1])) },
+    onclick: () => openContract(contract, () => showSpan(evidence.span[0], evidence.span[1], version ?? undefined)) },
   `${evidence.node_id}, p. ${evidence.pages.join(", ")}`), el("blockquote", {}, evidence.quote));
 }
 
-function showCell(contract, result) {
+function showCell(contract, result, version) {
   const detail = $("#cell-detail");
   detail.hidden = false;
   detail.replaceChildren(
@@ -629,7 +700,7 @@ function showCell(contract, result) {
     el("p", {}, result.hypothesis),
     el("p", {}, el("span", { class: `label ${result.label}` }, result.label), ` confidence ${result.confidence.toFixed(2)}`),
     el("p", {}, result.rationale),
-    result.evidence.length ? el("ol", { class: "sources" }, ...result.evidence.map((e) => evidenceButton(contract, e))) : el("p", { class: "hint" }, "No evidence."),
+    result.evidence.length ? el("ol", { class: "sources" }, ...result.evidence.map((e) => evidenceButton(contract, e, version))) : el("p", { class: "hint" }, "No evidence."),
   );
   detail.focus?.();
 }
@@ -639,7 +710,7 @@ async function runReview(event) {
   const contracts = picked("review");
   if (!contracts.length) return notify("Choose at least one contract.");
   $("#run-review").disabled = true;
-  $("#review-exports").hidden = true;
+  setExports("#review-exports", null);
   state.reviewRows = [];
   try {
     const job = await postJSON("/v1/reviews", { contracts, provisions: "cuad" });
@@ -649,7 +720,7 @@ async function runReview(event) {
       if (name === "progress") $("#review-progress").textContent = `${data.done} of ${data.total} reviewed`;
     });
     if (finished.status !== "done") notify(finished.error ? `${finished.error.message}. ${finished.error.hint}` : finished.status);
-    else $("#review-exports").hidden = false;
+    else setExports("#review-exports", job.id);
   } catch (error) {
     notify(explain(error));
   } finally {
@@ -672,7 +743,7 @@ function renderReview() {
     el("td", { class: r.result.present ? "present-yes" : "present-no" }, r.result.present ? "present" : "absent"),
     el("td", {}, r.result.answer || ""), el("td", {}, r.result.confidence.toFixed(2)),
     el("td", {}, ...r.result.spans.slice(0, 3).map((s) => el("button", { type: "button", class: "source-link",
-      onclick: () => openContract(r.contract_id, () => showSpan(s.span[0], s.span[1])) }, `${s.node_id} `))))));
+      onclick: () => openContract(r.contract_id, () => showSpan(s.span[0], s.span[1], r.contract_version ?? undefined)) }, `${s.node_id} `))))));
 }
 
 // --- set up -------------------------------------------------------------------------------
@@ -691,12 +762,13 @@ function setUp() {
       $(other).setAttribute("aria-selected", "false"); $(otherPanel).hidden = true;
     });
   }
-  for (const button of $$("#report-exports button")) {
-    button.addEventListener("click", () => state.askJob && download(`/v1/jobs/${state.askJob}/result?format=${button.dataset.format}`, `report.${button.dataset.format}`).catch((e) => notify(explain(e))));
-  }
-  for (const [box, job] of [["#check-exports", "checkJob"], ["#review-exports", "reviewJob"]]) {
+  for (const [box, name] of [["#report-exports", "report"], ["#check-exports", "results"], ["#review-exports", "results"]]) {
     for (const button of $$(`${box} button`)) {
-      button.addEventListener("click", () => state[job] && download(`/v1/jobs/${state[job]}/result?format=${button.dataset.format}`, `results.${button.dataset.format}`).catch((e) => notify(explain(e))));
+      button.addEventListener("click", () => {
+        const job = $(box).dataset.job;
+        if (!job) return; // nothing to export yet: the buttons are disabled
+        download(`/v1/jobs/${job}/result?format=${button.dataset.format}`, `${name}.${button.dataset.format}`).catch((e) => notify(explain(e)));
+      });
     }
   }
   $("#check-form").addEventListener("submit", runChecks);
@@ -711,11 +783,11 @@ function setUp() {
     });
   }
   const dialog = $("#key-dialog");
-  $("#key-button").addEventListener("click", () => { $("#key-input").value = localStorage.getItem(KEY_STORE) || ""; dialog.showModal(); });
+  $("#key-button").addEventListener("click", () => askForKey());
   dialog.addEventListener("close", () => {
     if (dialog.returnValue === "save") localStorage.setItem(KEY_STORE, $("#key-input").value.trim());
     if (dialog.returnValue === "clear") localStorage.removeItem(KEY_STORE);
-    if (dialog.returnValue !== "cancel") { state.contract = null; state.contracts = []; show("library"); }
+    if (dialog.returnValue === "save" || dialog.returnValue === "clear") { state.contract = null; state.contracts = []; show("library"); }
   });
   show("library");
   document.documentElement.dataset.ready = "true"; // every control answers from now on

@@ -1,0 +1,710 @@
+"""A hostile client against a live server on loopback with two tenants (``acme`` and ``beta``):
+what must hold whatever a client sends. Nothing is lost (other bytes under an existing contract are
+refused unless asked for as a new version, and every old version's citations keep resolving);
+nothing is leaked (no response shows a server path, and "not yours" is one answer whether or not
+the thing exists elsewhere, so no tenant can learn another's names or probe the server's disk);
+every refusal is the error envelope with a hint; refused uploads leave nothing on disk.
+
+The models are scripted (tests/fakes.py); the server, its stores, uploads, jobs and the official
+``openai`` client are real. The page and /docs are probed in a real browser in tests/test_web.py;
+a server killed with SIGKILL mid-ingest, here and in tests/test_service_restart.py."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import threading
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import openai
+import pymupdf
+import pytest
+
+from clausewise.service.app import create_app
+from clausewise.service.jobs import JobStore
+from clausewise.service.keys import KeyStore
+from tests.conftest import EXAMPLES
+from tests.fakes import LegalScript
+from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
+from tests.test_bad_input import cp1252_with_undefined_bytes
+from tests.test_service import GOVERNING, SURVIVAL, error_of, service_settings
+from tools.citations import QuoteVerifier
+
+NDA = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
+#: The contract's next version: text before every clause, so each old span now holds other words.
+AMENDED = "AMENDED AND RESTATED\n\n" + NDA.replace("twelve (12) months", "eighteen (18) months")
+
+
+class HostileScript(LegalScript):
+    """The scripted replies; a question containing "which one" is ambiguous (the model asks back
+    when allowed to), and one containing "slowly" takes its time (a job still running)."""
+
+    def __init__(self) -> None:
+        super().__init__(GOVERNING, "English law")
+
+    def __call__(self, messages, kwargs) -> str:
+        said = " ".join(str(m.content) for m in messages).lower()
+        if "slowly" in said:
+            time.sleep(1.0)
+        if "too ambiguous to research" in str(messages[0].content) and "which one" in said:
+            return json.dumps({"ambiguous": True, "clarifying_question": "Which agreement do you mean?"})
+        return super().__call__(messages, kwargs)
+
+
+class Recorder:
+    """Every response a test saw, so the suite can check them all for server paths and hints
+    (read when checked: a streamed response is read by its test first)."""
+
+    def __init__(self) -> None:
+        self.seen: list[httpx.Response] = []
+
+    def __call__(self, response: httpx.Response) -> None:
+        self.seen.append(response)
+
+    def responses(self) -> list[tuple[str, int, str, str]]:
+        """(request, status, request body, response text) of every response that was read."""
+        read = []
+        for response in self.seen:
+            try:
+                text = _text_of(response)
+            except httpx.ResponseNotRead:
+                continue  # a stream its test left unread (its events are read again below)
+            request = response.request
+            try:
+                said = request.content.decode("utf-8", "replace")
+            except httpx.RequestNotRead:
+                said = ""  # a multipart upload, streamed: files of the test's own
+            read.append((f"{request.method} {request.url}", response.status_code, said, text))
+        return read
+
+
+def _text_of(response: httpx.Response) -> str:
+    """A response's text, as a client could read it: exports unpacked (DOCX is zipped XML, a PDF
+    holds its text in compressed streams)."""
+    kind = response.headers.get("content-type", "")
+    if kind.startswith("application/pdf"):
+        with pymupdf.open(stream=response.content, filetype="pdf") as document:
+            return "\n".join(page.get_text() for page in document)
+    if kind.startswith(("application/vnd.openxmlformats", "application/zip")):
+        with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+            return "\n".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
+    if kind.startswith("image/"):
+        return ""
+    return response.content.decode("utf-8", "replace")
+
+
+class Hostile:
+    """The served app, the keys, the data folder and the recorder of every response."""
+
+    def __init__(self, live: LiveServer, data: Path, keys: dict[str, str], revoked: str) -> None:
+        self.live, self.data, self.keys, self.revoked = live, data, keys, revoked
+        self.recorder = Recorder()
+
+    def client(self, tenant: str | None) -> httpx.Client:
+        key = self.keys[tenant] if tenant else None
+        client = self.live.client(key)
+        client.event_hooks["response"].append(self.recorder)
+        return client
+
+    def uploads(self, tenant: str) -> list[Path]:
+        """The files (not folders) in the tenant's uploads."""
+        folder = self.data / "tenants" / tenant / "uploads"
+        return [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory):
+    data = tmp_path_factory.mktemp("hostile")
+    settings = service_settings(data, service={"max_upload_mb": 1.0})
+    keys = KeyStore.of(settings)
+    issued = {tenant: keys.create(tenant, "tests")[1] for tenant in ("acme", "beta")}
+    info, revoked = keys.create("beta", "to revoke")
+    app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()))
+    with LiveServer(app) as live:
+        world = Hostile(live, data, issued, revoked)
+        with world.client("acme") as acme:
+            secret = acme.post(
+                "/v1/contracts",
+                files={"file": ("acme-secret.txt", NDA.encode())},
+                data={"contract_id": "acme-secret"},
+            )
+            assert wait_job(acme, secret.json()["job"]["id"])["status"] == "done"
+        with world.client("beta") as beta:
+            mine = beta.post("/v1/contracts", files={"file": ("mutual-nda.txt", NDA.encode())})
+            assert wait_job(beta, mine.json()["job"]["id"])["status"] == "done"
+        world.revoked_id = info.id
+        yield world
+
+
+# --- nothing leaked: one answer for "not yours" ----------------------------------------------
+
+
+def _doors(reference: str) -> list[tuple[str, str, Any]]:
+    """Every way a request can name a contract: in a JSON body, a query, a model, a path."""
+    in_path = quote(reference, safe="")
+    return [
+        ("POST", "/v1/checks", {"contracts": [reference], "hypotheses": [SURVIVAL]}),
+        ("POST", "/v1/reviews", {"contracts": [reference]}),
+        ("POST", "/v1/threads", {"contract": reference}),
+        ("GET", f"/v1/threads?contract={in_path}", None),
+        (
+            "POST",
+            "/v1/chat/completions",
+            {"model": f"clausewise/{reference}", "messages": [{"role": "user", "content": "Which law?"}]},
+        ),
+        ("POST", f"/v1/contracts/{in_path}/ask", {"question": "Which law governs?"}),
+        ("GET", f"/v1/contracts/{in_path}", None),
+        ("GET", f"/v1/contracts/{in_path}/text", None),
+        ("GET", f"/v1/contracts/{in_path}/highlight?start=0&end=5", None),
+        ("GET", f"/v1/contracts/{in_path}/original", None),
+        ("DELETE", f"/v1/contracts/{in_path}", None),
+    ]
+
+
+def _normalized(response: httpx.Response, reference: str) -> tuple[int, str]:
+    """The status and body with the caller's own words (the reference echoed) taken out."""
+    text = response.text
+    # (a server path is shown by its last part only, whoever sent it)
+    forms = (
+        repr(reference),
+        json.dumps(reference),
+        quote(reference, safe=""),
+        reference,
+        Path(reference).name,
+    )
+    for form in forms:
+        text = text.replace(form.strip('"'), "<REF>")
+    return response.status_code, text
+
+
+def test_not_yours_is_one_answer_whether_or_not_it_exists(hostile: Hostile) -> None:
+    data = hostile.data
+    existing_file = Path(__file__)  # a file that exists on the server's disk
+    pairs = [
+        ("acme-secret", "nobody-has-this"),  # another tenant's id / an id no one has
+        (  # another tenant's contract folder / a folder that is not there
+            str(data / "tenants" / "acme" / "contracts" / "acme-secret"),
+            str(data / "tenants" / "zzzz" / "contracts" / "acme-secret"),
+        ),
+        (str(existing_file), str(existing_file.with_name("not-a-file.py"))),  # probing the disk
+        ("../acme/acme-secret", "../zzzz/acme-secret"),
+        ("acme-secret.txt", "nobody-has-this.txt"),  # a file name is not an id either
+    ]
+    with hostile.client("beta") as beta, hostile.client("acme") as acme:
+        assert acme.get("/v1/contracts/acme-secret").status_code == 200  # it does exist, for acme
+        for exists, missing in pairs:
+            for (method, path, body), (_m, other_path, other_body) in zip(
+                _doors(exists), _doors(missing), strict=True
+            ):
+                seen = beta.request(method, path, json=body)
+                unseen = beta.request(method, other_path, json=other_body)
+                assert seen.status_code == 404, (method, path, seen.text)
+                assert _normalized(seen, exists) == _normalized(unseen, missing), (method, path)
+                problem = error_of(seen)
+                assert "ingest it first" not in problem["hint"] and "known" not in problem["message"]
+                if problem["code"] == "contract_not_found":
+                    assert "GET /v1/contracts" in problem["hint"]
+    # acme still has it, untouched by beta's DELETEs
+    with hostile.client("acme") as acme:
+        assert [c["contract_id"] for c in acme.get("/v1/contracts").json()] == ["acme-secret"]
+
+
+def test_a_revoked_key_is_refused_at_once(hostile: Hostile) -> None:
+    with hostile.live.client(hostile.revoked) as client:
+        assert client.get("/v1/contracts").status_code == 200
+        KeyStore.of(service_settings(hostile.data)).revoke(hostile.revoked_id)
+        refused = client.get("/v1/contracts")
+        assert refused.status_code == 401 and error_of(refused)["code"] == "invalid_api_key"
+        assert error_of(refused)["hint"]
+    for key in (None, "garbage", "cw_" + "0" * 40):
+        with hostile.live.client(key) as client:
+            assert client.post("/v1/checks", json={"contracts": ["x"], "suite": "nda"}).status_code == 401
+
+
+# --- nothing lost: versions ------------------------------------------------------------------
+
+
+def test_other_bytes_are_refused_then_kept_as_a_version_and_old_citations_resolve(hostile: Hostile) -> None:
+    with hostile.client("beta") as beta:
+        # what cites version 1: a chat thread's report, a check's evidence, an answer to export
+        thread = beta.post("/v1/threads", json={"contract": "mutual-nda"}).json()
+        assert thread["contract_version"] == 1
+        first = beta.post(
+            f"/v1/threads/{thread['id']}/messages", json={"content": "Which law governs?"}
+        ).json()
+        old_report = first["report"]
+        assert old_report["metadata"]["contract_version"] == 1 and old_report["sources"]
+        check = wait_job(
+            beta,
+            beta.post("/v1/checks", json={"contracts": ["mutual-nda"], "hypotheses": [SURVIVAL]}).json()[
+                "id"
+            ],
+        )
+        [row] = check["result"]["rows"]
+        assert row["contract_version"] == 1 and row["result"]["evidence"]
+        asked = beta.post(
+            "/v1/contracts/mutual-nda/ask", json={"question": "Which law governs?", "stream": True}
+        )
+        ask_job = asked.headers["x-job-id"]
+
+        # other bytes under the same id: refused, nothing replaced, nothing kept
+        refused = beta.post("/v1/contracts", files={"file": ("mutual-nda.txt", AMENDED.encode())})
+        assert refused.status_code == 409, refused.text
+        problem = error_of(refused)
+        assert problem["code"] == "contract_changed" and "version 1" in problem["message"]
+        assert "new_version=true" in problem["hint"]
+        assert beta.get("/v1/contracts/mutual-nda").json()["manifest"]["version"] == 1
+        assert hostile.uploads("beta") == []
+
+        # asked for as a new version: version 2 is live, version 1 kept
+        upload = beta.post(
+            "/v1/contracts",
+            files={"file": ("mutual-nda.txt", AMENDED.encode())},
+            data={"new_version": "true"},
+        )
+        assert upload.status_code == 202 and "path" not in json.dumps(upload.json()["job"]["request"])
+        done = wait_job(beta, upload.json()["job"]["id"])
+        assert done["result"]["version"] == 2 and hostile.uploads("beta") == []
+        detail = beta.get("/v1/contracts/mutual-nda").json()
+        assert [(v["version"], v["live"]) for v in detail["versions"]] == [(1, False), (2, True)]
+        [summary] = beta.get("/v1/contracts").json()
+        assert (summary["version"], summary["versions"]) == (2, 2)
+
+        # every old citation still resolves, in version 1: the same words at the same span
+        old_text = beta.get("/v1/contracts/mutual-nda/text", params={"version": 1}).json()["text"]
+        new_text = beta.get("/v1/contracts/mutual-nda/text").json()["text"]
+        assert old_text == NDA and new_text.startswith("AMENDED AND RESTATED")
+        cited = [(tuple(s["span"]), s["quote"]) for s in old_report["sources"]] + [
+            (tuple(e["span"]), e["quote"]) for e in row["result"]["evidence"]
+        ]
+        old, new = QuoteVerifier(old_text), QuoteVerifier(new_text)
+        assert all(old.is_at(quote_, span) for span, quote_ in cited)
+        assert not any(new.is_at(quote_, span) for span, quote_ in cited)  # the live text moved on
+        for span, _quote in cited:
+            shown = beta.get(
+                "/v1/contracts/mutual-nda/highlight", params={"start": span[0], "end": span[1], "version": 1}
+            )
+            assert shown.status_code == 200, shown.text
+        # the thread goes on reading the version it started on; a new question reads the live one
+        follow = beta.post(
+            f"/v1/threads/{thread['id']}/messages", json={"content": "And which courts?"}
+        ).json()
+        assert follow["report"]["metadata"]["contract_version"] == 1
+        assert all(old.is_at(s["quote"], tuple(s["span"])) for s in follow["report"]["sources"])
+        fresh = beta.post("/v1/contracts/mutual-nda/ask", json={"question": "Which law governs?"}).json()
+        assert fresh["metadata"]["contract_version"] == 2
+        assert all(new.is_at(s["quote"], tuple(s["span"])) for s in fresh["sources"])
+        assert "Sources" in beta.get(f"/v1/jobs/{ask_job}/result", params={"format": "md"}).text
+
+        # deleting is explicit: one older version, never the live one alone
+        live_only = beta.delete("/v1/contracts/mutual-nda", params={"version": 2})
+        assert live_only.status_code == 409 and error_of(live_only)["code"] == "live_version"
+        assert beta.delete("/v1/contracts/mutual-nda", params={"version": 1}).status_code == 204
+        gone = beta.get("/v1/contracts/mutual-nda/text", params={"version": 1})
+        assert gone.status_code == 404 and error_of(gone)["code"] == "version_not_found"
+
+
+def test_thirty_concurrent_uploads_of_one_file_make_one_version(hostile: Hostile) -> None:
+    body = (EXAMPLES / "services-agreement.txt").read_bytes()
+    answers: list[httpx.Response] = []
+
+    def send() -> None:
+        with hostile.client("acme") as acme:
+            answers.append(acme.post("/v1/contracts", files={"file": ("services-agreement.txt", body)}))
+
+    threads = [threading.Thread(target=send) for _ in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert len(answers) == 30 and {a.status_code for a in answers} <= {200, 202}
+    with hostile.client("acme") as acme:
+        jobs = [wait_job(acme, a.json()["job"]["id"]) for a in answers if a.status_code == 202]
+        assert all(job["status"] == "done" for job in jobs), [j["error"] for j in jobs]
+        assert sum(job["result"]["status"] == "ingested" for job in jobs) == 1
+        detail = acme.get("/v1/contracts/services-agreement").json()
+        assert [v["version"] for v in detail["versions"]] == [1]
+    assert hostile.uploads("acme") == []
+
+
+# --- refusals: typed, with a hint, and nothing left on disk -----------------------------------
+
+
+def test_refused_uploads_are_deleted_and_uploads_are_bounded(hostile: Hostile, tmp_path: Path) -> None:
+    encrypted = tmp_path / "locked.pdf"
+    with pymupdf.open() as document:
+        document.new_page().insert_text((72, 72), "Secret agreement")
+        document.save(encrypted, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u")
+    cases = {
+        "empty.txt": (b"", 422, "empty_document"),
+        "junk.pdf": (b"%PDF-1.7\n" + b"\x00junk" * 200_000, 422, "corrupt_document"),  # 1 MB of junk
+        "locked.pdf": (encrypted.read_bytes(), 422, "encrypted_document"),
+        "old.doc": (b"\xd0\xcf\x11\xe0" + b"\x00" * 600, 415, "unsupported_file_type"),
+        "big.txt": (b"clause " * 450_000, 413, "file_too_large"),  # over parsing.max_file_mb (2)
+        "binary.txt": (bytes(range(256)) * 40, 422, "undecodable_text"),
+        "mostly-junk.txt": (b"Agreement " + b"\x81\x8d\x8f\x90\x9d" * 400, 422, "undecodable_text"),
+        "quota.txt": (b"clause " * 180_000, 413, "upload_quota_exceeded"),  # 1.26 MB > 1 MB of uploads
+    }
+    with hostile.client("acme") as acme:
+        named = acme.post(
+            "/v1/contracts", files={"file": ("x.txt", NDA.encode())}, data={"contract_id": "../beta/x"}
+        )
+        assert named.status_code == 422 and error_of(named)["code"] == "invalid_contract_id"
+        assert hostile.uploads("acme") == []
+    with hostile.client("acme") as acme:
+        for name, (content, status, code) in cases.items():
+            response = acme.post("/v1/contracts", files={"file": (name, content)})
+            assert response.status_code == status, (name, response.text)
+            problem = error_of(response)
+            assert problem["code"] == code and problem["hint"], (name, problem)
+            assert hostile.uploads("acme") == [], name  # nothing of a refused upload is kept
+        # a batch refused for one file keeps none of the others
+        batch = acme.post(
+            "/v1/batches",
+            data={"kind": "check", "suite": "nda"},
+            files=[("files", ("a.txt", NDA.encode())), ("files", ("empty.txt", b""))],
+        )
+        assert batch.status_code == 422 and hostile.uploads("acme") == []
+        # an accepted one is deleted once ingested: the version keeps its own copy of the original
+        ok = acme.post("/v1/contracts", files={"file": ("bounded.txt", NDA.encode())})
+        assert wait_job(acme, ok.json()["job"]["id"])["status"] == "done"
+        assert hostile.uploads("acme") == []
+        assert acme.get("/v1/contracts/bounded/original").content == NDA.encode()
+        # the same bytes again: the existing contract, nothing kept
+        again = acme.post("/v1/contracts", files={"file": ("bounded.txt", NDA.encode())})
+        assert again.status_code == 200 and again.json()["version"] == 1 and hostile.uploads("acme") == []
+
+
+def test_text_with_undecodable_bytes_is_read_and_its_warning_served(hostile: Hostile) -> None:
+    with hostile.client("acme") as acme:
+        upload = acme.post("/v1/contracts", files={"file": ("contrat.txt", cp1252_with_undefined_bytes())})
+        assert wait_job(acme, upload.json()["job"]["id"])["status"] == "done"
+        text = acme.get("/v1/contracts/contrat/text").json()["text"]
+        assert "décrits à l'Annexe" in text and "Résiliation" in text and "ķ" not in text
+        [warning] = acme.get("/v1/contracts/contrat").json()["manifest"]["warnings"]
+        assert "2 byte(s)" in warning and "Windows-1252" in warning
+        [listed] = [c for c in acme.get("/v1/contracts").json() if c["contract_id"] == "contrat"]
+        assert listed["warnings"] == [warning]
+
+
+def test_bodies_that_are_not_json_deep_or_too_long_get_the_envelope_with_a_hint(hostile: Hostile) -> None:
+    bodies = {
+        "invalid UTF-8": b'{"question": "\xff\xfe"}',
+        "5,000 deep": b"[" * 5000 + b"]" * 5000,
+        "5,000 deep object": b'{"a":' * 5000 + b"1" + b"}" * 5000,
+        "truncated": b'{"question": ',
+    }
+    with hostile.client("beta") as beta:
+        for route in ("/v1/contracts/mutual-nda/ask", "/v1/checks", "/v1/threads", "/v1/chat/completions"):
+            for what, body in bodies.items():
+                response = beta.post(route, content=body, headers={"content-type": "application/json"})
+                assert response.status_code == 400, (route, what, response.text)
+                problem = error_of(response)
+                assert problem["code"] == "malformed_json" and problem["hint"], (route, what)
+        # bodies past service.max_request_mb (4), announced or streamed in chunks: refused unread
+        huge = json.dumps({"question": "x" * (5 << 20)}).encode()
+        announced = beta.post(
+            "/v1/contracts/mutual-nda/ask", content=huge, headers={"content-type": "application/json"}
+        )
+        chunked = beta.post(
+            "/v1/checks",
+            content=(huge[i : i + 65536] for i in range(0, len(huge), 65536)),
+            headers={"content-type": "application/json"},
+        )
+        for response in (announced, chunked):
+            assert response.status_code == 413, response.text
+            assert error_of(response)["code"] == "payload_too_large" and error_of(response)["hint"]
+        long = beta.post("/v1/contracts/mutual-nda/ask", json={"question": "x" * 100_000})
+        assert long.status_code == 422 and error_of(long)["code"] == "question_too_long"
+        many = beta.post("/v1/checks", json={"contracts": ["mutual-nda"] * 10_001, "suite": "nda"})
+        assert many.status_code == 422 and error_of(many)["hint"]
+
+
+def test_a_running_jobs_result_is_409_not_a_timeout(hostile: Hostile) -> None:
+    asked = {"question": "Answer slowly: what are the exceptions?", "stream": True, "turns": 2}
+    with (
+        hostile.client("beta") as beta,
+        beta.stream("POST", "/v1/contracts/mutual-nda/ask", json=asked) as running,
+    ):
+        job = running.headers["x-job-id"]
+        refused = 0
+        for fmt in ("json", "md", "docx", "pdf"):
+            early = beta.get(f"/v1/jobs/{job}/result", params={"format": fmt})
+            if early.status_code != 409 and beta.get(f"/v1/jobs/{job}").json()["status"] == "done":
+                break  # finished meanwhile: nothing left to refuse
+            assert early.status_code == 409, early.text
+            assert error_of(early)["code"] == "job_not_finished" and job in error_of(early)["hint"]
+            refused += 1
+        assert refused >= 1
+        # an upload whose job is cancelled while it waits behind this one is deleted with it
+        waiting = beta.post("/v1/contracts", files={"file": ("waiting.txt", NDA.encode())}).json()["job"]
+        if beta.get(f"/v1/jobs/{waiting['id']}").json()["status"] == "queued":
+            assert beta.post(f"/v1/jobs/{waiting['id']}/cancel").json()["status"] == "cancelled"
+            assert hostile.uploads("beta") == []
+        assert wait_job(beta, job)["status"] == "done"
+        assert beta.get(f"/v1/jobs/{job}/result", params={"format": "md"}).status_code == 200
+
+
+def test_the_openai_endpoint_clarifies_only_when_asked_and_marks_it(hostile: Hostile) -> None:
+    client = openai.OpenAI(base_url=f"{hostile.live.url}/v1", api_key=hostile.keys["beta"], max_retries=0)
+    question = [{"role": "user", "content": "Which one governs, the law or the courts?"}]
+    answered = client.chat.completions.create(model="clausewise/mutual-nda", messages=question)
+    references = answered.choices[0].message.model_extra["references"]
+    assert answered.choices[0].finish_reason == "stop" and references
+    with hostile.client("beta") as beta:  # the spans index the live version, and say which
+        live = beta.get("/v1/contracts/mutual-nda").json()["manifest"]["version"]
+    assert {r["contract_version"] for r in references} == {live}
+    asked_back = client.chat.completions.create(
+        model="clausewise/mutual-nda", messages=question, extra_body={"clarify": True}
+    )
+    choice = asked_back.choices[0]
+    assert (
+        choice.finish_reason == "clarification" and choice.message.content == "Which agreement do you mean?"
+    )
+    assert (
+        choice.message.model_extra["clarification"] is True and choice.message.model_extra["references"] == []
+    )
+    chunks = list(
+        client.chat.completions.create(
+            model="clausewise/mutual-nda", messages=question, stream=True, extra_body={"clarify": True}
+        )
+    )
+    assert chunks[-1].choices[0].finish_reason == "clarification" and chunks[-1].model_extra["clarification"]
+
+
+# --- nothing leaked: no server path in any response --------------------------------------------
+
+
+def _every_route(beta: httpx.Client, ids: dict[str, str]) -> dict[tuple[str, str], list[tuple[str, Any]]]:
+    """A request (or several) for each route the API declares, with real ids of beta's things."""
+    contract, thread, ask, check, ingest = (
+        ids["contract"],
+        ids["thread"],
+        ids["ask"],
+        ids["check"],
+        ids["ingest"],
+    )
+    reports = [f"/v1/jobs/{ask}/result?format={f}" for f in ("json", "md", "html", "docx", "pdf")]
+    tables = [f"/v1/jobs/{check}/result?format={f}" for f in ("json", "csv", "xlsx")]
+    return {
+        ("GET", "/healthz"): [("/healthz", None)],
+        ("GET", "/readyz"): [("/readyz", None)],
+        ("GET", "/v1/contracts"): [("/v1/contracts", None)],
+        ("POST", "/v1/contracts"): [("/v1/contracts", "upload")],
+        ("GET", "/v1/contracts/{contract_id}"): [
+            (f"/v1/contracts/{contract}", None),
+            (f"/v1/contracts/{contract}?version=1", None),
+        ],
+        ("DELETE", "/v1/contracts/{contract_id}"): [("/v1/contracts/no-such", None)],
+        ("GET", "/v1/contracts/{contract_id}/tree"): [(f"/v1/contracts/{contract}/tree", None)],
+        ("GET", "/v1/contracts/{contract_id}/text"): [(f"/v1/contracts/{contract}/text", None)],
+        ("GET", "/v1/contracts/{contract_id}/pages"): [(f"/v1/contracts/{contract}/pages", None)],
+        ("GET", "/v1/contracts/{contract_id}/pages/{number}/image"): [
+            (f"/v1/contracts/{contract}/pages/1/image", None)
+        ],
+        ("GET", "/v1/contracts/{contract_id}/highlight"): [
+            (f"/v1/contracts/{contract}/highlight?start=0&end=40", None)
+        ],
+        ("GET", "/v1/contracts/{contract_id}/search"): [
+            (f"/v1/contracts/{contract}/search?q=governing%20law", None)
+        ],
+        ("GET", "/v1/contracts/{contract_id}/original"): [(f"/v1/contracts/{contract}/original", None)],
+        ("POST", "/v1/contracts/{contract_id}/ask"): [
+            (f"/v1/contracts/{contract}/ask", {"question": "Which law governs?"})
+        ],
+        ("POST", "/v1/threads"): [("/v1/threads", {"contract": contract})],
+        ("GET", "/v1/threads"): [("/v1/threads", None)],
+        ("GET", "/v1/threads/{thread_id}"): [(f"/v1/threads/{thread}", None)],
+        ("DELETE", "/v1/threads/{thread_id}"): [("/v1/threads/abcdef123456", None)],
+        ("POST", "/v1/threads/{thread_id}/messages"): [
+            (f"/v1/threads/{thread}/messages", {"content": "Which law?"})
+        ],
+        ("POST", "/v1/checks"): [("/v1/checks", {"contracts": [contract], "hypotheses": [SURVIVAL]})],
+        ("POST", "/v1/reviews"): [("/v1/reviews", {"contracts": ["/etc/passwd"]})],
+        ("POST", "/v1/batches"): [("/v1/batches", "batch")],
+        ("GET", "/v1/jobs"): [("/v1/jobs?limit=1000", None)],
+        ("GET", "/v1/jobs/{job_id}"): [(f"/v1/jobs/{job}", None) for job in (ask, check, ingest)],
+        ("GET", "/v1/jobs/{job_id}/result"): [(path, None) for path in reports + tables],
+        ("GET", "/v1/jobs/{job_id}/events"): [
+            (f"/v1/jobs/{job}/events", None) for job in (ask, check, ingest)
+        ],
+        ("POST", "/v1/jobs/{job_id}/cancel"): [(f"/v1/jobs/{check}/cancel", None)],
+        ("GET", "/v1/models"): [("/v1/models", None)],
+        ("POST", "/v1/chat/completions"): [
+            (
+                "/v1/chat/completions",
+                {"model": f"clausewise/{contract}", "messages": [{"role": "user", "content": "Which law?"}]},
+            )
+        ],
+    }
+
+
+def test_no_response_shows_a_server_path(hostile: Hostile) -> None:
+    with hostile.client("beta") as beta:
+        contract = "nda-paths"
+        upload = beta.post(
+            "/v1/contracts", files={"file": ("nda-paths.pdf", (EXAMPLES / "mutual-nda.pdf").read_bytes())}
+        )
+        ingest = upload.json()["job"]["id"]
+        wait_job(beta, ingest)
+        thread = beta.post("/v1/threads", json={"contract": contract}).json()["id"]
+        beta.post(f"/v1/threads/{thread}/messages", json={"content": "Which law governs?"})
+        ask = beta.post(
+            f"/v1/contracts/{contract}/ask", json={"question": "Which law governs?", "stream": True}
+        ).headers["x-job-id"]
+        check = beta.post("/v1/checks", json={"contracts": [contract], "hypotheses": [SURVIVAL]}).json()["id"]
+        for job in (ask, check):
+            wait_job(beta, job)
+        # the errors most likely to carry one: a library's message about a file it could not open
+        corrupt = beta.post(
+            "/v1/contracts", files={"file": ("big60.pdf", b"%PDF-1.7\n" + b"\x00junk" * 1000)}
+        )
+        assert corrupt.status_code == 422 and "big60.pdf" in error_of(corrupt)["message"]
+        batch = beta.post(
+            "/v1/batches",
+            data={"kind": "check", "hypotheses": SURVIVAL},
+            files=[("files", ("room-a.txt", NDA.encode())), ("files", ("room-b.pdf", b"%PDF-1.7 broken"))],
+        )
+        batch_rows = wait_job(beta, batch.json()["id"])["result"]["rows"]
+        assert any(r["error"] and "room-b.pdf" in r["error"] for r in batch_rows)
+        # a job queued by an older server named its upload by its path: served by its name only
+        legacy_path = hostile.data / "tenants" / "beta" / "uploads" / "0123456789abcdef" / "old.pdf"
+        store = JobStore(hostile.data / "service" / "jobs.sqlite")
+        old_request = {"path": str(legacy_path), "file_name": "old.pdf", "force": False}
+        legacy = store.create("beta", "ingest", old_request, max_queued=10)
+        store.close()
+        ended = wait_job(beta, legacy.id)
+        assert ended["request"]["path"] == "old.pdf" and ended["error"]["code"] == "input_error"
+        routes = _every_route(
+            beta, {"contract": contract, "thread": thread, "ask": ask, "check": check, "ingest": ingest}
+        )
+        declared = {
+            (method.upper(), path)
+            for path, operations in beta.get("/openapi.json").json()["paths"].items()
+            for method in operations
+        }
+        assert declared == set(routes), declared ^ set(routes)  # a new route must be walked here too
+        for (method, _template), requests in routes.items():
+            for path, body in requests:
+                if body == "upload":
+                    beta.post(
+                        path, files={"file": ("again.txt", AMENDED.encode())}, data={"contract_id": contract}
+                    )
+                elif body == "batch":
+                    beta.post(
+                        path, data={"kind": "review"}, files=[("files", ("x.docx", b"PK\x03\x04 no zip"))]
+                    )
+                elif method == "GET" and path.endswith("/events"):
+                    beta.get(path)
+                else:
+                    beta.request(method, path, json=body)
+        for path in ("/docs", "/openapi.json", "/", "/static/app.js"):
+            beta.get(path)
+        for job in beta.get("/v1/jobs?limit=1000").json()["jobs"]:
+            events = sse_events(beta.get(f"/v1/jobs/{job['id']}/events"))
+            assert events
+    calls = [("search_contract", {"contract": "acme-secret", "query": "law"}), ("list_contracts", {})]
+    _, results = asyncio.run(_mcp(hostile.live.url, hostile.keys["beta"], calls))
+    mcp_text = json.dumps([c.model_dump() for result in results for c in result.content])
+    roots = {str(hostile.data), str(hostile.data.resolve()), str(Path(__file__).resolve().parents[1])}
+    responses = hostile.recorder.responses()
+    # a response may repeat what its own request said (a path a probe sent, echoed in "no
+    # contract '...'"); anything else holding a server path is a leak
+    leaks = [
+        (request, status)
+        for request, status, said, text in responses
+        if any(root in text and root not in request + said for root in roots)
+    ]
+    assert not leaks and len(responses) > 60, leaks
+    assert not any(root in mcp_text for root in roots) and "no contract" in mcp_text
+    # and every refusal seen in the whole suite was the envelope with a hint
+    refusals = [(request, text) for request, status, _said, text in responses if status >= 400]
+    assert refusals and all(json.loads(text)["error"]["hint"] for _request, text in refusals)
+
+
+async def _mcp(url: str, key: str, calls: list[tuple[str, dict]]):
+    from tests.test_service_tenants import _mcp as call
+
+    return await call(url, key, calls)
+
+
+# --- kill -9 mid-ingest: nothing lost, nothing leaked after the restart -------------------------
+
+
+@pytest.mark.ocr
+def test_killed_mid_ingest_of_a_new_version_nothing_is_lost_or_leaked(tmp_path: Path, tesseract) -> None:
+    from tests.test_service_restart import ServerProcess, _wait_until
+
+    data = tmp_path / "data"
+    keys = KeyStore.of(service_settings(data))
+    key_acme, key_beta = keys.create("acme")[1], keys.create("beta")[1]
+    server = ServerProcess(data)
+    try:
+        server.start()
+        beta = httpx.Client(
+            base_url=f"http://127.0.0.1:{server.port}", timeout=120, headers=_bearer(key_beta)
+        )
+        pdf = (EXAMPLES / "mutual-nda.pdf").read_bytes()
+        first = beta.post("/v1/contracts", files={"file": ("nda.pdf", pdf)}).json()
+        assert wait_job(beta, first["job"]["id"])["status"] == "done"
+        check = beta.post("/v1/checks", json={"contracts": ["nda"], "hypotheses": [SURVIVAL]}).json()
+        [row] = wait_job(beta, check["id"])["result"]["rows"]
+        assert row["contract_version"] == 1 and row["result"]["evidence"]
+        scanned = (EXAMPLES / "mutual-nda-scanned.pdf").read_bytes()  # OCR: seconds to ingest
+        upload = beta.post(
+            "/v1/contracts", files={"file": ("nda.pdf", scanned)}, data={"new_version": "true"}
+        ).json()
+        job = upload["job"]["id"]
+        _wait_until(lambda: beta.get(f"/v1/jobs/{job}").json()["status"] == "running", what="the ingest")
+        time.sleep(1.5)
+        server.kill()
+        beta = _restart(server, key_beta)
+        # during the restart's recovery the contract still answers with version 1, whole
+        assert beta.get("/v1/contracts/nda").json()["manifest"]["content_sha256"] == first_sha(pdf)
+        done = wait_job(beta, job)
+        assert done["status"] == "done" and done["result"]["version"] == 2
+        detail = beta.get("/v1/contracts/nda").json()
+        assert [(v["version"], v["live"]) for v in detail["versions"]] == [(1, False), (2, True)]
+        # version 1's evidence still resolves in version 1
+        old_text = beta.get("/v1/contracts/nda/text", params={"version": 1}).json()["text"]
+        verifier = QuoteVerifier(old_text)
+        for evidence in row["result"]["evidence"]:
+            assert verifier.is_at(evidence["quote"], tuple(evidence["span"]))
+            start, end = evidence["span"]
+            shown = beta.get("/v1/contracts/nda/highlight", params={"start": start, "end": end, "version": 1})
+            assert shown.status_code == 200 and shown.json()["boxes"]
+        # nothing leaked: not the job, its events, nor the other tenant
+        seen = [
+            beta.get(f"/v1/jobs/{job}").text,
+            *(d for _e, d in sse_events(beta.get(f"/v1/jobs/{job}/events"))),
+        ]
+        assert not any(str(data) in text for text in seen)
+        assert "requeued" in beta.get(f"/v1/jobs/{job}/events").text
+        with httpx.Client(base_url=beta.base_url, headers=_bearer(key_acme), timeout=60) as acme:
+            assert acme.get("/v1/contracts").json() == []
+            assert acme.get(f"/v1/jobs/{job}").status_code == 404
+        assert not [p for p in (data / "tenants" / "beta" / "uploads").rglob("*") if p.is_file()]
+        assert not list((data / "tenants" / "beta" / "contracts" / "nda" / "versions").glob(".staging-*"))
+    finally:
+        server.stop()
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _restart(server, key: str) -> httpx.Client:
+    server.start()
+    return httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=120, headers=_bearer(key))
+
+
+def first_sha(content: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(content).hexdigest()
