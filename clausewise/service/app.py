@@ -50,9 +50,9 @@ def create_app(
     )
     app.state.service = service
     errors.install(app)
-    from clausewise.service.routes import contracts, health, jobs, openai_chat, questions, reviews
+    from clausewise.service.routes import contracts, health, jobs, openai_chat, questions, reviews, rooms
 
-    for module in (health, contracts, questions, reviews, jobs, openai_chat):
+    for module in (health, contracts, questions, reviews, rooms, jobs, openai_chat):
         app.include_router(module.router)
     from clausewise.service.mcp_server import mount_mcp
 
