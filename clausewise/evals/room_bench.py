@@ -204,6 +204,10 @@ def cell_figures(graded: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "value": accuracy([g for g in cells if g["kind"] == "value"]),
         "answers": dict(Counter(g["answer"] for g in cells)),
         "decided_by": dict(Counter(g["decided_by"] for g in cells)),
+        "decide_seconds_by_decider": {
+            who: round(statistics.fmean(g["seconds"] for g in cells if g["decided_by"] == who), 3)
+            for who in sorted({g["decided_by"] for g in cells})
+        },
         "unsupported_cells_shown": len(shown),
         "unsupported_examples": shown[:10],
         "errors": sum(1 for g in graded if "error" in g),
