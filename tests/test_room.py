@@ -413,3 +413,16 @@ def test_selected_cells_get_their_full_report(room, tmp_path: Path) -> None:
     reports = sorted((tmp_path / "grid-reports").iterdir())
     assert [p.name for p in reports] == ["services-agreement-q1.md"]
     assert "New York" in reports[0].read_text(encoding="utf-8")
+
+
+def test_contract_text_in_the_terminal_grid_is_never_read_as_markup() -> None:
+    from rich.console import Console
+
+    from clausewise.cli.room_cmd import _cell_text, _grid_table
+
+    cell = RoomCell(key="q1", question="Q?", answer="value", value="[/bold] thirty [red]days", line="x")
+    console = Console(record=True, width=120)
+    console.print(_grid_table([("q1", "Q?")], [("[b]nda", cell, ""), ("bad.pdf", None, "[/x] corrupt")]))
+    console.print(_cell_text(cell))
+    shown = console.export_text()
+    assert "[/bold] thirty [red]days" in shown and "[b]nda" in shown and "[/x] corrupt" in shown

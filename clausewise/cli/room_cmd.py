@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from clausewise.cli.app import console
@@ -126,8 +127,8 @@ def _by_contract(items: Iterable[BatchItem]) -> Iterator[list[BatchItem]]:
 
 
 def _cell_text(cell: RoomCell, rich: bool = True) -> str:
-    shown = cell.shown()
-    return f"[{_STYLE[cell.answer]}]{shown}[/]" if rich else shown
+    shown = escape(cell.shown())
+    return f"[{_STYLE[cell.answer]}]{shown}[/]" if rich else cell.shown()
 
 
 def _grid_table(questions: list[tuple[str, str]], rows: list[Row]) -> Table:
@@ -139,10 +140,12 @@ def _grid_table(questions: list[tuple[str, str]], rows: list[Row]) -> Table:
     errors = {c: e for c, cell, e in rows if cell is None}
     for contract in dict.fromkeys(c for c, _, _ in rows):
         if contract in errors:
-            table.add_row(contract, f"[red]error: {errors[contract]}[/]", *[""] * (len(questions) - 1))
+            table.add_row(
+                escape(contract), f"[red]error: {escape(errors[contract])}[/]", *[""] * (len(questions) - 1)
+            )
             continue
         found = [cells.get((contract, key)) for key, _ in questions]
-        table.add_row(contract, *(_cell_text(c) if c else "…" for c in found))
+        table.add_row(escape(contract), *(_cell_text(c) if c else "…" for c in found))
     return table
 
 
@@ -151,11 +154,12 @@ def _print_rollup(summary: Rollup) -> None:
         counts = ", ".join(f"{n} {answer}" for answer, n in part.counts.items() if n)
         console.print(f"[bold]Q{number}[/bold] {part.contracts} contracts: {counts or 'none'}")
         for group in part.values:
-            console.print(f"  {group.label} ({len(group.contracts)}): {', '.join(group.contracts)}")
-        for outlier in part.outliers:
             console.print(
-                f"  [yellow]outlier[/yellow] {outlier.contract_id}: {outlier.shown} ({outlier.why})"
+                f"  {escape(group.label)} ({len(group.contracts)}): {escape(', '.join(group.contracts))}"
             )
+        for outlier in part.outliers:
+            said = escape(f"{outlier.contract_id}: {outlier.shown} ({outlier.why})")
+            console.print(f"  [yellow]outlier[/yellow] {said}")
 
 
 def run_room(
@@ -177,7 +181,7 @@ def run_room(
     wanted = selectors(reports, len(questions))
     sources = sources_of(api, split)
     for number, (_, question) in enumerate(questions, start=1):
-        console.print(f"Q{number}. {question}")
+        console.print(f"Q{number}. {escape(question)}")
     rows: list[Row] = []
     with console.status(f"Deciding {len(questions)} question(s) on {len(sources)} contract(s)..."):
         items = api.ask_room(sources, [q for _, q in questions], fresh=fresh)
@@ -185,7 +189,8 @@ def run_room(
             contract = group[0].contract_id
             if group[0].error is not None:
                 rows.append((contract, None, group[0].error))
-                console.print(f"[{done}/{len(sources)}] {contract}: [red]not read[/]: {group[0].error}")
+                error = escape(group[0].error)
+                console.print(f"\\[{done}/{len(sources)}] {escape(contract)}: [red]not read[/]: {error}")
                 continue
             cells = {item.result.key: item.result for item in group if isinstance(item.result, RoomCell)}
             rows += [(contract, cells[key], "") for key, _ in questions if key in cells]
@@ -195,7 +200,7 @@ def run_room(
                 for n, (key, _) in enumerate(questions, start=1)
                 if key in cells
             )
-            console.print(f"[{done}/{len(sources)}] {contract}{resumed}: {said}")
+            console.print(f"\\[{done}/{len(sources)}] {escape(contract)}{resumed}: {said}")
     summary = rollup(
         questions, [(c, cell) for c, cell, _ in rows], [c for c, cell, _ in rows if cell is None]
     )
