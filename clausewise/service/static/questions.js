@@ -49,8 +49,9 @@ async function addQuestions(event) {
       if (name !== "row") return;
       if (data.result) room.cells.set(cellKey(data.contract_id, data.result.key), data.result);
       else room.errors.set(data.contract_id, data.error);
-      renderGrid();
+      scheduleGrid();
     });
+    renderGrid();
     if (finished.status === "done") {
       room.jobs.push(finished.id);
       for (const part of finished.result.rollup.questions) room.rollups.set(part.key, part);
@@ -116,6 +117,17 @@ function renderCell(contract, question) {
       onclick: () => showDetail(contract, question, cell) }, label.length > 80 ? `${label.slice(0, 78)}…` : label),
     ...clausesOf(cell).map((s) => el("button", { type: "button", class: "source-link clause", "data-span": `${s.span[0]}-${s.span[1]}`,
       "aria-label": `Open ${contract} at ${s.node_id}`, onclick: () => openAt(contract, s) }, s.node_id)));
+}
+
+// Rows arrive faster than a screen refreshes: the grid is drawn at most once a frame.
+let drawing = false;
+function scheduleGrid() {
+  if (drawing) return;
+  drawing = true;
+  requestAnimationFrame(() => {
+    drawing = false;
+    renderGrid();
+  });
 }
 
 function renderGrid() {
