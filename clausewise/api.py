@@ -17,6 +17,7 @@ the thread's research and a thread can be resumed by its id), its batch journals
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +31,7 @@ from clausewise.core.config import Settings, load_settings
 from clausewise.core.errors import ContractChanged, InputError, ThreadNotFound
 from clausewise.core.report import QuickAnswer, Report
 from clausewise.core.results import CheckResult, IngestResult, ProvisionResult, ThreadInfo
+from clausewise.core.room import RoomCell, room_questions
 from clausewise.runtime import Runtime
 from graphs.qa_graph import QAContext, build_qa_graph
 from indexes.store import ContractIndex
@@ -58,7 +60,7 @@ class BatchItem(BaseModel):
 
     contract_id: str
     contract_version: int | None = None
-    result: CheckResult | ProvisionResult | None = None
+    result: CheckResult | ProvisionResult | RoomCell | None = None
     error: str | None = None
     resumed: bool = False
 
@@ -256,6 +258,43 @@ class Clausewise:
                 ),
                 version=version,
             ),
+            fresh,
+            journal,
+        )
+
+    def answer_questions(self, contract: str, questions: Sequence[tuple[str, str]]) -> Iterator[RoomCell]:
+        """One contract's cells of a data room, ``questions`` as (key, question): the contract's
+        indexes opened and its decider built once, each question's quick answer as it is decided."""
+        from agents.room_answerer import RoomAnswerer
+
+        index = self.runtime.store.open(contract)
+        try:
+            yield from RoomAnswerer(self.runtime.decider(index)).answer_all(questions)
+        finally:
+            index.close()
+
+    def ask_room(
+        self,
+        sources: Sequence[Path | str],
+        questions: Sequence[str],
+        *,
+        fresh: bool = False,
+        journal: Path | None = None,
+    ) -> Iterator[BatchItem]:
+        """A data room: every question over every contract, a cell each (the quick answer, its
+        verified sources, or "not addressed" / "unclear"), contract by contract, resumable (see
+        :meth:`_batch`; the journal is keyed by the questions and the decision settings too)."""
+        asked = room_questions(questions)
+        playbook = json.dumps(
+            {"questions": asked, "decision": self.settings.decision.model_dump(mode="json")}, sort_keys=True
+        )
+        return self._batch(
+            "rooms",
+            sources,
+            playbook,
+            [key for key, _ in asked],
+            RoomCell,
+            lambda contract, keys: self.answer_questions(contract, [q for q in asked if q[0] in keys]),
             fresh,
             journal,
         )

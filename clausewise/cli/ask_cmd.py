@@ -1,5 +1,6 @@
 """``clausewise ask`` and ``clausewise chat``: questions about one contract, answered with a
-verified report, with live progress."""
+verified report, with live progress; ``ask`` over several contracts or questions is a data
+room's grid (:mod:`clausewise.cli.room_cmd`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import typer
 from rich.markdown import Markdown
 
 from clausewise.cli.app import console, error_console, state_of
+from clausewise.core.errors import ClausewiseError, ContractNotFound
 from clausewise.core.report import Report
 
 if TYPE_CHECKING:
-    from clausewise.api import ProgressEvent
+    from clausewise.api import Clausewise, ProgressEvent
 
 _TENANT = typer.Option(None, "--tenant", help="Tenant whose contracts to use.")
 _TURNS = typer.Option(
@@ -74,24 +76,97 @@ def _show(report: Report, fmt: str, out: Path | None) -> None:
 
 def ask(
     ctx: typer.Context,
-    contract: str = typer.Argument(..., help="Contract id or ingested file."),
-    question: str = typer.Argument(..., help="The question about the contract."),
+    arguments: list[str] = typer.Argument(
+        ...,
+        metavar="CONTRACT|FOLDER... QUESTION...",
+        help="Contracts (ids, files or folders), then the questions. One contract and one question: "
+        "the full report; more of either (or --all): a grid of quick answers.",
+    ),
+    every_contract: bool = typer.Option(
+        False, "--all", help="Ask every contract of the tenant (every argument is then a question)."
+    ),
     context: str = typer.Option("", "--context", help="Background the answer should take into account."),
     instructions: str = typer.Option("", "--instructions", help="How the report should be written."),
     turns: int | None = _TURNS,
-    fmt: str = typer.Option("md", "--format", help="md, json or html."),
-    out: Path | None = typer.Option(None, "--out", help="Write the report to this file."),
+    fmt: str | None = typer.Option(
+        None, "--format", help="A report: md, json or html (default md). A grid: md, csv, json or xlsx."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Write the report (or the grid) to this file."),
     quick: bool = typer.Option(
         False, "--quick", help="Only the short answer and its sources, decided in seconds, no report."
     ),
+    fresh: bool = typer.Option(False, "--fresh", help="A grid: ignore earlier results of the same grid."),
+    report: list[str] = typer.Option(
+        None,
+        "--report",
+        help="A grid: also write the full report of these cells, CONTRACT:N (question N), CONTRACT "
+        "(all its questions) or *:N (repeatable).",
+    ),
+    reports_dir: Path | None = typer.Option(
+        None, "--reports-dir", help="A grid: where --report writes (default: beside --out, or room-reports/)."
+    ),
     tenant: str | None = _TENANT,
 ) -> None:
-    """Answer a question about a contract with a verified, cited legal report."""
+    """Answer a question about a contract with a verified, cited legal report; or questions over
+    a data room (several contracts, a folder or --all): a grid of verified quick answers."""
     from clausewise.api import Clausewise
+    from clausewise.cli.room_args import split_arguments
+    from clausewise.cli.room_cmd import run_room
 
+    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    store = api.runtime.store
+
+    def is_contract(argument: str) -> bool:
+        if Path(argument).exists():
+            return True
+        try:
+            store.resolve(argument)
+        except ContractNotFound:
+            return False
+        return True
+
+    def not_a_contract(argument: str) -> ClausewiseError:
+        try:
+            store.resolve(argument)
+        except ContractNotFound as error:
+            return error
+        return ContractNotFound(f"{argument!r} names no contract", hint="see `clausewise contracts list`")
+
+    split = split_arguments(arguments, is_contract, not_a_contract, every_contract=every_contract)
+    single = len(split.contracts) == 1 and len(split.questions) == 1 and not Path(split.contracts[0]).is_dir()
+    if split.every_contract or not single:
+        run_room(
+            api,
+            split,
+            fmt=fmt,
+            out=out,
+            fresh=fresh,
+            reports=report or [],
+            reports_dir=reports_dir,
+            context=context,
+            instructions=instructions,
+            turns=turns,
+        )
+        return
+    _ask_one(
+        api, split.contracts[0], split.questions[0], fmt or "md", out, quick, context, instructions, turns
+    )
+
+
+def _ask_one(
+    api: Clausewise,
+    contract: str,
+    question: str,
+    fmt: str,
+    out: Path | None,
+    quick: bool,
+    context: str,
+    instructions: str,
+    turns: int | None,
+) -> None:
+    """One question on one contract: the streamed research and the report (or the quick answer)."""
     if fmt not in {"md", "markdown", "json", "html"}:
         raise typer.BadParameter("use md, json or html", param_hint="--format")
-    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
     if quick:
         with console.status("Deciding..."):
             answer = api.quick(contract, question)

@@ -497,6 +497,78 @@ def eval_scale(
     write_results(ctx, results, out)
 
 
+@eval_app.command("room")
+def eval_room(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    contracts: int = typer.Option(50, "--contracts", min=1, max=51, help="Check-half CUAD contracts asked."),
+    questions: int = typer.Option(
+        0, "--questions", min=0, max=200, help="Question wordings (0: every one the bank asks of them)."
+    ),
+    wide: int = typer.Option(
+        100, "--wide", min=0, max=257, help="Contracts x 1 question on 2 workers (0: skip)."
+    ),
+    threads: int = typer.Option(1, "--threads", min=0, max=64, help="Cores of each model process."),
+    minutes: float = typer.Option(
+        60.0, "--minutes", min=0.5, help="Time limit of each run (then cancelled)."
+    ),
+    out: Path = typer.Option(Path("bench-results/room.json"), "--out", help="JSON results file."),
+) -> None:
+    """A data room through the service: cell accuracy (the bank's grader), abstentions,
+    unsupported cells shown; cells per minute locally and on 1 and 2 Celery workers; time to the
+    first row over HTTP; peak memory per worker (real redis-server, loopback)."""
+    from clausewise.evals import room_bench
+
+    settings = state_of(ctx).settings()
+    root = require(Path(data or settings.paths.bench_data))
+    with TerminalProgress(console) as progress:
+        progress.item("eval room")
+        results = room_bench.run(
+            settings,
+            root,
+            contracts=contracts,
+            questions=questions,
+            wide=wide,
+            threads=threads,
+            minutes=minutes,
+            progress=progress,
+        )
+    cells, goals = results["cells"], room_bench.GOALS
+    every, yes_no, value = cells["all"], cells["yes_no"], cells["value"]
+    console.print(
+        f"{results['contracts']} contracts x {len(results['questions'])} questions "
+        f"{results['question_kinds']}: {every['cells']} cells, accuracy {every['accuracy']} "
+        f"(committed {every['committed_accuracy']}), abstained {every['abstention_rate']}; "
+        f"yes/no {yes_no['accuracy']} ({yes_no['right']}/{yes_no['cells']}), "
+        f"values {value['accuracy']} ({value['right']}/{value['cells']}); unsupported cells shown "
+        f"{_mark(cells['unsupported_cells_shown'], goals['unsupported_cells_shown'], False)}; "
+        f"decided by {cells['decided_by']}"
+    )
+    for name, run in results["throughput"].items():
+        peaks = f", worker peak RSS {run['worker_peak_rss_mb']} MB" if "worker_peak_rss_mb" in run else ""
+        differing = (
+            f", {run['cells_differing_from_local']} cells differ from local"
+            if "cells_differing_from_local" in run
+            else ""
+        )
+        console.print(
+            f"{name:9} {run['status']}: {run['cells']} cells in {run['seconds']} s = "
+            f"{run['cells_per_minute']} cells/min; first row after {run['first_row_seconds']} s"
+            f"{peaks}{differing}"
+        )
+    if "speedup_2_workers" in results:
+        speedup = _mark(results["speedup_2_workers"], goals["speedup_2_workers"], True)
+        console.print(f"2 workers over 1: {speedup}x")
+    if "wide" in results:
+        wide_run = results["wide"]
+        console.print(
+            f"{wide_run['contracts']} contracts x 1 question on 2 workers: {wide_run['status']} in "
+            f"{_mark(wide_run['seconds'], goals['wide_seconds'], False)} s "
+            f"(first row {wide_run['first_row_seconds']} s)"
+        )
+    write_results(ctx, results, out)
+
+
 @eval_app.command("acord")
 def eval_acord(
     ctx: typer.Context,

@@ -593,6 +593,9 @@ class JobsSettings(Section):
         default=3600.0, gt=0, description="Time limit of checking one contract against a suite."
     )
     review_seconds: float = Field(default=3600.0, gt=0, description="Time limit of reviewing one contract.")
+    room_seconds: float = Field(
+        default=1800.0, gt=0, description="Time limit of answering a data room's questions on one contract."
+    )
     retries: int = Field(default=3, ge=0, description="Retries, with backoff, after a transient error.")
     max_tasks_per_child: int = Field(
         default=200, ge=1, description="Units a worker process runs before it is replaced (memory)."

@@ -1,6 +1,7 @@
 """MCP tools over streamable HTTP at ``/mcp``, with the same keys and tenants as the REST API:
 list contracts, search a contract (retrieval only: verified spans, no model), ask a question,
-check a hypothesis. Work that needs a model goes through the same job queue as the REST routes.
+check a hypothesis, ask a data room (questions over many contracts). Work that needs a model
+goes through the same job queue as the REST routes.
 
 Authentication is the API's own (:func:`clausewise.service.auth.tenant_for`) applied in front of
 the MCP app, so a missing or wrong key is the same 401 envelope, a single-user server needs no
@@ -32,6 +33,7 @@ from clausewise.retrieval import SpanSearch
 from clausewise.service.answers import answer_text, check_question, references
 from clausewise.service.auth import tenant_for
 from clausewise.service.errors import error_body, status_of
+from clausewise.service.room_mcp import add_room_tool
 from clausewise.service.schemas import ContractSummary
 from clausewise.service.state import Service
 from clausewise.service.work import outcome, submit, wait_for
@@ -88,7 +90,7 @@ def clear_errors(tool: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 
 
 def build_mcp(service: Service) -> MCPServer:
-    """The MCP server and its four tools, bound to ``service``."""
+    """The MCP server and its tools, bound to ``service``."""
     mcp = MCPServer(
         "clausewise",
         instructions="Question answering over the caller's legal contracts, with verified citations.",
@@ -149,6 +151,7 @@ def build_mcp(service: Service) -> MCPServer:
         [row] = result["rows"]
         return row["result"]
 
+    add_room_tool(mcp, service, _tenant.get, clear_errors)
     return mcp
 
 

@@ -2,15 +2,16 @@
 together.
 
 A unit is the natural piece of work: ingest one file, answer one question (or one chat message),
-check one contract against a suite, review one contract. A batch (contracts or uploaded files) is
-one unit per contract. Whatever runs the units, the server's own threads or Celery workers, calls
-:func:`run_unit` on the same :class:`Unit`, so a result never depends on where it was computed.
+check one contract against a suite, review one contract, answer a data room's questions on one
+contract. A batch (contracts or uploaded files) is one unit per contract. Whatever runs the
+units, the server's own threads or Celery workers, calls :func:`run_unit` on the same
+:class:`Unit`, so a result never depends on where it was computed.
 
-Units of checks and reviews are idempotent: their result is stored under a key made of the
-tenant, the contract's content hash, the settings that change a result and what was asked; a
-unit delivered again, or a job submitted again, returns the stored rows (marked ``resumed``)
-instead of working again, so a batch never gets a duplicate row. Within a unit, a journal keeps
-each decided row, so a unit cut short resumes where it stopped.
+Units of checks, reviews and data rooms are idempotent: their result is stored under a key made
+of the tenant, the contract's content hash, the settings that change a result and what was
+asked; a unit delivered again, or a job submitted again, returns the stored rows (marked
+``resumed``) instead of working again, so a batch never gets a duplicate row. Within a unit, a
+journal keeps each decided row, so a unit cut short resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from clausewise.core.results import Manifest
 from clausewise.runtime import Runtime
 from clausewise.service.errors import error_text, without_server_paths
 from clausewise.service.jobs import Job
+from clausewise.service.room_results import room_result
 from clausewise.service.uploads import discard, upload_path
 from indexes.results import ResultStore
 from tools.checks.suites import Suite
@@ -117,9 +119,13 @@ def sources_of(request: dict[str, Any]) -> list[dict[str, str]]:
     return [{"contract": c} for c in request.get("contracts", [])] + list(request.get("uploads", []))
 
 
+#: Kinds whose job is a batch: one unit per contract (or uploaded file), a row per decided item.
+BATCH_KINDS = ("check", "review", "room")
+
+
 def plan(job: Job) -> list[Unit]:
     """The units of ``job``, in the order their results are put together."""
-    if job.kind not in ("check", "review"):
+    if job.kind not in BATCH_KINDS:
         return [Unit(job.id, job.tenant, job.kind, "0", job.request)]
     common = {k: v for k, v in job.request.items() if k not in ("contracts", "uploads")}
     return [
@@ -136,6 +142,8 @@ def plan(job: Job) -> list[Unit]:
 
 def assemble(job: Job, outputs: list[Any]) -> Any:
     """The job's result from its units' results (same order as :func:`plan`)."""
+    if job.kind == "room":
+        return room_result(job.request["questions"], [row for output in outputs for row in output["rows"]])
     if job.kind in ("check", "review"):
         return {"kind": job.kind, "rows": [row for output in outputs for row in output["rows"]]}
     return outputs[0]
@@ -147,6 +155,8 @@ def batch_size(job: Job) -> int:
         return len(sources_of(job.request)) * len(job.request["suite"]["hypotheses"])
     if job.kind == "review":
         return len(sources_of(job.request)) * len(job.request["provisions"]["provisions"])
+    if job.kind == "room":
+        return len(sources_of(job.request)) * len(job.request["questions"])
     return 1
 
 
@@ -324,6 +334,11 @@ def _batch_rows_of(
     run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
 ) -> dict[str, Any]:
     asked = {key: payload.get(key) for key in ("suite", "provisions", "report")}
+    if kind == "room":  # a cell is the decider's answer to a question: both change it
+        asked = {
+            "questions": payload["questions"],
+            "decision": runtime.settings.decision.model_dump(mode="json"),
+        }
     store = ResultStore(runtime.tenant_dir / "results" / kind)
     sha = payload["source"].get("sha256")
     if sha:  # an upload delivered again after its unit ended (and its file went): its stored rows
@@ -369,12 +384,26 @@ def review_contract(payload: dict[str, Any], runtime: Runtime, context: TaskCont
     )
 
 
+def room_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    """A data room's questions on one contract: its indexes opened and its decider built once,
+    a row per question as it is decided."""
+    questions = [question for _key, question in payload["questions"]]
+    return _batch_unit(
+        "room",
+        payload,
+        runtime,
+        context,
+        lambda api, sources, journal: api.ask_room(sources, questions, journal=journal),
+    )
+
+
 UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
     "ingest": ingest,
     "ask": ask,
     "message": message,
     "check": check_contract,
     "review": review_contract,
+    "room": room_contract,
 }
 
 

@@ -15,6 +15,7 @@ from clausewise.core.results import CheckResult, ProvisionResult
 from clausewise.service.auth import CurrentService, Tenant
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import FINISHED, Job
+from clausewise.service.room_results import export as room_export
 from clausewise.service.schemas import ERROR_RESPONSES, JobList
 from clausewise.service.work import follow, outcome
 from tools.checks import render as check_render
@@ -94,10 +95,15 @@ def job_result(
         return result
     name = f"clausewise-{job_id}.{format}"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+    if format in ("csv", "xlsx") and isinstance(result, dict) and result.get("kind") == "room":
+        return Response(room_export([result], format), media_type=_MEDIA[format], headers=headers)
     if format in ("csv", "xlsx"):
         if not isinstance(result, dict) or result.get("kind") not in ("check", "review"):
             raise ApiError(
-                422, "no_table", "only checks and reviews are tables", hint="ask for a report format"
+                422,
+                "no_table",
+                "only checks, reviews and data rooms are tables",
+                hint="ask for a report format",
             )
         sheet, columns, cells = _table(result)
         if format == "csv":

@@ -794,3 +794,6 @@ function setUp() {
 }
 
 setUp();
+
+// What other page modules (questions.js: the data room's grid) build on.
+export { api, download, el, explain, fillContractPicks, followJob, notify, openContract, picked, postJSON, showSpan };

@@ -1,0 +1,1 @@
+"""A data room's grid: cells made from short answers, values grouped for the roll-up, renderers."""
