@@ -136,6 +136,14 @@ def decision_finding(decision: Decision | None) -> list[Finding]:
     ]
 
 
+def quick_answer_of(decision: Decision) -> tuple[ShortAnswer, list[Source]]:
+    """The short answer a decision makes on its own, with its sources numbered as the finished
+    report numbers them (the decision's grounds and closest clauses first), so that the quick
+    answer's [n] are the report's [n]."""
+    sources = number_sources(decision_finding(decision))
+    return short_answer_of(decision, sources), sources
+
+
 def _as_to(question: str) -> str:
     return f"As to {question[:1].lower()}{question[1:]}".rstrip("?,; ") + ":"
 

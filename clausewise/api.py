@@ -146,8 +146,7 @@ class Clausewise:
     def quick(self, contract: str, question: str) -> QuickAnswer:
         """The short answer alone, decided without the writer (a model call only for a yes/no
         question no classifier covers), with its sources."""
-        from agents.finishing import decision_finding, short_answer_of
-        from tools.report_checks import number_sources
+        from agents.finishing import quick_answer_of
 
         started = time.perf_counter()
         index = self.runtime.store.open(contract)
@@ -155,11 +154,11 @@ class Clausewise:
             decision = self.runtime.decider(index).decide(question)
         finally:
             index.close()
-        sources = number_sources(decision_finding(decision))
+        short_answer, sources = quick_answer_of(decision) if decision is not None else (None, [])
         return QuickAnswer(
             question=question,
             contract_id=index.contract_id,
-            short_answer=short_answer_of(decision, sources) if decision is not None else None,
+            short_answer=short_answer,
             sources=sources,
             seconds=round(time.perf_counter() - started, 2),
         )

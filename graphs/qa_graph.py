@@ -33,6 +33,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from agents.decider import AnswerDecider
+from agents.finishing import quick_answer_of
 from agents.interrogator import Interrogator
 from agents.researcher import Researcher
 from clausewise.core.backends.accounting import UsageLedger
@@ -91,9 +92,12 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         decider.decide(question) if decider is not None and interrogator.settings.short_answer else None
     )
     if decision is not None:
+        short_answer, sources = quick_answer_of(decision)
         runtime.stream_writer(
             {
                 "event": "answer",
+                "short_answer": short_answer.model_dump(mode="json"),
+                "sources": [source.model_dump(mode="json") for source in sources],
                 "form": decision.form,
                 "verdict": decision.verdict,
                 "value": decision.value,

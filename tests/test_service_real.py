@@ -36,7 +36,13 @@ def test_a_real_question_end_to_end(tmp_path: Path) -> None:
         with client.stream("POST", "/v1/contracts/mutual-nda/ask", json=body) as response:
             events = sse_events(response)
         names = [name for name, _ in events]
-        assert names.index("start") < names.index("research") < names.index("final") < names.index("result")
+        # the law is decided first and streamed as the answer, before the report is written
+        assert names.index("start") < names.index("answer") < names.index("final") < names.index("result")
+        answer = json.loads(events[names.index("answer")][1])
+        assert (
+            answer["short_answer"]["line"].startswith("England [1]")
+            and answer["sources"][0]["node_id"] == "9.1"
+        )
         report = json.loads(events[-1][1])
         assert report["addressed"] and report["metadata"]["models"] == ["qwen2.5-coder-0.5b"]
         assert any(s["node_id"] == "9.1" and "England and Wales" in s["quote"] for s in report["sources"])

@@ -120,12 +120,26 @@ def test_the_openai_client_talks_to_a_contract(served) -> None:
         client.chat.completions.create(model="clausewise/mutual-nda", messages=question, stream=True)
     )
     assert chunks[0].choices[0].delta.role == "assistant"
+    # the first content is the quick answer with its source, the report follows without repeating it
+    first = next(c.choices[0].delta.content for c in chunks if c.choices[0].delta.content)
+    assert first.startswith("**England [1]**") and "[1] 9.1" in first and GOVERNING in first
     text = "".join(c.choices[0].delta.content or "" for c in chunks)
-    assert "England [1]" in text
+    assert text.count("**England [1]**") == 1 and len(text) > len(first)
     assert (
         chunks[-1].choices[0].finish_reason == "stop"
         and chunks[-1].model_extra["references"][0]["node_id"] == "9.1"
     )
+    # the streamed text, sent back as the assistant's turn, continues that stream's thread
+    threads_before = _threads(live, key_b)
+    client.chat.completions.create(
+        model="clausewise/mutual-nda",
+        messages=[
+            *question,
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": "And the courts?"},
+        ],
+    )
+    assert _threads(live, key_b) == threads_before
     with pytest.raises(openai.NotFoundError):
         client.chat.completions.create(model="gpt-4o", messages=question)
 
@@ -135,8 +149,14 @@ def _threads(live, key) -> int:
         return len(client.get("/v1/threads").json())
 
 
-async def _mcp(url: str, key: str, calls: list[tuple[str, dict]]) -> tuple[list[str], list]:
+async def _mcp(
+    url: str, key: str, calls: list[tuple[str, dict]], logged: list | None = None
+) -> tuple[list[str], list]:
     from mcp.shared._httpx_utils import create_mcp_http_client  # the SDK's HTTP client, with headers
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        if logged is not None:
+            logged.append((name, message))
 
     headers = {"Authorization": f"Bearer {key}"}
     async with (
@@ -144,7 +164,9 @@ async def _mcp(url: str, key: str, calls: list[tuple[str, dict]]) -> tuple[list[
         Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
     ):
         tools = sorted(t.name for t in (await client.list_tools()).tools)
-        results = [await client.call_tool(name, arguments) for name, arguments in calls]
+        results = []
+        for name, arguments in calls:
+            results.append(await client.call_tool(name, arguments, progress_callback=progress))
     return tools, results
 
 
@@ -159,12 +181,17 @@ def test_mcp_tools_with_the_sdk_client(served) -> None:
             {"contract": "mutual-nda", "hypothesis": SURVIVAL},
         ),
     ]
-    tools, (listed, searched, asked, checked) = asyncio.run(_mcp(live.url, key_b, calls))
+    logged: list = []
+    tools, (listed, searched, asked, checked) = asyncio.run(_mcp(live.url, key_b, calls, logged))
     assert tools == ["ask", "ask_data_room", "check_hypothesis", "list_contracts", "search_contract"]
     assert [c["contract_id"] for c in listed.structured_content["result"]] == ["mutual-nda"]
     passages = searched.structured_content["result"]
     assert passages[0]["node_id"] == "9.1" and GOVERNING in passages[0]["quote"]
     assert GOVERNING in asked.structured_content["references"][0]["quote"]
+    # the short answer was sent as progress before the report, as the result repeats it
+    [quick] = [message for tool, message in logged if tool == "ask"]
+    assert quick.startswith("**England [1]**") and GOVERNING in quick
+    assert asked.structured_content["quick_answer"] == quick
     assert checked.structured_content["label"] == "Entailment"
     assert [e["node_id"] for e in checked.structured_content["evidence"]] == ["6.2"]
     # tenant A sees nothing of B's through MCP either

@@ -167,12 +167,25 @@ def test_asking_streams_the_steps_in_order_and_citations_highlight_exactly(page,
     exports = page.locator("#report-exports button")
     assert exports.count() == 4 and all(exports.nth(i).is_disabled() for i in range(4))  # no report yet
     page.click('#contract .toolbar button[data-view="library"]')
+    # what the report area shows, each time it changes: the quick answer, then the report
+    page.evaluate(
+        """() => {
+          window.reportStages = [];
+          new MutationObserver(() => {
+            const shown = document.querySelector('#report .quick-answer') ? 'quick'
+              : document.querySelector('#report .short-answer') ? 'report' : 'empty';
+            if (window.reportStages.at(-1) !== shown) window.reportStages.push(shown);
+          }).observe(document.querySelector('#report'), { childList: true });
+        }"""
+    )
     ask(page, "mutual-nda", "Which law governs this agreement?")
     assert all(exports.nth(i).is_enabled() for i in range(4))
     steps = page.locator("#steps li").evaluate_all("items => items.map(i => i.dataset.event)")
-    # the law is settled by the value reader: the writer explains it without a research turn
-    expected = ["queued", "running", "start", "draft", "final"]
+    # the law is settled by the value reader: shown first, then explained without a research turn
+    expected = ["queued", "running", "start", "answer", "draft", "final"]
     assert [s for s in steps if s in [*expected, "question", "research"]] == expected
+    assert [s for s in page.evaluate("() => window.reportStages") if s != "empty"] == ["quick", "report"]
+    assert page.locator("#report [data-quick]").get_attribute("data-quick") == "confirmed"
     source = page.locator('#report .sources li[data-source="1"]')
     assert "9.1" in source.inner_text() and GOVERNING in source.inner_text()
     # the bottom line comes first: the law, read from the verified source it cites

@@ -1,11 +1,11 @@
 """What the REST routes, the OpenAI-compatible endpoint and the MCP tools share about questions
-and answers: the question's limits, a report as chat text, its references."""
+and answers: the question's limits, the quick answer and a report as chat text, its references."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from clausewise.core.report import Report
+from clausewise.core.report import Report, ShortAnswer, Source
 from clausewise.service.errors import ApiError
 from clausewise.service.state import Service
 
@@ -26,6 +26,36 @@ def check_question(text: str, service: Service) -> str:
     return text
 
 
+def _source_lines(sources: list[Source]) -> str:
+    return "\n".join(
+        f'[{s.number}] {s.node_id} (p. {", ".join(map(str, s.pages))}): "{s.quote}"' for s in sources
+    )
+
+
+def quick_text(event: dict[str, Any]) -> str:
+    """An ``answer`` event (the decided short answer, streamed before the report is written) as
+    chat text: the line, how it was decided, and the verified sources its ``[n]`` point to (the
+    report numbers them the same)."""
+    short = ShortAnswer.model_validate(event["short_answer"])
+    sources = [Source.model_validate(s) for s in event.get("sources", [])]
+    parts = [f"**{short.text()}**", *(f"_{note}_" for note in short.notes())]
+    if sources:
+        parts.append(_source_lines(sources))
+    return "\n\n".join(parts)
+
+
+def rest_after(quick: str, report: Report) -> str:
+    """The report's chat text for a client that was already sent the quick answer: the line is
+    not repeated when the report confirms it; when it differs, the report says it corrects it."""
+    text = answer_text(report)
+    line = f"**{report.short_answer.text()}**" if report.short_answer else ""
+    if line and quick.startswith(line):
+        return text.removeprefix(line).lstrip()
+    if line:
+        return f"The report corrects the quick answer above: {text}"
+    return text
+
+
 def answer_text(report: Report) -> str:
     """The report as a chat answer: the short answer, the answer, then the reasoning, the gaps
     and the numbered sources, ``[n]`` markers kept."""
@@ -36,13 +66,7 @@ def answer_text(report: Report) -> str:
     if report.gaps:
         parts.append("Open questions:\n" + "\n".join(f"- {gap}" for gap in report.gaps))
     if report.sources:
-        parts.append(
-            "Sources:\n"
-            + "\n".join(
-                f'[{s.number}] {s.node_id} (p. {", ".join(map(str, s.pages))}): "{s.quote}"'
-                for s in report.sources
-            )
-        )
+        parts.append("Sources:\n" + _source_lines(report.sources))
     return "\n\n".join(parts)
 
 

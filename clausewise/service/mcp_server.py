@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from fastapi import FastAPI
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
@@ -30,13 +30,13 @@ from clausewise.core.errors import ClausewiseError
 from clausewise.core.report import Report
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
-from clausewise.service.answers import answer_text, check_question, references
+from clausewise.service.answers import answer_text, check_question, quick_text, references
 from clausewise.service.auth import tenant_for
 from clausewise.service.errors import error_body, status_of
 from clausewise.service.room_mcp import add_room_tool
 from clausewise.service.schemas import ContractSummary
 from clausewise.service.state import Service
-from clausewise.service.work import outcome, submit, wait_for
+from clausewise.service.work import answer_event, outcome, submit, wait_for
 from tools.checks.suites import adhoc_suite
 
 T = TypeVar("T")
@@ -121,16 +121,22 @@ def build_mcp(service: Service) -> MCPServer:
 
     @mcp.tool()
     @clear_errors
-    async def ask(contract: str, question: str) -> dict[str, Any]:
-        """A verified, cited answer to a question about the contract (may take minutes)."""
+    async def ask(contract: str, question: str, ctx: Context) -> dict[str, Any]:
+        """A verified, cited answer to a question about the contract. The short answer, with its
+        sources, comes first as a progress message (to a client that asks for progress) within
+        seconds, and again as ``quick_answer``; the report that explains it may take minutes."""
         check_question(question, service)
         tenant = _tenant.get()
         resolved = await asyncio.to_thread(lambda: runtime().store.resolve_id(contract))
         job = submit(service, tenant, "ask", {"contract": resolved, "question": question})
-        report = Report.model_validate(
-            outcome(await wait_for(service, tenant, job.id, service.settings.service.wait_seconds))
-        )
+        wait = service.settings.service.wait_seconds
+        answer = await answer_event(service, tenant, job.id, wait)
+        quick = quick_text(answer.data) if answer is not None else None
+        if quick is not None:  # a progress notification, for a client that sent a progress token
+            await ctx.report_progress(1, 2, message=quick)
+        report = Report.model_validate(outcome(await wait_for(service, tenant, job.id, wait)))
         return {
+            "quick_answer": quick,
             "answer": answer_text(report),
             "addressed": report.addressed,
             "references": references(report),

@@ -16,7 +16,7 @@ from fastapi import Request
 
 from clausewise.core.errors import ClausewiseError
 from clausewise.service.errors import ApiError, status_for_code
-from clausewise.service.jobs import FINISHED, Job, JobKind
+from clausewise.service.jobs import FINISHED, Job, JobEvent, JobKind
 from clausewise.service.state import Service
 
 _POLL_SECONDS = 0.1
@@ -33,6 +33,22 @@ async def wait_for(service: Service, tenant: str, job_id: str, timeout: float) -
         job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
         if job.status in FINISHED or time.monotonic() >= deadline:
             return job
+        await asyncio.sleep(_POLL_SECONDS)
+
+
+async def answer_event(service: Service, tenant: str, job_id: str, timeout: float) -> JobEvent | None:
+    """The job's ``answer`` event (the decided short answer, streamed before the report is
+    written) as soon as it is stored, or None once the job finishes without one or after
+    ``timeout`` seconds. For callers that show the answer first and the report when it is done."""
+    deadline, seen = time.monotonic() + timeout, 0
+    while True:
+        job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
+        for event in await asyncio.to_thread(service.jobs.events, tenant, job_id, seen):
+            seen = event.seq
+            if event.event == "answer":
+                return event
+        if job.status in FINISHED or time.monotonic() >= deadline:
+            return None
         await asyncio.sleep(_POLL_SECONDS)
 
 

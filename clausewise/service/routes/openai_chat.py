@@ -31,14 +31,14 @@ from sse_starlette.sse import EventSourceResponse
 
 from clausewise.core.report import Report
 from clausewise.runtime import Runtime
-from clausewise.service.answers import answer_text, check_question, references
+from clausewise.service.answers import answer_text, check_question, quick_text, references, rest_after
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import Job
 from clausewise.service.routes.questions import new_thread
 from clausewise.service.schemas import ERROR_RESPONSES
 from clausewise.service.state import Service
-from clausewise.service.work import outcome, submit, wait_for
+from clausewise.service.work import answer_event, outcome, submit, wait_for
 
 router = APIRouter(prefix="/v1", tags=["OpenAI-compatible"], responses=ERROR_RESPONSES)
 PREFIX = "clausewise/"
@@ -230,10 +230,17 @@ async def _stream(
     created: int,
     request: Request,
 ) -> AsyncIterator[dict[str, Any]]:
-    """OpenAI chunks: the role at once, then the answer in pieces when it is ready, then a last
+    """OpenAI chunks: the role at once, the quick answer (the decided short answer with its
+    sources) as soon as it is decided, then the report in pieces when it is written, then a last
     chunk carrying the references, then ``[DONE]``. Errors end the stream with an error object."""
     yield {"data": _chunk(completion_id, created, model, {"role": "assistant", "content": ""})}
-    finished = await wait_for(service, tenant, job.id, service.settings.service.wait_seconds)
+    wait = service.settings.service.wait_seconds
+    quick = ""
+    answer = await answer_event(service, tenant, job.id, wait)
+    if answer is not None:
+        quick = quick_text(answer.data)
+        yield {"data": _chunk(completion_id, created, model, {"content": quick + "\n\n"})}
+    finished = await wait_for(service, tenant, job.id, wait)
     try:
         result = outcome(finished)
     except ApiError as error:
@@ -243,11 +250,13 @@ async def _stream(
         yield {"data": "[DONE]"}
         return
     text, refs, report = _reply(result)
-    _remember(runtime, contract, conversation, text, result["thread_id"])
-    for start in range(0, len(text), 200):
+    rest = rest_after(quick, report) if quick and report is not None else text
+    # the conversation as the client will send it back: what it was streamed, quick answer first
+    _remember(runtime, contract, conversation, f"{quick}\n\n{rest}" if quick else text, result["thread_id"])
+    for start in range(0, len(rest), 200):
         if await request.is_disconnected():
             return
-        yield {"data": _chunk(completion_id, created, model, {"content": text[start : start + 200]})}
+        yield {"data": _chunk(completion_id, created, model, {"content": rest[start : start + 200]})}
     finish = CLARIFICATION if report is None else "stop"
     last = json.loads(_chunk(completion_id, created, model, {"references": refs}, finish))
     last["references"] = refs

@@ -453,6 +453,8 @@ const describe = {
   draft: (d) => `Draft ${d.complete ? "complete" : "incomplete"}, confidence ${Number(d.confidence).toFixed(2)}`,
   final: (d) => `Report ready: ${d.sources} verified source(s)${d.removed ? `, ${d.removed} removed` : ""}`,
   clarification: (d) => `The assistant asks: ${d.question}`,
+  answer: (d) => `Answer decided by the ${d.decided_by}: ${d.short_answer ? d.short_answer.line : d.verdict || d.value}`,
+  plan: (d) => `Researched in ${(d.parts || []).length} parts`,
 };
 
 function step(list, name, data) {
@@ -484,7 +486,35 @@ function renderShortAnswer(short, sources, version) {
     ...(short.note_lines || []).map((note) => el("p", { class: "hint" }, note)));
 }
 
-function renderReport(report, container) {
+function renderSources(sources, version) {
+  return sources.length
+    ? el("ol", { class: "sources" }, ...sources.map((s) => el("li", { "data-source": String(s.number) },
+      el("button", { type: "button", class: "source-link", onclick: () => showSpan(s.span[0], s.span[1], version) },
+        `[${s.number}] ${s.node_id} ${s.title || ""}, p. ${s.pages.join(", ")}`),
+      s.exact === false ? el("span", { class: "badge", title: "The model's quote was not word for word; this is the contract sentence it was matched to." }, "nearest sentence") : null,
+      el("blockquote", {}, s.quote))))
+    : el("p", { class: "hint" }, "No verified quotations.");
+}
+
+// The decided short answer, shown as soon as it is streamed (the `answer` event), while the
+// report that explains it is written; the report replaces it and says whether it confirms it.
+function renderQuickAnswer(answer, container) {
+  container.replaceChildren(
+    el("h2", {}, "Answer"),
+    el("div", { class: "quick-answer", "data-stage": "quick" },
+      renderShortAnswer(answer.short_answer, answer.sources || []),
+      renderSources(answer.sources || [], undefined),
+      el("p", { class: "hint writing" }, "Decided from the verified sources above; the report that explains it is being written.")));
+}
+
+function quickAnswerNote(quickLine, report) {
+  if (!quickLine || !report.short_answer) return null;
+  return report.short_answer.line === quickLine
+    ? el("p", { class: "hint confirmed", "data-quick": "confirmed" }, "The report confirms the answer shown first.")
+    : el("p", { class: "hint corrected", "data-quick": "corrected" }, `The report corrects the answer shown first (${quickLine}).`);
+}
+
+function renderReport(report, container, quickLine = undefined) {
   const sources = report.sources || [];
   const version = report.metadata.contract_version ?? undefined;
   const refs = (text) => withReferences(text, sources, version);
@@ -493,19 +523,13 @@ function renderReport(report, container) {
   container.replaceChildren(...[
     el("h2", {}, report.title),
     older ? el("p", { class: "hint version-badge" }, `Read from version ${version}, an older version of this contract: its citations open that version.`) : null,
-    ...[renderShortAnswer(report.short_answer, sources, version)].filter(Boolean),
+    ...[quickAnswerNote(quickLine, report), renderShortAnswer(report.short_answer, sources, version)].filter(Boolean),
     el("p", { class: "answer" }, ...refs(report.preliminary_answer)),
     el("h2", {}, "Summary"), el("p", {}, ...refs(report.summary)),
     el("h2", {}, "Legal reasoning and key findings"), list(report.reasoning),
     el("h2", {}, "Gaps and next questions"), list(report.gaps),
     el("h2", {}, "Sources"),
-    sources.length
-      ? el("ol", { class: "sources" }, ...sources.map((s) => el("li", { "data-source": String(s.number) },
-        el("button", { type: "button", class: "source-link", onclick: () => showSpan(s.span[0], s.span[1], version) },
-          `[${s.number}] ${s.node_id} ${s.title || ""}, p. ${s.pages.join(", ")}`),
-        s.exact === false ? el("span", { class: "badge", title: "The model's quote was not word for word; this is the contract sentence it was matched to." }, "nearest sentence") : null,
-        el("blockquote", {}, s.quote))))
-      : el("p", { class: "hint" }, "No verified quotations."),
+    renderSources(sources, version),
     el("p", { class: "hint" }, `${report.metadata.turns_used} of ${report.metadata.max_turns} turn(s), stopped: ${report.metadata.stopped_because}; ${report.metadata.seconds} s.`),
   ].filter(Boolean));
 }
@@ -530,9 +554,14 @@ async function ask(event) {
       signal: state.askAbort.signal,
     });
     state.askJob = response.headers.get("X-Job-Id");
+    let quickLine;
     await readEvents(response, (name, data) => {
-      if (name === "result") {
-        renderReport(data, $("#report"));
+      if (name === "answer" && data.short_answer) {
+        quickLine = data.short_answer.line;
+        renderQuickAnswer(data, $("#report"));
+        step(steps, name, data);
+      } else if (name === "result") {
+        renderReport(data, $("#report"), quickLine);
         setExports("#report-exports", state.askJob);
       } else if (name === "failed") {
         notify(`${data.message}. ${data.hint || ""}`);
