@@ -13,7 +13,8 @@ Each pass runs once, and none undoes another:
   every sentence of the written text against the sources it cites, for contradiction
   (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`);
 - **repair** asks the writer once to rewrite its text, naming every failure (skipped when there
-  is none); composed lines are never given to the writer, so a repair cannot drop them;
+  is none, or when ``interrogation.repair`` is off: the ``fast`` preset saves that call);
+  composed lines are never given to the writer, so a repair cannot drop them;
 - **recheck** verifies the repaired text as **verify** did;
 - **remove** drops what still fails: a sentence that is contradicted, unsupported or quotes words
   the contract does not have, and references to sources that do not verify. What was removed is
@@ -407,8 +408,9 @@ class Finisher:
         """:data:`PASSES` in order, each once."""
         composition = self.compose(inquiry, draft, findings, session, decision)
         first = self.verify(composition)
-        composition = self.repair(composition, first)
-        second = self.recheck(composition) if first else first
+        repairing = bool(first) and self.settings.repair
+        composition = self.repair(composition, first) if repairing else composition
+        second = self.recheck(composition) if repairing else first
         composition = self.remove(composition, second)
         return self.render(composition, **render_options)
 

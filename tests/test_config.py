@@ -25,7 +25,7 @@ def test_defaults_and_presets_are_layered() -> None:
     assert {"default", "fast", "thorough"} <= set(available_presets())
     assert default.parsing.ocr_dpi == 300
     assert fast.parsing.ocr_dpi == 200
-    assert fast.interrogation.max_turns == 2
+    assert fast.interrogation.max_turns == 1 and not fast.interrogation.repair
     # untouched sections keep their defaults
     assert fast.chunking == default.chunking
 

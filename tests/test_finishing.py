@@ -244,3 +244,32 @@ def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) 
         assert (paraphrase in report.preliminary_answer) is kept
         assert len(writer.calls) - calls == (0 if kept else 1)  # one repair at most
     assert json.loads(report.to_json())["metadata"]["checks"]
+
+
+def test_with_repair_off_a_failing_sentence_is_removed_without_a_writer_call(contract) -> None:
+    _, settings, index = contract
+    writer = ScriptedChatModel(replies=[])  # any call would fail: there is no reply to give
+    _, texts, decision, findings = setup(contract)
+    finisher = Finisher(
+        settings.interrogation.model_copy(update={"repair": False}),
+        settings.decision,
+        QuoteVerifier(index.document.text),
+        writer,
+    )
+    report = finisher.finish(
+        inquiry(),
+        drafted(texts["supported"], texts["contradicted"]),
+        findings,
+        findings,
+        decision,
+        turns_used=1,
+        stop="decided",
+        questions_asked=[],
+        contract_id="c",
+        file_name="f",
+        usage=UsageSummary([], 0, 0, 0),
+        seconds=0.0,
+    )
+    assert not writer.calls
+    assert texts["contradicted"] not in report.preliminary_answer
+    assert texts["supported"] in report.preliminary_answer

@@ -783,9 +783,14 @@ def _eval_bank(
             f"Report: {product['claims_shown']} claims shown, unsupported {unsupported}, contradicted "
             f"{contradicted}, removed {product['claims_removed']}; citation validity {validity}; "
             f"{product['mean_turns']} turns, {product['mean_llm_calls']} calls, "
-            f"{product['mean_tokens']} tokens; "
-            f"first answer p50 {product['seconds_to_answer'].get('p50')} s"
+            f"{product['mean_tokens']} tokens; quick answer = final short answer "
+            f"{product['quick_equals_final']}"
         )
+    to_answer = product.get("seconds_to_answer") or {}
+    console.print(
+        f"Time to the short answer: p50 {to_answer.get('p50')} s, p95 {to_answer.get('p95')} s; "
+        f"whole question p50 {product['seconds_per_question'].get('p50')} s"
+    )
     write_results(ctx, results, out)
 
 

@@ -387,6 +387,11 @@ class InterrogationSettings(Section):
         description="Open the report with a short answer: a verdict for a yes/no question, the value for "
         "a question asking for a duration, date, law, amount, notice period or party.",
     )
+    repair: bool = Field(
+        default=True,
+        description="Ask the writer once to rewrite the report's sentences that fail the checks before "
+        "removing them (off: they are removed at once, one writer call fewer).",
+    )
     claim_check: Literal["values+nli", "values", "off"] = Field(
         default="values+nli",
         description="Check each claim of the report against the sources it cites: contradicted (the values "

@@ -116,13 +116,14 @@ def _product_full(
     from tools.citations import QuoteVerifier
 
     started = time.perf_counter()
-    first_answer = None
+    first_answer, quick_line = None, None
     report: Report | None = None
     for event in api.ask_stream(cid, question.question, turns=turns):
         if isinstance(event, Report):
             report = event
         elif event.event == "answer" and first_answer is None:
             first_answer = round(time.perf_counter() - started, 2)
+            quick_line = event.data["short_answer"]["line"]
     seconds = round(time.perf_counter() - started, 2)
     assert report is not None
     index = runtime.store.open(cid)
@@ -138,6 +139,8 @@ def _product_full(
         "outcome": grade(question, shown),
         "seconds": seconds,
         "seconds_to_answer": first_answer,
+        "quick_line": quick_line,
+        "quick_equals_final": quick_line == (report.short_answer.line if report.short_answer else None),
         "llm_calls": report.metadata.llm_calls,
         "tokens": report.metadata.prompt_tokens + report.metadata.completion_tokens,
         "turns": report.metadata.turns_used,
@@ -152,14 +155,12 @@ def _product_full(
 
 
 def _product_quick(decider, question: BankQuestion) -> dict[str, Any]:
-    from agents.finishing import decision_finding, short_answer_of
-    from tools.report_checks import number_sources
+    from agents.finishing import quick_answer_of
 
     started = time.perf_counter()
     decision = decider.decide(question.question)
     seconds = round(time.perf_counter() - started, 2)
-    sources = number_sources(decision_finding(decision))
-    short = short_answer_of(decision, sources) if decision is not None else None
+    short, sources = quick_answer_of(decision) if decision is not None else (None, [])
     shown = shown_of(short, sources)
     cited, gold = evidence_recall(question.gold_spans, [s.span for s in sources])
     return {
@@ -292,6 +293,7 @@ def report_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "contradicted_claims_shown": sum(r["contradicted_shown"] for r in full),
         "claims_removed": sum(r["removed_claims"] for r in full),
         "citation_validity": _share(sum(r["valid_sources"] for r in full), sources),
+        "quick_equals_final": _share(sum(bool(r.get("quick_equals_final")) for r in full), len(full)),
         "mean_llm_calls": round(statistics.fmean(r["llm_calls"] for r in full), 2),
         "mean_tokens": round(statistics.fmean(r["tokens"] for r in full)),
         "mean_turns": round(statistics.fmean(r["turns"] for r in full), 2),
