@@ -261,12 +261,15 @@ class Clausewise:
             journal,
         )
 
-    def answer_questions(self, contract: str, questions: Sequence[tuple[str, str]]) -> Iterator[RoomCell]:
+    def answer_questions(
+        self, contract: str, questions: Sequence[tuple[str, str]], *, version: int | None = None
+    ) -> Iterator[RoomCell]:
         """One contract's cells of a data room, ``questions`` as (key, question): the contract's
-        indexes opened and its decider built once, each question's quick answer as it is decided."""
+        indexes (the live version, or ``version``) opened and its decider built once, each
+        question's quick answer as it is decided."""
         from agents.room_answerer import RoomAnswerer
 
-        index = self.runtime.store.open(contract)
+        index = self.runtime.store.open(contract, version)
         try:
             yield from RoomAnswerer(self.runtime.decider(index)).answer_all(questions)
         finally:
@@ -293,7 +296,9 @@ class Clausewise:
             playbook,
             [key for key, _ in asked],
             RoomCell,
-            lambda contract, keys: self.answer_questions(contract, [q for q in asked if q[0] in keys]),
+            lambda contract, keys, version: self.answer_questions(
+                contract, [q for q in asked if q[0] in keys], version=version
+            ),
             fresh,
             journal,
         )
