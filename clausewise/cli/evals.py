@@ -353,7 +353,8 @@ def eval_serve(
     turns: int = typer.Option(1, "--turns", min=1, max=3, help="Research turns per ask."),
     out: Path = typer.Option(Path("bench-results/serve.json"), "--out", help="JSON results file."),
 ) -> None:
-    """The service under load on loopback: errors, latency, first streamed event, overhead, memory."""
+    """The service under load on loopback: errors, latency, first streamed event, time to the
+    answer event, overhead, memory."""
     from clausewise.evals import serve_bench
 
     settings = state_of(ctx).settings()
@@ -381,10 +382,11 @@ def eval_serve(
         if key in results:
             row = results[key]
             first = _mark(row["first_event_seconds"]["p95"], goals["first_event_seconds"], False)
-            report = row["report_seconds"]
+            report, answer = row["report_seconds"], row["answer_seconds"]
             console.print(
                 f"{key.replace('_', ' ').capitalize()} ({row['asks']} at once): errors {row['errors']}; "
-                f"first event p95 {first} s; report p50 {report['p50']} s, p95 {report['p95']} s"
+                f"first event p95 {first} s; answer event p50 {answer['p50']} s, p95 {answer['p95']} s "
+                f"({answer['n']} of {row['asks']}); report p50 {report['p50']} s, p95 {report['p95']} s"
             )
     if "memory_ratio" in results:
         ratio = _mark(results["memory_ratio"], goals["memory_ratio"], False)

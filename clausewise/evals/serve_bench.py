@@ -12,6 +12,9 @@
 4. Memory: the peak resident size of the server process against one process answering one
    question with the Python API (goal < 1.2x: the models are loaded once, whatever the load).
 
+Every streamed ask records the time to its first event and to its ``answer`` event (the decided
+short answer, sent before the report is written).
+
 Retrieval, the real asks and the memory figure are measured on ``clausewise serve`` started as a
 user starts it, in its own process on 127.0.0.1 and a free port, so its peak counts the service
 and nothing of the benchmark's own work (ingest, the in-process comparison runs). The scripted
@@ -30,6 +33,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -198,35 +202,52 @@ def retrieval_load(
     return results
 
 
-async def _streamed_asks(url: str, contract: str, asks: int, turns: int, timeout: float) -> dict[str, Any]:
-    """``asks`` streamed questions at once: first-event and report times, errors."""
+@dataclass(frozen=True)
+class Streamed:
+    """One streamed ask: seconds to its first event, to its ``answer`` event, to its report."""
 
-    async def one(client: httpx.AsyncClient, question: str) -> tuple[float | None, float | None, bool]:
+    first: float | None = None
+    answer: float | None = None
+    report: float | None = None
+    ok: bool = False
+
+
+async def _streamed_asks(url: str, contract: str, asks: int, turns: int, timeout: float) -> dict[str, Any]:
+    """``asks`` streamed questions at once: first-event, answer and report times, errors."""
+
+    async def one(client: httpx.AsyncClient, question: str) -> Streamed:
         started = time.perf_counter()
-        first: float | None = None
+        first = answer = None
         body = {"question": question, "stream": True, "turns": turns}
         async with client.stream("POST", f"/v1/contracts/{contract}/ask", json=body) as response:
             if response.status_code != 200:
-                return None, None, False
+                return Streamed()
             async for line in response.aiter_lines():
-                if line.startswith("event:") and first is None:
-                    first = time.perf_counter() - started
-                if line.startswith("event: result"):
-                    return first, time.perf_counter() - started, True
-                if line.startswith(("event: failed", "event: cancelled")):
-                    return first, None, False
-        return first, None, False
+                if not line.startswith("event:"):
+                    continue
+                now = time.perf_counter() - started
+                first = now if first is None else first
+                event = line[6:].strip()
+                if event == "answer" and answer is None:
+                    answer = now
+                if event == "result":
+                    return Streamed(first, answer, now, True)
+                if event in ("failed", "cancelled"):
+                    return Streamed(first, answer)
+        return Streamed(first, answer)
 
     async with httpx.AsyncClient(base_url=url, timeout=timeout) as client:
         outcomes = await asyncio.gather(
             *(one(client, QUESTIONS[i % len(QUESTIONS)]) for i in range(asks)), return_exceptions=True
         )
-    ok = [o for o in outcomes if isinstance(o, tuple) and o[2]]
+    ok = [o for o in outcomes if isinstance(o, Streamed) and o.ok]
     return {
         "asks": asks,
         "errors": asks - len(ok),
-        "first_event_seconds": _percentiles([o[0] for o in ok if o[0] is not None]),
-        "report_seconds": _percentiles([o[1] for o in ok if o[1] is not None]),
+        "first_event_seconds": _percentiles([o.first for o in ok if o.first is not None]),
+        # the decided short answer: n counts the asks whose stream carried one
+        "answer_seconds": _percentiles([o.answer for o in ok if o.answer is not None]),
+        "report_seconds": _percentiles([o.report for o in ok if o.report is not None]),
     }
 
 
