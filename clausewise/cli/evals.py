@@ -351,9 +351,16 @@ def eval_serve(
         2, "--real-asks", min=0, max=5, help="Streamed asks with the embedded model."
     ),
     turns: int = typer.Option(1, "--turns", min=1, max=3, help="Research turns per ask."),
+    fault_probes: int = typer.Option(
+        200, "--fault-probes", min=0, max=5000, help="Hostile-client probes of the fault run (0 skips it)."
+    ),
+    fault_concurrency: int = typer.Option(
+        10, "--fault-concurrency", min=1, max=64, help="Fault probes at once."
+    ),
     out: Path = typer.Option(Path("bench-results/serve.json"), "--out", help="JSON results file."),
 ) -> None:
-    """The service under load on loopback: errors, latency, first streamed event, overhead, memory."""
+    """The service under load on loopback: errors, latency, first streamed event, time to the
+    answer, overhead, memory; and a fault run: hostile probes while asks run."""
     from clausewise.evals import serve_bench
 
     settings = state_of(ctx).settings()
@@ -366,6 +373,8 @@ def eval_serve(
             asks=asks,
             real_asks=real_asks,
             turns=turns,
+            fault_probes=fault_probes,
+            fault_concurrency=fault_concurrency,
             progress=progress,
         )
     goals = serve_bench.GOALS
@@ -381,10 +390,11 @@ def eval_serve(
         if key in results:
             row = results[key]
             first = _mark(row["first_event_seconds"]["p95"], goals["first_event_seconds"], False)
-            report = row["report_seconds"]
+            report, answer = row["report_seconds"], row["answer_seconds"]
             console.print(
                 f"{key.replace('_', ' ').capitalize()} ({row['asks']} at once): errors {row['errors']}; "
-                f"first event p95 {first} s; report p50 {report['p50']} s, p95 {report['p95']} s"
+                f"first event p95 {first} s; answer event p50 {answer['p50']} s, p95 {answer['p95']} s "
+                f"({answer['n']} of {row['asks']}); report p50 {report['p50']} s, p95 {report['p95']} s"
             )
     if "memory_ratio" in results:
         ratio = _mark(results["memory_ratio"], goals["memory_ratio"], False)
@@ -392,6 +402,21 @@ def eval_serve(
             f"Peak memory: server {results['server_peak_mb']} MB, one process "
             f"{results['one_process_peak_mb']} MB (ratio {ratio})"
         )
+    if "faults" in results:
+        faults = results["faults"]
+        marks = {k: _mark(faults[k], goals[k], False) for k in ("unexpected_statuses", "leaks", "lost")}
+        console.print(
+            f"Faults ({faults['tried']} of {faults['probes']} probes tried, {faults['kinds']} kinds, "
+            f"at {faults['concurrency']}; {faults['asks']['asks']} asks meanwhile, errors "
+            f"{faults['asks']['errors']}): unexpected statuses {marks['unexpected_statuses']}; leaks "
+            f"{marks['leaks']}; lost {marks['lost']} (of {faults['citations_checked']} citations); "
+            f"uploads left {faults['uploads_left']}"
+        )
+        for finding in faults["findings"][:10]:
+            console.print(
+                f"  {finding['kind']}: {finding['probe']}: {finding['request']} -> {finding['status']}: "
+                f"{finding['problem']}"
+            )
     write_results(ctx, results, out)
 
 
