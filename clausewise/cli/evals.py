@@ -657,6 +657,13 @@ def eval_qa(
     kinds: str = typer.Option(
         "", "--kinds", help="bank: only these kinds of question, comma-separated (yes/no,value,verdict,open)."
     ),
+    contracts: int = typer.Option(
+        0,
+        "--contracts",
+        min=0,
+        help="bank: only the questions on the first N contracts of the half, in the bank's order "
+        "(bounds the ingestion; 0 = all).",
+    ),
     baseline: bool = typer.Option(
         True, "--baseline/--no-baseline", help="bank: also answer with the one-call RAG baseline."
     ),
@@ -679,6 +686,7 @@ def eval_qa(
             half=half,
             quick=quick,
             kinds=[k.strip() for k in kinds.split(",") if k.strip()],
+            contracts=contracts,
             baseline=baseline,
             turns=turns,
             seed=seed,
@@ -741,6 +749,7 @@ def _eval_bank(
     half: str,
     quick: bool,
     kinds: list[str],
+    contracts: int,
     baseline: bool,
     turns: int | None,
     seed: int,
@@ -768,6 +777,7 @@ def _eval_bank(
             seed=seed,
             quick=quick,
             kinds=kinds or None,
+            contracts=contracts or None,
             baseline=baseline,
             turns=turns,
             progress=progress,

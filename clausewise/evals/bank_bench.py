@@ -309,6 +309,7 @@ def run(
     seed: int = 7,
     quick: bool = False,
     kinds: Sequence[str] | None = None,
+    contracts: int | None = None,
     baseline: bool = True,
     turns: int | None = None,
     progress: Progress | None = None,
@@ -318,6 +319,9 @@ def run(
     progress = progress or NoProgress()
     bank = build_bank(root, half)  # type: ignore[arg-type]
     asked = [q for q in bank.questions if not kinds or q.kind in kinds]
+    if contracts:  # the first N contracts in the bank's order: a bounded run ingests only those
+        first = list(dict.fromkeys(q.contract for q in asked))[:contracts]
+        asked = [q for q in asked if q.contract in set(first)]
     chosen = sample(asked, limit, seed)
     api = Clausewise(runtime=runtime)
     rag = None
@@ -352,6 +356,7 @@ def run(
         "mode": "quick" if quick else "full",
         "seed": seed,
         "kinds": sorted(kinds) if kinds else list(KINDS),
+        "contracts": len({r["contract_id"] for r in rows}),
         "goals": GOALS,
         "questions": len(rows),
         "by_kind": dict(Counter(r["kind"] for r in rows)),
