@@ -125,3 +125,17 @@ def test_the_bank_is_split_by_contract_and_balanced(bench_data) -> None:
     chosen = sample(check.questions, 40)
     assert len(chosen) == 40 and {q.kind for q in chosen} == {"yes/no", "value", "verdict", "open"}
     assert build_bank(bench_data, "check").questions == check.questions  # the same seed, the same bank
+
+
+def test_documents_whose_names_cut_to_one_slug_get_ids_of_their_own() -> None:
+    from clausewise.evals.data import document_ids
+
+    names = [
+        "KUBIENT,INC_07_02_2020-EX-10.14-MASTER SERVICES AGREEMENT_Part1",
+        "KUBIENT,INC_07_02_2020-EX-10.14-MASTER SERVICES AGREEMENT_Part2",
+        "ACME CORP_2019-EX-10.1-SUPPLY AGREEMENT",
+    ]
+    ids = document_ids(names, "bank-cuad", label=lambda name: Path(name).stem)
+    assert len(set(ids.values())) == 3
+    assert ids[names[2]] == "bank-cuad-acme-corp-2019-ex-10"  # a unique slug keeps its plain id
+    assert ids[names[0]].startswith("bank-cuad-kubient-inc-07-02-2020-ex-10-")

@@ -20,7 +20,6 @@ chunks, one call) answers the same questions in the same run, graded the same wa
 
 from __future__ import annotations
 
-import re
 import statistics
 import tempfile
 import time
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.bank import KINDS, BankQuestion, build_bank, sample
 from clausewise.evals.contractnli_bench import label_metrics
-from clausewise.evals.data import ingest_text
+from clausewise.evals.data import document_ids, ingest_text
 from clausewise.evals.grading import Shown, evidence_recall, grade
 
 if TYPE_CHECKING:
@@ -54,10 +53,13 @@ BASELINE_FORM = {"yes/no": "yes/no", "verdict": "yes/no", "value": "value", "ope
 LABEL_OF = {"yes": "Entailment", "no": "Contradiction", "not addressed": "NotMentioned"}
 
 
-def contract_id(question: BankQuestion) -> str:
-    """The id a bank contract is ingested under (one per source document)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", Path(question.contract).stem.lower()).strip("-")[:60]
-    return f"bank-{question.source}-{slug}"
+def contract_ids(questions: Sequence[BankQuestion]) -> dict[str, str]:
+    """The id each bank contract is ingested under (one per source document, never shared)."""
+    ids: dict[str, str] = {}
+    for source in {q.source for q in questions}:
+        names = {q.contract for q in questions if q.source == source}
+        ids.update(document_ids(names, f"bank-{source}", label=lambda name: Path(name).stem))
+    return ids
 
 
 def shown_of(short: ShortAnswer | None, sources: Sequence[Source]) -> Shown | None:
@@ -81,11 +83,11 @@ def _by_contract(questions: Sequence[BankQuestion]) -> dict[str, list[BankQuesti
 
 
 def _ingested(
-    runtime: Runtime, texts: dict[str, str], questions: Sequence[BankQuestion]
+    runtime: Runtime, texts: dict[str, str], questions: Sequence[BankQuestion], ids: dict[str, str]
 ) -> Iterator[tuple[str, list[BankQuestion]]]:
     with tempfile.TemporaryDirectory() as scratch:
         for contract, asked in _by_contract(questions).items():
-            yield ingest_text(runtime, texts[contract], contract_id(asked[0]), Path(scratch)), asked
+            yield ingest_text(runtime, texts[contract], ids[contract], Path(scratch)), asked
 
 
 def _report_checks(runtime: Runtime, report: Report) -> dict[str, int]:
@@ -331,7 +333,8 @@ def run(
         rag = OneCallRag.from_runtime(runtime)
     progress.stage("answering the bank", total=len(chosen))
     rows: list[dict[str, Any]] = []
-    for cid, asked in _ingested(runtime, bank.texts, chosen):
+    # ids over the whole half, so that a contract keeps its id whichever questions are asked
+    for cid, asked in _ingested(runtime, bank.texts, chosen, contract_ids(bank.questions)):
         decider = None
         if quick:
             index = runtime.store.open(cid)

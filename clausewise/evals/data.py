@@ -12,9 +12,11 @@ the missing file and the setting that points to the folder.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -163,6 +165,22 @@ def acord(root: Path, qrels_file: str = "valid.tsv") -> Acord:
         for row in csv.DictReader(handle, delimiter="\t"):
             qrels[row["query-id"]][row["corpus-id"]] = int(row["score"])
     return Acord(corpus, queries, dict(qrels))
+
+
+def document_ids(
+    names: Iterable[str], prefix: str, label: Callable[[str], str] = lambda name: name
+) -> dict[str, str]:
+    """A contract id for each dataset document name: ``prefix`` and the slug of its ``label``,
+    cut to 60 characters; where two names make the same slug (a contract's Part1 and Part2, an
+    agreement and its amendment), each also gets a hash of its whole name, so that no document
+    is ingested over another."""
+    slugs = {name: re.sub(r"[^a-z0-9]+", "-", label(name).lower()).strip("-")[:60] for name in set(names)}
+    taken = Counter(slugs.values())
+    return {
+        name: f"{prefix}-{slug}"
+        + (f"-{hashlib.sha1(name.encode()).hexdigest()[:6]}" if taken[slug] > 1 else "")
+        for name, slug in slugs.items()
+    }
 
 
 def ingest_text(runtime: Runtime, text: str, contract_id: str, scratch: Path) -> str:

@@ -47,6 +47,7 @@ from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.core.room import RoomCell
 from clausewise.evals.bank import BankQuestion, _cuad, build_bank, sample
+from clausewise.evals.data import document_ids
 from clausewise.evals.grading import Shown, grade
 from clausewise.evals.processes import RedisServer, WorkerProcess, celery_flags
 from clausewise.evals.serve_bench import LoopbackServer
@@ -65,11 +66,6 @@ Contract = tuple[str, str, dict[str, list[tuple[str, tuple[int, int]]]]]
 
 
 # --- the room and its gold -------------------------------------------------------------------------
-
-
-def contract_id(title: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60]
-    return f"room-{slug}"
 
 
 def room_questions(
@@ -393,11 +389,10 @@ def run(
         workdir = Path(temp)
         data_dir = workdir / "data"
         settings = with_overrides(settings, {"paths": {"data_dir": str(data_dir)}})
-        by_id = _ingest(
-            settings, {contract_id(c[0]): c for c in [*chosen, *wide_contracts]}, workdir, progress
-        )
-        room = ([contract_id(c[0]) for c in chosen], [q.question for q in asked])
-        wide_ids = [contract_id(c[0]) for c in wide_contracts]
+        ids = document_ids([c[0] for c in [*chosen, *wide_contracts]], "room")
+        by_id = _ingest(settings, {ids[c[0]]: c for c in [*chosen, *wide_contracts]}, workdir, progress)
+        room = ([ids[c[0]] for c in chosen], [q.question for q in asked])
+        wide_ids = [ids[c[0]] for c in wide_contracts]
         limit = minutes * 60
         backends: dict[str, Any] = {}
         backends["local"] = _backend(
