@@ -528,6 +528,14 @@ def _every_route(beta: httpx.Client, ids: dict[str, str]) -> dict[tuple[str, str
         ("POST", "/v1/checks"): [("/v1/checks", {"contracts": [contract], "hypotheses": [SURVIVAL]})],
         ("POST", "/v1/reviews"): [("/v1/reviews", {"contracts": ["/etc/passwd"]})],
         ("POST", "/v1/batches"): [("/v1/batches", "batch")],
+        ("POST", "/v1/rooms"): [
+            ("/v1/rooms", {"contracts": [contract], "questions": ["Which law governs?"]})
+        ],
+        ("GET", "/v1/rooms/export"): [
+            (f"/v1/rooms/export?jobs={job}&format={f}", None)
+            for job in (check, "no-such")
+            for f in ("csv", "md")
+        ],
         ("GET", "/v1/jobs"): [("/v1/jobs?limit=1000", None)],
         ("GET", "/v1/jobs/{job_id}"): [(f"/v1/jobs/{job}", None) for job in (ask, check, ingest)],
         ("GET", "/v1/jobs/{job_id}/result"): [(path, None) for path in reports + tables],
