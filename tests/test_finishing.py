@@ -10,6 +10,7 @@ import pytest
 
 from agents.finishing import NOT_ADDRESSED, NOTHING_SUPPORTED, PASSES, Finisher
 from clausewise.core.backends.accounting import UsageSummary
+from clausewise.core.report import Report
 from clausewise.core.results import Decision, Draft, Finding, Inquiry, VerifiedCitation
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
@@ -213,6 +214,24 @@ class Scorer:
         return np.array([[self.entails, 0.0, 1 - self.entails]] * len(pieces))
 
 
+def finished(finisher: Finisher, draft: Draft, findings, decision) -> Report:
+    """The whole finishing stage on a one-turn, decided question."""
+    return finisher.finish(
+        inquiry(),
+        draft,
+        findings,
+        findings,
+        decision,
+        turns_used=1,
+        stop="decided",
+        questions_asked=[],
+        contract_id="c",
+        file_name="f",
+        usage=UsageSummary([], 0, 0, 0),
+        seconds=0.0,
+    )
+
+
 def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) -> None:
     _, settings, index = contract
     paraphrase = "Disputes about the agreement are decided under the chosen law [1]."
@@ -227,20 +246,7 @@ def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) 
             scorer=Scorer(entails),
         )
         calls = len(writer.calls)
-        report = finisher.finish(
-            inquiry(),
-            drafted(paraphrase),
-            findings,
-            findings,
-            decision,
-            turns_used=1,
-            stop="decided",
-            questions_asked=[],
-            contract_id="c",
-            file_name="f",
-            usage=UsageSummary([], 0, 0, 0),
-            seconds=0.0,
-        )
+        report = finished(finisher, drafted(paraphrase), findings, decision)
         assert (paraphrase in report.preliminary_answer) is kept
         assert len(writer.calls) - calls == (0 if kept else 1)  # one repair at most
     assert json.loads(report.to_json())["metadata"]["checks"]
@@ -256,20 +262,7 @@ def test_with_repair_off_a_failing_sentence_is_removed_without_a_writer_call(con
         QuoteVerifier(index.document.text),
         writer,
     )
-    report = finisher.finish(
-        inquiry(),
-        drafted(texts["supported"], texts["contradicted"]),
-        findings,
-        findings,
-        decision,
-        turns_used=1,
-        stop="decided",
-        questions_asked=[],
-        contract_id="c",
-        file_name="f",
-        usage=UsageSummary([], 0, 0, 0),
-        seconds=0.0,
-    )
+    report = finished(finisher, drafted(texts["supported"], texts["contradicted"]), findings, decision)
     assert not writer.calls
     assert texts["contradicted"] not in report.preliminary_answer
     assert texts["supported"] in report.preliminary_answer

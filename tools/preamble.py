@@ -1,7 +1,7 @@
 """What a contract calls itself and whom it binds, read from its first lines: the title and the
-parties its preamble names. The library lists contracts by these rather than by file slugs, so a
-reader recognises "Mutual Non-Disclosure Agreement, Northwind Analytics Ltd. and Brightwater
-Health Inc." where "mutual-nda-v2" says little."""
+parties its preamble names. The library lists contracts by these rather than by file slugs: a
+reader recognises "Supply Agreement" between two named companies where "ex-10-3-v2" says
+little."""
 
 from __future__ import annotations
 

@@ -60,7 +60,9 @@ class PrintedNumber:
         return ("Article " if self.kind == "article" else "") + ".".join(self.path)
 
 
-def _roman(token: str) -> int | None:
+def roman_value(token: str) -> int | None:
+    """The value of a roman numeral of i, v, x, l, c (the scorer's own reading, apart from the
+    tree builder's); None when ``token`` has other letters."""
     token = token.lower()
     if not token or any(ch not in _ROMAN for ch in token):
         return None
@@ -68,7 +70,7 @@ def _roman(token: str) -> int | None:
     for i, ch in enumerate(token):
         value = _ROMAN[ch]
         total += -value if i + 1 < len(token) and _ROMAN[token[i + 1]] > value else value
-    return total if 0 < total < 100 else None
+    return total
 
 
 def _article_value(token: str) -> str | None:
@@ -76,8 +78,8 @@ def _article_value(token: str) -> str | None:
         return str(int(token))
     if token.lower() in _WORDS:
         return str(_WORDS.index(token.lower()) + 1)
-    value = _roman(token)
-    return str(value) if value else None
+    value = roman_value(token)
+    return str(value) if value and 0 < value < 100 else None
 
 
 _KEYWORD = re.compile(

@@ -26,25 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clausewise.core.domain import ClauseNode, ClauseTree, Span
-from clausewise.evals.printed_numbers import PrintedNumber, number_above, printed_numbers
+from clausewise.evals.printed_numbers import PrintedNumber, number_above, printed_numbers, roman_value
 
-_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 _PARAGRAPH_STEP = re.compile(r"^p\d+(?:\(|$)")
 _DECIMAL_ID = re.compile(r"^(\d{1,3}(?:\.(?:\d{1,3}|[A-Z]))*)\.?$")
 _ARTICLE_ID = re.compile(r"^(?:Article|Part)\s+(\w+)$", re.IGNORECASE)
 #: a contract "numbers its sections" when this many section numbers are printed in its body
 NUMBERED_CONTRACT = 3
-
-
-def _roman(token: str) -> int | None:
-    token = token.lower()
-    if not token or any(ch not in _ROMAN for ch in token):
-        return None
-    total = 0
-    for i, ch in enumerate(token):
-        value = _ROMAN[ch]
-        total += -value if i + 1 < len(token) and _ROMAN[token[i + 1]] > value else value
-    return total
 
 
 def id_numbers(node_id: str) -> list[tuple[str, ...]]:
@@ -60,7 +48,7 @@ def id_numbers(node_id: str) -> list[tuple[str, ...]]:
             numbers.append(tuple(p if p.isalpha() else str(int(p)) for p in m.group(1).split(".")))
         elif m := _ARTICLE_ID.match(step):
             token = m.group(1)
-            value = int(token) if token.isdigit() else _roman(token)
+            value = int(token) if token.isdigit() else roman_value(token)
             if value:
                 numbers.append((str(value),))
     return numbers
