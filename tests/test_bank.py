@@ -139,3 +139,31 @@ def test_documents_whose_names_cut_to_one_slug_get_ids_of_their_own() -> None:
     assert len(set(ids.values())) == 3
     assert ids[names[2]] == "bank-cuad-acme-corp-2019-ex-10"  # a unique slug keeps its plain id
     assert ids[names[0]].startswith("bank-cuad-kubient-inc-07-02-2020-ex-10-")
+
+
+def test_a_bounded_run_stops_asking_at_its_time_limit_and_says_what_it_left(bench_data, monkeypatch) -> None:
+    """``--minutes``: no question is started after the limit; the answers so far are reported."""
+    from types import SimpleNamespace
+
+    from clausewise.evals import bank_bench
+
+    clock = [0.0]
+
+    def ingested(runtime, texts, questions, ids):
+        for contract, asked in bank_bench._by_contract(questions).items():
+            yield ids[contract], asked
+
+    def answered(runtime, api, cid, question, turns):
+        clock[0] += 40.0  # each report takes 40 s on the fake clock
+        return {"line": None, "verdict": None, "decided_by": None, "outcome": "abstained", "seconds": 40.0}
+
+    monkeypatch.setattr(bank_bench, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(bank_bench, "_ingested", ingested)
+    monkeypatch.setattr(bank_bench, "_product_full", answered)
+    monkeypatch.setattr(bank_bench, "figures", lambda rows, side: {})
+    monkeypatch.setattr(bank_bench, "report_figures", lambda rows: {})
+    runtime = SimpleNamespace(settings=None, ledger=SimpleNamespace(records=[]))
+    bounded = bank_bench.run(runtime, bench_data, limit=6, baseline=False, minutes=2.0)
+    assert (bounded["questions"], bounded["unasked"]) == (3, 3)  # started at 0, 40 and 80 s
+    whole = bank_bench.run(runtime, bench_data, limit=6, baseline=False)
+    assert (whole["questions"], whole["unasked"]) == (6, 0)

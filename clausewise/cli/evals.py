@@ -671,6 +671,13 @@ def eval_qa(
         None, "--turns", help="Research turns (default interrogation.max_turns)."
     ),
     seed: int = typer.Option(7, "--seed", help="Which questions."),
+    minutes: float = typer.Option(
+        0.0,
+        "--minutes",
+        min=0.0,
+        help="bank: stop asking after this many minutes and report the questions answered so far "
+        "(0 = no bound).",
+    ),
     out: Path = typer.Option(Path("bench-results/qa.json"), "--out", help="JSON results file."),
 ) -> None:
     """The whole Q&A graph: right answers (the bank, beside a baseline), contradicted and
@@ -690,6 +697,7 @@ def eval_qa(
             baseline=baseline,
             turns=turns,
             seed=seed,
+            minutes=minutes,
             out=out,
         )
         return
@@ -753,6 +761,7 @@ def _eval_bank(
     baseline: bool,
     turns: int | None,
     seed: int,
+    minutes: float,
     out: Path,
 ) -> None:
     from clausewise.evals import bank_bench
@@ -780,7 +789,13 @@ def _eval_bank(
             contracts=contracts or None,
             baseline=baseline,
             turns=turns,
+            minutes=minutes or None,
             progress=progress,
+        )
+    if results.get("unasked"):
+        console.print(
+            f"Stopped after {minutes:g} minutes: {results['questions']} questions answered, "
+            f"{results['unasked']} not asked"
         )
     table = Table(
         "answers",

@@ -314,8 +314,12 @@ def run(
     contracts: int | None = None,
     baseline: bool = True,
     turns: int | None = None,
+    minutes: float | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
+    """Ask the bank's questions (``limit`` sampled by ``seed``) contract by contract. ``minutes``
+    bounds a full-mode run on a slow machine: no question is started after it, and the results
+    say how many were left unasked, so a bounded run still reports every answer it has."""
     from clausewise.api import Clausewise
 
     progress = progress or NoProgress()
@@ -333,13 +337,18 @@ def run(
         rag = OneCallRag.from_runtime(runtime)
     progress.stage("answering the bank", total=len(chosen))
     rows: list[dict[str, Any]] = []
+    deadline = time.monotonic() + minutes * 60 if minutes else None
     # ids over the whole half, so that a contract keeps its id whichever questions are asked
     for cid, asked in _ingested(runtime, bank.texts, chosen, contract_ids(bank.questions)):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         decider = None
         if quick:
             index = runtime.store.open(cid)
             decider = runtime.decider(index)
         for question in asked:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             row: dict[str, Any] = {**question.as_json(), "contract_id": cid}
             row["product"] = (
                 _product_quick(decider, question)
@@ -362,6 +371,8 @@ def run(
         "contracts": len({r["contract_id"] for r in rows}),
         "goals": GOALS,
         "questions": len(rows),
+        "unasked": len(chosen) - len(rows),
+        "minutes": minutes,
         "by_kind": dict(Counter(r["kind"] for r in rows)),
         "product": {**figures(rows, "product"), **report_figures(rows)},
         "models": sorted({record.model for record in runtime.ledger.records}),
