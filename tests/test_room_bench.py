@@ -99,6 +99,21 @@ def test_an_unsupported_cell_is_read_against_the_dataset_text() -> None:
     assert room_bench.unsupported(_cell("not addressed"), TEXT) == ""
 
 
+def test_parties_are_supported_by_their_words_in_the_source_not_its_punctuation() -> None:
+    text = 'Agreement by and between Newegg Inc. ("Newegg"), a Delaware corporation, and Allied Inc.'
+    source = Source(number=1, contract_id="c", node_id="p1", pages=[1], span=(0, len(text)), quote=text)
+
+    def party(value: str) -> RoomCell:
+        cell = _cell("value", value=value, sources=[source], cited=[1])
+        return cell.model_copy(update={"value_type": "party"})
+
+    assert room_bench.unsupported(party('Newegg Inc. ("Newegg") and Allied Inc.'), text) == ""
+    assert (
+        room_bench.unsupported(party("Newegg Inc. and Zynga Inc."), text)
+        == "the value is not in its cited sources"
+    )
+
+
 @pytest.mark.bench_data
 @pytest.mark.timeout(1200)
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
@@ -124,3 +139,11 @@ def test_the_benchmark_runs_bounded_end_to_end(bench_data, tmp_path) -> None:
     cells = results["cells"]
     assert cells["all"]["cells"] == 2 and cells["unsupported_cells_shown"] == 0
     assert all(g["outcome"] in ("right", "wrong", "abstained") for g in results["graded"])
+
+
+@pytest.mark.parametrize(("count", "sizes"), [(1, [1]), (50, [50]), (51, [26, 25]), (145, [49, 48, 48])])
+def test_a_longer_checklist_is_asked_as_rooms_within_the_services_limit(count, sizes) -> None:
+    questions = [f"q{n}" for n in range(count)]
+    rooms = room_bench.question_columns(questions)
+    assert [len(room) for room in rooms] == sizes
+    assert [q for room in rooms for q in room] == questions  # every question once, in order

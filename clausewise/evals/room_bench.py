@@ -45,7 +45,7 @@ import httpx
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
-from clausewise.core.room import RoomCell
+from clausewise.core.room import MAX_QUESTIONS, RoomCell
 from clausewise.evals.bank import BankQuestion, _cuad, build_bank, sample
 from clausewise.evals.data import document_ids
 from clausewise.evals.grading import Shown, grade
@@ -118,6 +118,13 @@ def _flat(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _words(text: str) -> list[str]:
+    """Letters and digits only: parties are named with their defined terms and joined with
+    "and", so their words, not their punctuation, must be in the sources ("Newegg Inc.
+    ("Newegg")" from "Newegg Inc. ("Newegg"), a Delaware corporation")."""
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
 def unsupported(cell: RoomCell, text: str) -> str:
     """Why a cell shows what its cited sources do not support ("" when they do), read against
     the dataset's own text: an answer that asserts something (yes, partly, a value, a "no" with a
@@ -133,8 +140,7 @@ def unsupported(cell: RoomCell, text: str) -> str:
     if cell.answer == "value":
         quotes = " ".join(_flat(s.quote) for s in cited)
         if _flat(cell.value) not in quotes and not (
-            cell.value_type == "party"
-            and set(re.findall(r"[a-z0-9]+", cell.value.lower())) <= set(quotes.split())
+            cell.value_type == "party" and set(_words(cell.value)) <= set(_words(quotes))
         ):
             return "the value is not in its cited sources"
     return ""
@@ -263,6 +269,54 @@ def ask_room(url: str, contracts: list[str], questions: list[str], limit_seconds
     }
 
 
+def question_columns(questions: Sequence[str], most: int = MAX_QUESTIONS) -> list[list[str]]:
+    """The questions cut into rooms of at most ``most`` (the service's limit per room), as even as
+    can be: 145 wordings are asked as rooms of 49, 48 and 48 questions, one after the other, as a
+    user with a longer checklist does."""
+    if not questions:
+        return []
+    rooms = -(-len(questions) // most)
+    size, extra = divmod(len(questions), rooms)
+    cut: list[list[str]] = []
+    start = 0
+    for n in range(rooms):
+        end = start + size + (n < extra)
+        cut.append(list(questions[start:end]))
+        start = end
+    return cut
+
+
+def ask_rooms(url: str, contracts: list[str], questions: list[str], limit_seconds: float) -> dict[str, Any]:
+    """All ``questions`` over ``contracts``, as one room per :func:`question_columns` slice, in
+    turn; one time limit over them all. Cells per minute count every room's time; the first row is
+    the first room's."""
+    started = time.perf_counter()
+    runs: list[dict[str, Any]] = []
+    for column in question_columns(questions):
+        left = limit_seconds - (time.perf_counter() - started)
+        if left <= 0:
+            break
+        runs.append(ask_room(url, contracts, column, left))
+        if runs[-1]["status"] != "done":
+            break
+    seconds = time.perf_counter() - started
+    cells = sum(run["cells"] for run in runs)
+    unfinished = [run["status"] for run in runs if run["status"] != "done"]
+    if not unfinished and len(runs) < len(question_columns(questions)):
+        unfinished = ["timed out"]  # the limit passed between two rooms
+    return {
+        "status": unfinished[0] if unfinished else "done",
+        "rooms": len(runs),
+        "contracts": len(contracts),
+        "questions": len(questions),
+        "cells": cells,
+        "seconds": round(seconds, 2),
+        "cells_per_minute": round(cells / seconds * 60, 2) if seconds else None,
+        "first_row_seconds": runs[0]["first_row_seconds"] if runs else None,
+        "rows": [row for run in runs for row in run["rows"]],
+    }
+
+
 def _clear_stored(data_dir: Path) -> None:
     """Forget the stored unit results of rooms, so the next run works out every cell anew."""
     shutil.rmtree(data_dir / "tenants" / TENANT / "results" / "room", ignore_errors=True)
@@ -340,7 +394,7 @@ def _backend(
             _clear_stored(data_dir)
             contracts, questions = room
             progress.stage(f"{name}: {len(contracts)} contracts x {len(questions)} questions")
-            figures = {"workers": workers, **ask_room(url, contracts, questions, limit_seconds)}
+            figures = {"workers": workers, **ask_rooms(url, contracts, questions, limit_seconds)}
             if wide:
                 _clear_stored(data_dir)
                 progress.stage(f"{name}: {len(wide)} contracts x 1 question")
