@@ -415,10 +415,15 @@ class Finisher:
         return self.render(composition, **render_options)
 
 
+def texts_shown(report: Report) -> list[str]:
+    """The texts of a report that say something of the contract: its summary, findings and
+    preliminary answer, less the fixed notes rendered where the writer's text is gone ("Question
+    examined: ...", :data:`NOT_ADDRESSED`, :data:`NOTHING_SUPPORTED`), which are about the report."""
+    notes = {NOT_ADDRESSED, NOTHING_SUPPORTED, f"Question examined: {report.question}"}
+    return [t for t in (report.summary, *report.reasoning, report.preliminary_answer) if t and t not in notes]
+
+
 def claims_shown(report: Report) -> list[str]:
-    """The writer's sentences a report shows (for benchmarks counting what the checks let through)."""
-    return [
-        claim
-        for text in (report.summary, *report.reasoning, report.preliminary_answer)
-        for claim in claims_of(text)
-    ]
+    """The sentences of :func:`texts_shown` that assert something (for benchmarks counting what
+    the checks let through)."""
+    return [claim for text in texts_shown(report) for claim in claims_of(text)]

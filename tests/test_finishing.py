@@ -266,3 +266,18 @@ def test_with_repair_off_a_failing_sentence_is_removed_without_a_writer_call(con
     assert not writer.calls
     assert texts["contradicted"] not in report.preliminary_answer
     assert texts["supported"] in report.preliminary_answer
+
+
+def test_a_summary_restating_a_yes_no_question_as_fact_must_be_supported(contract) -> None:
+    finisher, texts, decision, findings = setup(contract)
+    asked = Inquiry(
+        question="Does the agreement restrict a party from competing with the other party?", max_turns=1
+    )
+    restated = "The agreement restricts a party from competing with the other party."
+    kept_open = (
+        "This report examines whether the agreement restricts a party from competing with the other party."
+    )
+    for summary, failing in ((restated, True), (kept_open, False)):
+        draft = drafted(texts["supported"], summary=summary)
+        verification = finisher.verify(finisher.compose(asked, draft, findings, findings, decision))
+        assert (summary in verification.failing_claims()) is failing

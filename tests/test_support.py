@@ -157,3 +157,43 @@ def test_questions_are_not_claims_and_an_uncited_claim_is_read_against_every_sou
     assert unsupported(["Which law governs the agreement?"], NDA_SOURCES) == []
     assert support("The laws of England and Wales govern the agreement.", NDA_SOURCES).source == 1
     assert not support("It is governed by French law [9].", NDA_SOURCES).supported  # [9] is no source
+
+
+@pytest.mark.parametrize(
+    ("question", "restated", "kept_open"),
+    [
+        (
+            "Must the Recipient return the Confidential Information?",
+            "The Recipient must return the Confidential Information.",
+            "This report examines whether the Recipient must return the Confidential Information.",
+        ),
+        (
+            "May the Customer terminate the agreement for convenience?",
+            "The Customer may terminate the agreement for convenience.",
+            "The question is whether the Customer may terminate the agreement for convenience.",
+        ),
+    ],
+)
+def test_a_yes_no_question_restated_as_a_statement_asserts_its_answer(question, restated, kept_open) -> None:
+    from tools.decision.support import claims_of
+
+    assert claims_of(restated, question) == [restated]  # checked like any claim
+    assert claims_of(kept_open, question) == []
+    assert claims_of("The governing law of the agreement.", "Which law governs the agreement?") == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources", "number"),
+    [
+        (f'9.1, p. 1 provides: "{NDA_LAW}" [1]', NDA_SOURCES, 1),
+        (f'4.2 Termination, p. 2 provides: "{MSA_CONVENIENCE}" [2]', MSA_SOURCES, 2),
+    ],
+)
+def test_a_quotation_of_several_sentences_is_one_claim(claim, sources, number) -> None:
+    from tools.report_checks import prose_sentences
+
+    two = claim.replace('" [', ' It continues. Here." [')
+    assert prose_sentences(two) == [two]
+    assert support(claim, sources).source == number
+    glued = f"{claim[:-4]} So the agreement may be ended at will."
+    assert len(prose_sentences(glued)) == 2  # a sentence after the closing quotation is its own

@@ -23,14 +23,34 @@ from tools.citations import QuoteVerifier
 _INLINE_QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 #: Shortest quotation checked: a quoted term ("Affiliate") is a name, not a claim on the text.
 QUOTE_MIN_CHARS = 12
-#: A break between two sentences of a report's prose: after . ; ! or ?, before a capital, a
-#: parenthesis or a quotation mark (so "e.g. section 4" and "3.1 (a)" stay whole).
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“])")
+#: A break between two sentences: after . ; ! or ? (or a quotation they close), before a capital,
+#: a parenthesis or a quotation mark (so "e.g. section 4" and "3.1 (a)" stay whole).
+_SENTENCE = re.compile(r"(?:(?<=[.;!?])|(?<=[.;!?][\"”]))\s+(?=[A-Z(\"“])")
+
+
+def plain_sentences(text: str) -> list[str]:
+    """The sentences of a contract's text (a source's quote): broken at every sentence end."""
+    return [s for s in _SENTENCE.split(text) if s.strip()]
 
 
 def prose_sentences(text: str) -> list[str]:
-    """The sentences of a report text, as the checks remove them (a claim each)."""
-    return [s for s in _SENTENCE.split(text) if s.strip()]
+    """The sentences of a report text, as the checks remove them (a claim each).
+
+    Rule ``a quotation is part of its sentence``: no break inside a closed quotation, so
+    '5.6 provides: "5.6 Ownership of IP. The Parties agree ..." [1]' is one claim, checked whole
+    against its source; cut at the quote's own full stop, each piece had half a quotation and
+    failed the quote rule. A sentence written after a closing quotation is a claim of its own
+    ('... "will be Delaware." So either party may ...')."""
+    quoted = [m.span() for m in _INLINE_QUOTE.finditer(text)]
+    pieces: list[str] = []
+    start = 0
+    for gap in _SENTENCE.finditer(text):
+        if any(a < gap.start() < b for a, b in quoted):
+            continue
+        pieces.append(text[start : gap.start()])
+        start = gap.end()
+    pieces.append(text[start:])
+    return [s for s in pieces if s.strip()]
 
 
 def rewrite_texts(draft: Draft, clean: Callable[[str], str]) -> Draft:

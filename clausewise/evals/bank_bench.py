@@ -93,13 +93,13 @@ def _ingested(
 def _report_checks(runtime: Runtime, report: Report) -> dict[str, int]:
     """The finished report's writer sentences, and those its sources do not support or contradict
     (the product's support and claim checks, run on the report as shown)."""
-    from agents.finishing import claims_shown
+    from agents.finishing import claims_shown, texts_shown
     from tools.claim_check import contradictions
     from tools.decision.support import unsupported
 
     settings = runtime.settings
     scorer = runtime.nli() if settings.interrogation.claim_check == "values+nli" else None
-    texts = [report.summary, *report.reasoning, report.preliminary_answer]
+    texts = texts_shown(report)
     missing = unsupported(texts, report.sources, scorer, settings.decision.support_at, report.question)
     against = contradictions(
         texts, report.sources, report.question, scorer=scorer, at=settings.checks.contradiction_at

@@ -19,7 +19,9 @@ A sentence that cites nothing is checked against every source of the report. Que
 claims, and neither is a restatement of the question asked (rule ``the question restated``: "The
 governing law of the agreement." under "Which law governs the agreement?" asserts nothing of the
 contract): a sentence without references or values whose words, but for at most one, are the
-question's or the report's own ("report", "examines", "whether"). Each rule is tested on at
+question's or the report's own ("report", "examines", "whether"); under a yes/no question, only one
+that keeps it open ("whether ..."), since "X belongs to Y." under "Does X belong to Y?" asserts the
+answer. A quotation is part of its sentence (``prose_sentences``). Each rule is tested on at
 least two contracts (``tests/test_support.py``).
 """
 
@@ -31,7 +33,8 @@ from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
-from tools.report_checks import prose_sentences
+from tools.question_kind import question_kind
+from tools.report_checks import plain_sentences, prose_sentences
 from tools.values import find_values, same_value
 
 #: Most words a quoting sentence may say outside its quotes ("Section 7.1 of the agreement provides:").
@@ -105,7 +108,7 @@ def by_quote(claim: str, cited: Sequence[Source]) -> int | None:
 
 
 def _source_sentences(source: Source) -> list[str]:
-    return [s for s in prose_sentences(source.quote) if s.strip()] or [source.quote]
+    return plain_sentences(source.quote) or [source.quote]
 
 
 def by_restatement(claim: str, cited: Sequence[Source]) -> int | None:
@@ -189,8 +192,13 @@ def _stems5(text: str) -> set[str]:
 
 
 def restates_question(sentence: str, question: str) -> bool:
-    """Rule "the question restated" (see the module docstring)."""
+    """Rule "the question restated" (see the module docstring). A yes/no question restated as a
+    statement asserts its answer ("The intellectual property created under the agreement belongs
+    to the other party." under "Does intellectual property ... belong to the other party?"), so
+    under a yes/no question only a sentence that keeps it open ("whether ...") is exempt."""
     if REFERENCE.search(sentence) or find_values(sentence):
+        return False
+    if question_kind(question).form == "verdict" and not re.search(r"\bwhether\b", sentence, re.I):
         return False
     extra = _stems5(sentence) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
     return len(extra) <= 1
