@@ -148,9 +148,11 @@ def test_a_bounded_run_stops_asking_at_its_time_limit_and_says_what_it_left(benc
     from clausewise.evals import bank_bench
 
     clock = [0.0]
+    ingests: list[str] = []
 
     def ingested(runtime, texts, questions, ids):
         for contract, asked in bank_bench._by_contract(questions).items():
+            ingests.append(ids[contract])
             yield ids[contract], asked
 
     def answered(runtime, api, cid, question, turns):
@@ -165,5 +167,7 @@ def test_a_bounded_run_stops_asking_at_its_time_limit_and_says_what_it_left(benc
     runtime = SimpleNamespace(settings=None, ledger=SimpleNamespace(records=[]))
     bounded = bank_bench.run(runtime, bench_data, limit=6, baseline=False, minutes=2.0)
     assert (bounded["questions"], bounded["unasked"]) == (3, 3)  # started at 0, 40 and 80 s
+    assert ingests == list(dict.fromkeys(row["contract_id"] for row in bounded["rows"]))  # none after
+    ingests.clear()
     whole = bank_bench.run(runtime, bench_data, limit=6, baseline=False)
     assert (whole["questions"], whole["unasked"]) == (6, 0)

@@ -186,22 +186,27 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
     assert report.metadata.checks
 
 
-def test_nothing_verified_means_nothing_asserted(contract) -> None:
-    finisher, _, _, _ = setup(contract)
-    report = finisher.finish(
+def finished(finisher: Finisher, draft: Draft, findings, decision, stop: str = "decided") -> Report:
+    """The whole finishing stage on a one-turn question (decided unless ``stop`` says otherwise)."""
+    return finisher.finish(
         inquiry(),
-        drafted(UNSUPPORTED),
-        [],
-        [],
-        None,
+        draft,
+        findings,
+        findings,
+        decision,
         turns_used=1,
-        stop="",
+        stop=stop,
         questions_asked=[],
         contract_id="c",
         file_name="f",
         usage=UsageSummary([], 0, 0, 0),
         seconds=0.0,
     )
+
+
+def test_nothing_verified_means_nothing_asserted(contract) -> None:
+    finisher, _, _, _ = setup(contract)
+    report = finished(finisher, drafted(UNSUPPORTED), [], None, stop="")
     assert report.preliminary_answer == NOT_ADDRESSED and report.reasoning == [] and not report.addressed
     assert report.short_answer is None
 
@@ -212,24 +217,6 @@ class Scorer:
 
     def probabilities(self, hypothesis, pieces):
         return np.array([[self.entails, 0.0, 1 - self.entails]] * len(pieces))
-
-
-def finished(finisher: Finisher, draft: Draft, findings, decision) -> Report:
-    """The whole finishing stage on a one-turn, decided question."""
-    return finisher.finish(
-        inquiry(),
-        draft,
-        findings,
-        findings,
-        decision,
-        turns_used=1,
-        stop="decided",
-        questions_asked=[],
-        contract_id="c",
-        file_name="f",
-        usage=UsageSummary([], 0, 0, 0),
-        seconds=0.0,
-    )
 
 
 def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) -> None:

@@ -338,16 +338,18 @@ def run(
     progress.stage("answering the bank", total=len(chosen))
     rows: list[dict[str, Any]] = []
     deadline = time.monotonic() + minutes * 60 if minutes else None
+
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
     # ids over the whole half, so that a contract keeps its id whichever questions are asked
     for cid, asked in _ingested(runtime, bank.texts, chosen, contract_ids(bank.questions)):
-        if deadline is not None and time.monotonic() >= deadline:
-            break
         decider = None
         if quick:
             index = runtime.store.open(cid)
             decider = runtime.decider(index)
         for question in asked:
-            if deadline is not None and time.monotonic() >= deadline:
+            if out_of_time():
                 break
             row: dict[str, Any] = {**question.as_json(), "contract_id": cid}
             row["product"] = (
@@ -361,6 +363,8 @@ def run(
             progress.advance()
         if decider is not None:
             decider.index.close()
+        if out_of_time():
+            break  # before the next contract is ingested
     results: dict[str, Any] = {
         "benchmark": "qa-bank",
         "data": str(root),
