@@ -255,3 +255,72 @@ def test_hand_checked_readings(cuad_texts, contract: str, opening: str, expected
     start += len(text[start:end]) - len(text[start:end].lstrip())
     number = number_above(numbers, start, end)
     assert (number.label if number else None) == expected
+
+
+def test_roman_numeral_headings_buffalo_and_orbsat() -> None:
+    """Buffalo Wild Wings and ORBSAT number their sections "XVII." / "IV." before a heading in
+    capitals; a lettered item after a numbered list inside the item before it ends the list."""
+    buffalo = (
+        "I.     APPOINTMENT AND FRANCHISE FEE\n\n       A.   Subject to this Agreement, we grant you a "
+        "franchise.\n\nII.    TERM AND RENEWAL\n\n       A.   The term is ten (10) years.\n\n"
+        "       B.   You may renew providing you meet all of the following conditions:\n\n"
+        "            1.    You have complied with all the provisions of the Agreement;\n\n"
+        "            7.    You have executed a general release.\n\n"
+        "       C.   Within ninety (90) days of our receipt of your notice to renew, we will furnish "
+        "you with written notice.\n\nIII.   RESTAURANT AND LOCATION\n\n       A.   You shall operate it.\n"
+    )
+    assert _above(buffalo, "You have complied") == "1"
+    assert _above(buffalo, "Within ninety") == "Article 2"
+    assert _above(buffalo, "You shall operate") == "Article 3"
+    orbsat = (
+        "IX. OTHER MATERIAL TERMS AND CONDITIONS\n\n  A. INDEMNITY.\n\n1. UTK shall indemnify AVDU.\n\n"
+        "2. AVDU shall indemnify UTK.\n\n  B. PROVISIONS. Neither termination nor completion shall "
+        "affect the provisions.\n\nC. AVDU agrees that for twenty four months it shall not solicit.\n\n"
+        "X. NOTICES\n\nNotices are in writing.\n\nXI. TERM\n\nOne year.\n"
+    )
+    assert _above(orbsat, "AVDU shall indemnify") == "2"
+    assert _above(orbsat, "Neither termination") == "Article 9"
+    assert _above(orbsat, "AVDU agrees") == "Article 9"
+    assert _above(orbsat, "One year") == "Article 11"
+    # two roman headings are not yet a numbering: "I. INSURANCE" may be the ninth item of a list
+    assert _labels("I. INSURANCE\n\nInsure it.\n\nII. TERM\n\nOne year.\n") == []
+
+
+def test_roman_ids_and_list_items_in_sequence_breaks() -> None:
+    assert id_numbers("XVII(A)/s1") == [("17",)]
+    assert id_numbers("Civil Matters") == []
+    text = (
+        "SUPPLY AGREEMENT\n\nThe parties agree as follows:\n\nI. TERM\n\nA. One year.\n\n"
+        "B. It renews on these conditions:\n\n1. no breach;\n\n2. notice given.\n\nC. Renewals last a year."
+        "\n\nII. FEES\n\nA. Fees are due monthly.\n\nIII. NOTICES\n\nNotices are in writing.\n"
+    )
+    tree = build_tree(document_from_text(text, "t.txt"), StructureSettings())
+    assert sequence_breaks(tree) == []
+
+
+def test_items_in_parentheses_end_a_list_inside_the_item_before_blue_hills_and_alliance() -> None:
+    """Blue Hills and Alliance Bancorp agency agreements: a definitions list "1." to "5." inside
+    item (c) (or (iii)) of Section 4 (or 1); the next item "(d)" ("(iv)") is back in the section, not
+    under the list's "5"."""
+    blue_hills = (
+        "Section 1. The Offering. Shares are offered.\n\nSection 2. Retention of Agent. The Agent is "
+        "retained.\n\nSection 3. Sale and Delivery. Shares are delivered.\n\n"
+        "Section 4. Representations and Warranties. The Parties represent as follows:\n\n"
+        "(a) The Registration Statement complies.\n\n(b) No other offering material.\n\n"
+        '(c) As used in this Agreement:\n\n1. "Applicable Time" means each date.\n\n'
+        '2. "Statutory Prospectus" means the Prospectus.\n\n'
+        "(d) Each Issuer-Represented Free Writing Prospectus does not conflict.\n\n"
+        "Section 5. Covenants. The Company covenants as follows.\n"
+    )
+    assert _above(blue_hills, "Statutory Prospectus") == "2"
+    assert _above(blue_hills, "Each Issuer-Represented") == "4"
+    assert _above(blue_hills, "The Company covenants") == "5"
+    alliance = (
+        "SECTION 1. REPRESENTATIONS AND WARRANTIES. The Company represents:\n\n"
+        "(i) The Registration Statement is effective.\n\n(ii) No stop order is in effect.\n\n"
+        '(iii) As used in this Section:\n\n1. "Applicable Time" means each date.\n\n'
+        '5. "Issuer-Represented Limited-Use Free Writing Prospectus" means any other prospectus.\n\n'
+        "(iv) Each Issuer-Represented Free Writing Prospectus does not conflict.\n\n"
+        "SECTION 2. APPOINTMENT OF THE AGENT. The Company appoints the Agent.\n"
+    )
+    assert _above(alliance, "Each Issuer-Represented") == "1"

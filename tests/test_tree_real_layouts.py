@@ -461,3 +461,169 @@ def test_bare_number_line_then_its_text() -> None:
     )
     tree = _tree(linkplus)
     assert _at(tree, linkplus, "will have the right to terminate") == "2.6"
+
+
+# --- sections numbered in roman numerals ----------------------------------------------------------
+
+BUFFALO = (
+    "AGREEMENTS:\n\n       We and you agree as follows:\n\n"
+    "I.     APPOINTMENT AND FRANCHISE FEE\n\n"
+    "       A.   Subject to the provisions of this Agreement, we grant to you a franchise to operate a "
+    "restaurant.\n\n"
+    "II.    TERM AND RENEWAL\n\n"
+    "       A.   The term of this Agreement is for ten (10) years commencing on the date of this "
+    "Agreement.\n\n"
+    "       B.   You may renew the franchise providing you meet all of the following conditions:\n\n"
+    "            1.    You have, during the entire term, complied with all the provisions of the "
+    "Agreement;\n\n"
+    "            2.    You have complied with our then-current qualification and training requirements; "
+    "and\n\n"
+    "       C.   Within ninety (90) days of our receipt of your notice to renew, we will furnish you "
+    "with written notice.\n\n"
+    "Notices to Us:    bw-3 FRANCHISE SYSTEMS, INC.\n\n"
+    "III.   RESTAURANT AND LOCATION\n\n"
+    "       A.   You shall operate the Franchised Restaurant at the location approved by us.\n"
+)
+ORBSAT = (
+    "I. ENGAGEMENT\n\nAVDU hereby retains UTK to provide those services as defined herein.\n\n"
+    "II. INDEPENDENT CONTRACTOR\n\nUTK shall be, and in all respects be deemed to be, an independent "
+    "contractor in the performance of its duties hereunder.\n\n"
+    "III. SERVICES\n\nUTK agrees to provide the following services, hereinafter collectively referred to "
+    'as "Services":\n\nSEE "CONFIDENTIAL TERM SHEET" (EXHIBIT A) ATTACHED AND MADE A PART HEREOF\n\n'
+    "IV. EXPENSES\n\nIt is expressly agreed and understood that each party shall be responsible for its "
+    "own normal and reasonable out-of-pocket expenses.\n\n"
+    "V. COMPENSATION\n\n  A. In consideration for the services to be provided, AVDU shall pay UTK.\n"
+)
+
+
+def test_roman_numeral_sections_buffalo_wild_wings() -> None:
+    """Buffalo Wild Wings franchise agreement: "II.    TERM AND RENEWAL" is section II, not an
+    item "(II)" of a list under the "AGREEMENTS:" heading; its lettered paragraphs and the numbered
+    conditions inside "B." nest under it; a heading inside a section ("Notices to Us:") does not
+    capture the sections after it."""
+    text = PREAMBLE + BUFFALO
+    tree = _tree(text)
+    assert _at(tree, text, "The term of this Agreement is for ten") == "II(A)"
+    assert _at(tree, text, "You have complied with our") == "II(B)/2"
+    assert _at(tree, text, "Within ninety (90) days") == "II(C)"
+    assert _at(tree, text, "You shall operate the Franchised") == "III(A)"
+    assert tree.nodes["II"].kind == NodeKind.SECTION and tree.nodes["II"].title == "TERM AND RENEWAL"
+
+
+def test_roman_numeral_sections_orbsat() -> None:
+    """ORBSAT strategic alliance agreement: an all-caps note inside section III does not take
+    sections IV and V under it; the numbering continues."""
+    text = PREAMBLE + ORBSAT
+    tree = _tree(text)
+    assert _at(tree, text, "each party shall be responsible") == "IV"
+    assert _at(tree, text, "AVDU shall pay UTK") == "V(A)"
+    assert [n.id for n in tree.children(tree.root_id) if n.kind == NodeKind.SECTION] == [
+        "I",
+        "II",
+        "III",
+        "IV",
+        "V",
+    ]
+
+
+def test_a_capitals_titled_letter_continuing_a_list_stays_an_item() -> None:
+    """Made-up counter-example: "I. INSURANCE" after "H." is the ninth item of a lettered list,
+    not a section I."""
+    text = PREAMBLE + (
+        "1. OBLIGATIONS\n\nThe Supplier shall:\n\n"
+        + "".join(f"{letter}. DUTY. Perform duty {letter}.\n\n" for letter in "ABCDEFGH")
+        + "I. INSURANCE. Insure the goods in transit.\n"
+    )
+    tree = _tree(text)
+    assert _at(tree, text, "Insure the goods") == "1(I)"
+
+
+def test_contents_entries_with_dot_leaders_buffalo_and_a_made_up_one() -> None:
+    """Buffalo Wild Wings: contents entries with dot leaders, each line ending with the next
+    entry's number ("TERM AND RENEWAL . . . .3 III."), are the table of contents, not sections;
+    a made-up contents page of the same kind with decimal numbers too."""
+    buffalo = (
+        "TABLE OF CONTENTS\n\nARTICLE                                            PAGE\n\n"
+        "I.     APPOINTMENT AND FRANCHISE FEE. . . . . . . . . . . . . . . . . . . . .1 II.\n"
+        "TERM AND RENEWAL . . . . . . . . . . . . . . . . . . . . . . . . . . .3 III.\n"
+        "RESTAURANT AND LOCATION. . . . . . . . . . . . . . . . . . . . . . . .4 IV.\n"
+        "TRAINING . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . .5\n\n"
+    )
+    made_up = (
+        "CONTENTS\n\n1. DEFINITIONS. . . . . . . . . . . . . . . . . . . . . . . . . . 1 2.\n"
+        "SERVICES . . . . . . . . . . . . . . . . . . . . . . . . . . . . .4 3.\n"
+        "FEES . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . .6\n\n"
+    )
+    for contents, body in ((buffalo, BUFFALO), (made_up, "1. DEFINITIONS\n\nWords have meanings.\n")):
+        text = contents + PREAMBLE + body
+        tree = _tree(text)
+        first = tree.children(tree.root_id)[0]
+        assert first.kind == NodeKind.TABLE_OF_CONTENTS
+        assert first.end >= text.index("TRAINING" if body is BUFFALO else "FEES")
+
+
+def test_page_number_and_running_header_on_one_line_n2k_and_corio() -> None:
+    """N2K sponsorship agreement: the page number and the running "CONFIDENTIAL" printed on one
+    line, far apart, inside section 1(a) is page furniture, not a section "2" (nor a heading) that
+    takes the rest of the agreement; Corio's page number above "EXHIBIT A" on one line is not
+    furniture (the exhibit starts there)."""
+    from tools.structure.blocks import analyze_blocks
+
+    n2k = PREAMBLE + (
+        "1.       EXCLUSIVITY, TERM AND RIGHT OF FIRST REFUSAL\n\n"
+        "      a)       Sponsor will be the exclusive retail music store sponsor of the Excite Site. "
+        '"Music Products"\n\n2' + " " * 69 + "CONFIDENTIAL\n\n"
+        "              shall mean pre-recorded music hard goods.\n\n"
+        "      b)      The term of this Agreement will begin on the Effective Date.\n\n"
+        '2.       IMPRESSIONS\n\n      a)       "Impression" means a display.\n'
+    )
+    tree = _tree(n2k)
+    assert _at(tree, n2k, "The term of this Agreement will begin") == "1(b)"
+    assert _at(tree, n2k, "means a display") == "2(a)"
+    corio = "Date: 11/5/99\n\n                                    14\n\n15" + " " * 37 + "EXHIBIT A\n\n"
+    document = document_from_text(corio, "corio.txt")
+    facts = analyze_blocks(corio, document.blocks)
+    exhibit = next(f for f in facts if "EXHIBIT A" in f.text)
+    assert not exhibit.furniture
+
+
+# --- a numbered list deep inside a titled section -------------------------------------------------
+
+ATN = (
+    "3.0 General Terms\n\n3.1 Affiliate. An Affiliate of AT&T may order under this Agreement.\n\n"
+    "3.17 Infringement.\n\n(e) Exceptions. Vendor shall have no liability for that portion of a "
+    "Covered Loss which is based on:\n\n(i) use of the Provided Elements in breach of this "
+    "Agreement; or\n\n(iii) Vendor's conformance to written specifications, unless any one or more "
+    "of the following is true:\n\n1. there was a technically feasible non-infringing means of "
+    "complying with those specifications; or\n\n2. the relevant specifications are designed to bring "
+    "the Provided Elements into compliance with an industry standard.\n\n"
+    "(f) OTHER LIMITATIONS OF LIABILITY NOT APPLICABLE. NOTWITHSTANDING ANY OTHER PROVISION.\n\n"
+    "3.18 Insurance. Vendor shall maintain insurance.\n"
+)
+BLUE_HILLS = (
+    "Section 4. Representations and Warranties of the Blue Hills Parties. The Blue Hills Parties "
+    "represent and warrant to and agree with the Agent as follows:\n\n(a) The Registration Statement "
+    "complies with the 1933 Act. As used in this paragraph and elsewhere in this Agreement:\n\n"
+    '1. "Applicable Time" means each and every date when a potential purchaser submitted a '
+    "subscription.\n\n"
+    '2. "Statutory Prospectus," as of any time, means the Prospectus relating to the offered Shares.\n\n'
+    "(b) None of the Blue Hills Parties has distributed any offering material.\n\n"
+    "Section 5. Representations and Warranties of the Agent. The Agent represents as follows.\n"
+)
+
+
+def test_untitled_list_deep_inside_a_titled_section_atn_and_blue_hills() -> None:
+    """AT&T maintenance agreement and Blue Hills agency agreement: "1. there was ..." under item
+    (iii) of 3.17, and "1. "Applicable Time" means ..." under (a) of Section 4, are lists inside the
+    item they follow, not sections "1" and "2" restarting beside "3.0 General Terms" (which would
+    take what follows under a section "2")."""
+    atn = PREAMBLE + ATN
+    tree = _tree(atn)
+    assert _at(tree, atn, "there was a technically feasible").startswith("3.17")
+    assert _at(tree, atn, "NOTWITHSTANDING ANY OTHER").startswith("3.17")
+    assert _at(tree, atn, "Vendor shall maintain insurance") == "3.18"
+    blue = PREAMBLE + BLUE_HILLS
+    tree = _tree(blue)
+    assert _at(tree, blue, "means each and every date").startswith("4(a)")
+    assert _at(tree, blue, "None of the Blue Hills Parties") == "4(b)"
+    assert _at(tree, blue, "The Agent represents") == "5"

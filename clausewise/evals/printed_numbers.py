@@ -8,11 +8,12 @@ sample kept in ``tests/test_printed_numbers.py``.
 
 What counts as a printed section number:
 
-- a decimal number "10.", "10.5", "4.2.1" or a keyword number "Section 4.10", "ARTICLE IV",
-  "Article 3", standing where a heading stands: at a line start, after a wide gap (a flattened
-  page), after a sentence end ("... obligations. 10. Limitation of Liability."), or, for
-  multi-level numbers and keyword numbers, right after a heading's capitalised last word
-  ("1. TERMS OF AGREEMENT 1.1 Commencement", "1. Grant of Rights 1.1 Subject to ...");
+- a decimal number "10.", "10.5", "4.2.1", a keyword number "Section 4.10", "ARTICLE IV",
+  "Article 3", or a roman numeral before a heading in capitals at a line start ("XVII.  RIGHTS
+  AND DUTIES", when the contract prints at least three), standing where a heading stands: at a
+  line start, after a wide gap (a flattened page), after a sentence end ("... obligations. 10.
+  Limitation of Liability."), or, for multi-level numbers and keyword numbers, right after a
+  heading's capitalised last word ("1. TERMS OF AGREEMENT 1.1 Commencement", "1. Grant of Rights 1.1 Subject to ...");
 - followed by a capitalised word or a quoted term, not by a lowercase word (then it is an amount
   or a cross-reference: "1.5 million", "Article 3 of the Lease"), unless it stands at a line
   start with its text set off by a wide space ("1.       mPhase may apply ..."); a number without a dot
@@ -27,6 +28,11 @@ WITNESS WHEREOF" or an exhibit heading at a line start ("EXHIBIT B", "ATTACHMENT
 ACKNOWLEDGEMENT OF SUPPORT ...", not one repeated on every page) or at a sentence start with a
 title ("... disclosed. Schedule 1 Brand Development and Launch To ...") ends the numbering: what follows
 sits under no printed number until the next one.
+
+Lettered items ("A.", "B.", "(a)", "(b)", "(xxxvi)" at a line start) are not section numbers,
+but they end a numbered list printed inside the item before them: "B. ... the following
+conditions: 1. ... 7. ...", then "C. Within ninety (90) days ...": "C." continues the letters, so
+the number above it is again the one above "B." (section II), not the list's "7".
 """
 
 from __future__ import annotations
@@ -86,6 +92,11 @@ _KEYWORD = re.compile(
     r"(?:(?P<kw>ARTICLE|Article|PART|Part|SECTION|Section)\s+|(?P<short>Sec\.|§)\s*)"
     r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,3}|[IVXLivxl]{1,7}|[A-Za-z]{3,9})\b(?P<punct>[.:)]?)"
 )
+#: "XVII.  RIGHTS AND DUTIES OF PARTIES": an upper-case roman numeral and a dot at a line start,
+#: then a heading in capitals
+_ROMAN_HEADING = re.compile(r"(?m)^[ \t]*(?P<num>[IVXL]{1,7})\.[ \t]+(?=[A-Z][A-Z&'’,-]{2,}(?:[\s,;:.]|$))")
+#: a contract numbers its sections in roman numerals when it prints this many such headings
+_ROMAN_HEADINGS = 3
 _DECIMAL = re.compile(r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,3}(?:\.[A-Z](?![A-Za-z]))?)(?P<punct>\.?)")
 _RESET = re.compile(
     r"IN WITNESS WHEREOF|In Witness Whereof|(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|Exhibit|Schedule"
@@ -156,6 +167,11 @@ def _candidates(text: str) -> list[PrintedNumber]:
             found[m.start()] = PrintedNumber(m.start(), "article", (value,))
         elif raw[0].isdigit():
             found[m.start()] = PrintedNumber(m.start(), "section", tuple(str(int(p)) for p in raw.split(".")))
+    romans = [(m, roman_value(m.group("num"))) for m in _ROMAN_HEADING.finditer(text)]
+    romans = [(m, value) for m, value in romans if value and value < 100]
+    if len(romans) >= _ROMAN_HEADINGS:
+        for m, value in romans:
+            found[m.start("num")] = PrintedNumber(m.start("num"), "article", (str(value),))
     for m in _DECIMAL.finditer(text):
         if m.start() in found or (
             m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in ".")
@@ -286,16 +302,82 @@ def _words_after(text: str, candidates: list[PrintedNumber], index: int) -> int:
     return len(text[candidates[index].start : end].split())
 
 
+#: "C.   Within ninety (90) days": a capital letter and a dot at a line start, then text
+_LETTER_ITEM = re.compile(
+    r"(?m)^[ \t]*(?:(?P<upper>[A-Z])\.[ \t]+(?=[\"“A-Z])|\((?P<lower>[a-z]|[ivxl]{1,7})\)[ \t]+(?=\S))"
+)  # "(p) The deposit accounts ...", "(xxxvi) To the knowledge of ...": items in parentheses
+
+
+@dataclass
+class _Letters:
+    """The lettered items of the current section: the last letter, the number in force when it
+    was printed, and whether numbers were printed since (a list inside the item)."""
+
+    last: int | None = None
+    number: PrintedNumber | None = None
+    numbers_since: bool = False
+    nested: bool = False  # the numbers since the last letter are a list restarting at 1
+
+    def number_read(self, path: Path) -> None:
+        """A number after the last letter: a list inside its item when it restarts at 1 and stays
+        one level deep ("1.", "2."); a new section ("5.", "5.01") otherwise."""
+        if self.last is None:
+            return
+        self.nested = path == ("1",) if not self.numbers_since else self.nested and len(path) == 1
+        self.numbers_since = True
+
+    def after(self, value: int, current: PrintedNumber | None, start: int) -> PrintedNumber | None:
+        """Read the letter ``value``; returns the number it brings back, if it ends a list."""
+        back = None
+        if value != 1 and (self.last is None or value != self.last + 1):
+            return None
+        if value != 1 and self.numbers_since and self.nested and self.number is not None:
+            back = PrintedNumber(start, self.number.kind, self.number.path)
+        else:
+            self.number = current  # the number in force where the previous letter was printed
+        self.last = value
+        self.numbers_since = False
+        return back
+
+
+def _item_readings(m: re.Match[str]) -> list[tuple[str, int]]:
+    """The sequences an item label may continue: "C." the capitals, "(c)" the letters, "(xxxvi)"
+    the roman numerals; "(v)", "(x)", "(i)" either of the last two (the numbering decides)."""
+    if m.group("upper"):
+        return [("upper", ord(m.group("upper")) - 64)]
+    token = m.group("lower")
+    readings = [("lower", ord(token) - 96)] if len(token) == 1 else []
+    if set(token) <= set("ivxl") and (value := roman_value(token)):
+        readings.append(("roman", value))
+    return readings
+
+
 def printed_numbers(text: str) -> list[PrintedNumber]:
     """The section numbers printed in ``text`` and the resets, in text order (see module doc)."""
     accepted: list[PrintedNumber] = []
     recent: list[Path] = []  # the latest numbers, innermost last
     deepest: Path | None = None  # the latest multi-level number: lists inside it never hide it
     last_article: str | None = None
-    for candidate in _without_contents(text, _candidates(text)):
+    letters = {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
+    candidates = _without_contents(text, _candidates(text))
+    taken = {c.start for c in candidates}
+    items = [(m.start(), item) for m in _LETTER_ITEM.finditer(text) for item in _item_readings(m)]
+    events = sorted(
+        [(c.start, c) for c in candidates] + [i for i in items if i[0] not in taken], key=lambda e: e[0]
+    )
+    for start, event in events:
+        if isinstance(event, tuple):
+            current = accepted[-1] if accepted and accepted[-1].kind != "reset" else None
+            style, value = event
+            if (back := letters[style].after(value, current, start)) is not None:
+                accepted.append(back)
+                recent = [*recent[-7:], back.path]
+            continue
+        candidate = event
         if candidate.kind == "reset":
             if accepted and accepted[-1].kind != "reset":
                 accepted.append(candidate)
+            letters = {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
             continue
         if candidate.kind == "article":
             value = candidate.path[0]
@@ -303,6 +385,7 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
                 accepted.append(candidate)
                 last_article = value
                 recent = [candidate.path]
+                letters = {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
             continue
         path = candidate.path
         context = recent[-6:] + ([deepest] if deepest else [])
@@ -310,6 +393,8 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
         if not fits:
             continue
         accepted.append(candidate)
+        for style in letters.values():
+            style.number_read(path)
         recent = [*recent[-7:], path]
         if len(_key(path)) > 1 or deepest is None or len(deepest) == 1:
             deepest = path

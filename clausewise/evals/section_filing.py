@@ -31,12 +31,14 @@ from clausewise.evals.printed_numbers import PrintedNumber, number_above, printe
 _PARAGRAPH_STEP = re.compile(r"^p\d+(?:\(|$)")
 _DECIMAL_ID = re.compile(r"^(\d{1,3}(?:\.(?:\d{1,3}|[A-Z]))*)\.?$")
 _ARTICLE_ID = re.compile(r"^(?:Article|Part)\s+(\w+)$", re.IGNORECASE)
+_ROMAN_ID = re.compile(r"^[IVXL]{1,7}$")  # "XVII": a section numbered in roman numerals
 #: a contract "numbers its sections" when this many section numbers are printed in its body
 NUMBERED_CONTRACT = 3
 
 
 def id_numbers(node_id: str) -> list[tuple[str, ...]]:
-    """The numbers named by the steps of a node id: "Article IV/4.10(a)/s2" -> [("4",), ("4", "10")].
+    """The numbers named by the steps of a node id: "Article IV/4.10(a)/s2" -> [("4",), ("4", "10")],
+    "XVII(A)" -> [("17",)].
 
     Lists and sentence leaves ("(a)", "s2", "p3") name no section number; a duplicate's "~2" is
     dropped."""
@@ -51,6 +53,8 @@ def id_numbers(node_id: str) -> list[tuple[str, ...]]:
             value = int(token) if token.isdigit() else roman_value(token)
             if value:
                 numbers.append((str(value),))
+        elif _ROMAN_ID.match(step) and (value := roman_value(step)):
+            numbers.append((str(value),))
     return numbers
 
 
@@ -93,25 +97,27 @@ def _follows(previous: tuple[str, ...], current: tuple[str, ...]) -> bool:
 
 
 def sequence_breaks(tree: ClauseTree) -> list[tuple[str, str]]:
-    """Pairs of numbered nodes, in document order inside each region (body, each schedule), whose
-    second number does not follow the first: a next number at some level, a first sub-number, or
-    a restart at 1 are the only ways a numbering goes on."""
+    """Pairs of numbered nodes (not the list items under them: "II(C)"), in document order inside
+    each region (body, each schedule), whose second number does not follow the first or one of
+    the numbers above the first ("IX/p1(C)/3" then "X" follows IX): a next number at some level,
+    a first sub-number, or a restart at 1 are the only ways a numbering goes on."""
     breaks: list[tuple[str, str]] = []
-    previous: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+    previous: dict[str, tuple[str, list[tuple[str, ...]]]] = {}
     for node in tree.walk():
         if node.id == tree.root_id:
             continue
-        numbers = id_numbers(node.id.split("/")[-1])
-        if not numbers:
-            continue
+        own_step = re.sub(r"~\d+$", "", node.id.split("/")[-1])
+        numbers = id_numbers(own_step)
+        if not numbers or own_step.endswith(")"):
+            continue  # "II(C)", "10.5(a)": a list item, whose own label is not a section number
         steps = node.id.split("/")
         region = steps[0] if len(steps) > 1 and not id_numbers(steps[0]) else ""
         current = numbers[-1]
         if region in previous:
-            last_id, _, last = previous[region]
-            if current != last and not _follows(last, current):
+            last_id, chain = previous[region]
+            if current != chain[-1] and not any(_follows(last, current) for last in chain):
                 breaks.append((last_id, node.id))
-        previous[region] = (node.id, region, current)
+        previous[region] = (node.id, id_numbers(node.id))
     return breaks
 
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from clausewise.core.domain import Block
-from tools.structure.labels import Label, parse_heading_number, parse_label
+from tools.structure.labels import Label, parse_heading_number, parse_label, roman_section
 
 _SMALL_WORDS = {
     "and",
@@ -60,7 +60,21 @@ _FURNITURE = re.compile(
     r"^(?!\d{1,3}\.$)(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
     re.IGNORECASE,
 )
+#: "2" + 50 spaces + "CONFIDENTIAL": a page number and a running header (or footer) printed on one
+#: line, far apart; a heading sits a few spaces from its number ("14     GENERAL PROVISIONS"), and
+#: "15" + 30 spaces + "EXHIBIT A" is a page number above an exhibit's first line, which stays
+_PAGE_NUMBER_WITH_RUNNING_TEXT = re.compile(
+    r"^\d{1,4}[ \t\u00a0]{20,}(?!(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|ARTICLE|SECTION|PART)\b)"
+    r"[^\s\d].{0,60}$",
+    re.IGNORECASE,
+)
 _TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\.\d+)*\.?\s")
+#: ". . . . . . . 23": a dot leader and a page number, the mark of a contents entry even when the
+#: next entry's number ends the line ("TERM AND RENEWAL . . . . . .3 III."); several in one block
+#: are a contents page flattened onto one line
+_DOT_LEADER_ENTRY = re.compile(r"(?:\.[ \t]?){4,}[ \t]*(?:\d{1,3}|[ivxlc]{1,6})\b", re.IGNORECASE)
+_FLATTENED_CONTENTS_ENTRIES = 3
+_CONTENTS_ENTRY_CHARS = 200
 _ENDS_OPEN = re.compile(r"[^.:;?!\"”’)\]]$")
 _TOC_ENTRY_END = re.compile(
     r"(?:\.{3,}\s*|\s)(?:\d{1,3}|[ivxlc]{1,6})$|\s\d+(?:\.\d+)*(?:\([a-z0-9]{1,4}\))*$",
@@ -251,6 +265,7 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 body_start = offset + label.end + title_pos + len(title)
                 trailing = re.match(r"[\s.:\-–—]*", text[body_start : block.end])
                 body_start += trailing.end() if trailing else 0
+            label = roman_section(label, title)
         heading = bool(md) or (label is None and _looks_like_heading_text(stripped, block))
         if md and label is None:
             title = body_text.strip()
@@ -293,9 +308,11 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 schedule_start=schedule_start,
                 toc_heading=bool(_TOC_HEADING.match(stripped)),
                 toc_entry=(len(stripped) <= 160 and bool(_TOC_ENTRY_END.search(stripped)))
-                or len(_TOC_LABELS.findall(stripped)) >= 2,
+                or len(_TOC_LABELS.findall(stripped)) >= 2
+                or len(_DOT_LEADER_ENTRY.findall(stripped)) >= _FLATTENED_CONTENTS_ENTRIES
+                or (len(stripped) <= _CONTENTS_ENTRY_CHARS and bool(_DOT_LEADER_ENTRY.search(stripped))),
                 defined_term=defined.group(1).strip() if defined else None,
-                furniture=bool(_FURNITURE.match(stripped))
+                furniture=bool(_FURNITURE.match(stripped) or _PAGE_NUMBER_WITH_RUNNING_TEXT.match(stripped))
                 or (_running_key(stripped) in running and not _numbered(stripped)),
                 continuation=(
                     label is None

@@ -100,11 +100,35 @@ class Label:
             return f"{word.capitalize()} {ident}"
         if self.keyword == "section":
             return _strip_keyword(raw)
+        if style == "article":
+            return raw.upper()  # "XVII. RIGHTS AND DUTIES ...": the numeral as printed
         if style == "bullet":
             return ""
         if style == "decimal":
             return raw.rstrip(".)")
         return "(" + raw.strip("().") + ")"
+
+    def canonical_for(self, reading: Reading | None) -> str:
+        """The label as named by the reading the tree builder chose: a roman section heading
+        read as the ninth item of a lettered list ("I. INSURANCE" after "H.") is "(I)"."""
+        if reading is not None and reading.style != "article" and self.readings[0].style == "article":
+            return "(" + self.raw.strip().rstrip(".:") + ")"
+        return self.canonical
+
+
+def roman_section(label: Label, title: str) -> Label:
+    """ "XVII.  RIGHTS AND DUTIES OF PARTIES", "II. INDEPENDENT CONTRACTOR": an upper-case roman
+    numeral with a dot before an all-caps title numbers a top-level section, as "ARTICLE XVII"
+    would, rather than an item of a list (a title in capitals is a heading, not a list entry).
+    The list readings stay, so the numbering context still decides ("I. INSURANCE" after "H.")."""
+    roman = next((r for r in label.readings if r.style == "dot-roman-upper"), None)
+    if roman is None or label.keyword or not title or not _ALL_CAPS_TITLE.match(title):
+        return label
+    return Label(label.raw, label.end, (Reading("article", roman.path), *label.readings))
+
+
+#: a title in capitals of at least one real word ("SERVICES", "RIGHTS AND DUTIES OF PARTIES")
+_ALL_CAPS_TITLE = re.compile(r"^(?=[^a-z]*$)[^A-Za-z]*[A-Z]{3,}")
 
 
 def _strip_keyword(raw: str) -> str:
@@ -192,13 +216,18 @@ def parse_label(text: str) -> Label | None:
     return None
 
 
-_BARE_NUMBER_HEADING = re.compile(r"^(\d{1,3})\s+(?=[A-Z])")
+#: The space between a bare section number and its heading: a few spaces or a line break. A page
+#: number with a running header far across the line ("2" + 50 spaces + "CONFIDENTIAL") is no heading.
+_NUMBER_TITLE_GAP = r"(?:[ \t\u00a0]{1,12}|[ \t\u00a0]*\n\s*)"
+_BARE_NUMBER_HEADING = re.compile(r"^(\d{1,3})" + _NUMBER_TITLE_GAP + r"(?=[A-Z])")
 
 
 #: "2 TERM AND RENEWAL", "14     GENERAL PROVISIONS": a bare number before an all-caps heading word
 #: (a page number before "ARTICLE IV" or "SECTION 2" is not a section number).
 _CAPS_HEADING_AFTER_NUMBER = re.compile(
-    r"^(\d{1,3})\s+(?!(?:ARTICLE|SECTION|EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|PART|PAGE|TABLE)\b)"
+    r"^(\d{1,3})"
+    + _NUMBER_TITLE_GAP
+    + r"(?!(?:ARTICLE|SECTION|EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT|PART|PAGE|TABLE)\b)"
     r"(?=[A-Z][A-Z&'’-]{2,}(?:[\s,;:.]|$))"
 )
 

@@ -257,6 +257,10 @@ class Nester:
                 sibling_score = 3.0
             elif 1 < step <= 3 or (style in {"article", "decimal"} and step > 3 and _far_jump_allowed(f)):
                 sibling_score = 2.0
+            elif reading.value == 1 and j < top and stack[j].proto.title and not f.title:
+                # "1. there was a technically feasible ..." deep inside "3.0 General Terms": an
+                # untitled "1." is a list under the current item, not a restart beside a titled section
+                return 4.0, top
             elif reading.value == 1:
                 sibling_score = 1.5  # a list restarting at the same level
             if sibling_score is None:
@@ -500,7 +504,8 @@ def extend_previous(last: Proto | None, f: BlockFacts) -> bool:
 
 def _kind_for(reading: Reading, label: Label, parent: Proto) -> NodeKind:
     if reading.style == "article":
-        return NodeKind.ARTICLE
+        # "ARTICLE IV" groups sections; "IV. EXPENSES" (no keyword) is a section with its own text
+        return NodeKind.ARTICLE if label.keyword else NodeKind.SECTION
     if reading.style == "decimal":
         return NodeKind.SECTION if len(reading.path) <= 2 or label.keyword == "section" else NodeKind.CLAUSE
     if (
@@ -643,7 +648,7 @@ class IdAssigner:
                 candidate = f"{proto.node_id}/{local}"  # "Recitals/A"
             elif (
                 child.label is not None
-                and child.label.canonical.startswith("(")
+                and child.label.canonical_for(child.reading).startswith("(")
                 and proto.node_id
                 and proto.kind != NodeKind.DOCUMENT
             ):
@@ -651,10 +656,14 @@ class IdAssigner:
             elif (
                 child.path is not None
                 and child.reading is not None
-                and child.reading.style == "decimal"
-                and (proto.kind in {NodeKind.DOCUMENT, NodeKind.HEADING} or _extends(child.path, proto.path))
+                and (
+                    (child.reading.style == "decimal" and _extends(child.path, proto.path))
+                    or proto.kind in {NodeKind.DOCUMENT, NodeKind.HEADING}
+                )
             ):
-                candidate = f"{region_prefix}{local}"  # "4.2" names itself; no need for "4/4.2"
+                # "4.2" names itself, not "4/4.2"; nor does a heading above a numbered section
+                # ("AGREEMENTS:" before "I. APPOINTMENT") become part of its citation
+                candidate = f"{region_prefix}{local}"
             elif proto.kind == NodeKind.DOCUMENT:
                 candidate = f"{region_prefix}{local}"
             else:
@@ -676,8 +685,8 @@ class IdAssigner:
             return child.node_id  # set while building ("Cover")
         if child.kind in fixed:
             return fixed[child.kind]
-        if child.label is not None and child.label.canonical:
-            canonical = child.label.canonical
+        if child.label is not None and child.label.canonical_for(child.reading):
+            canonical = child.label.canonical_for(child.reading)
             if parent.kind == NodeKind.RECITALS:
                 return canonical.strip("()")
             return canonical
