@@ -627,3 +627,97 @@ def test_untitled_list_deep_inside_a_titled_section_atn_and_blue_hills() -> None
     assert _at(tree, blue, "means each and every date").startswith("4(a)")
     assert _at(tree, blue, "None of the Blue Hills Parties") == "4(b)"
     assert _at(tree, blue, "The Agent represents") == "5"
+
+
+def test_a_sentence_or_title_opening_with_contents_is_no_contents_page() -> None:
+    """Ideanomics content licence: "Contents are dubbed and subtitled ..." is a paragraph of
+    section 2, not a table of contents that takes the rest of the section; Coherus licence: a
+    schedule titled "Contents of Commercialization Plan for Planned Activities" is that schedule's
+    title. "TABLE OF CONTENTS" and "Contents" alone still open a contents page (tests above)."""
+    from tools.structure.blocks import analyze_blocks
+
+    ideanomics = PREAMBLE + (
+        "2. License Grant.\n\n(a) Licensor grants to Licensee the right to:\n\ni. exhibit the Titles.\n\n"
+        "Contents are dubbed and subtitled in Cantonese and Mandarin languages. Exploitation of the "
+        "Title over the internet must adhere to the following.\n\n"
+        "ii. copy and dub the Titles, and authorize any person to do the foregoing.\n\n"
+        "(b) Sublicensing. Licensee shall have the right to sublicense.\n"
+    )
+    tree = _tree(ideanomics)
+    assert _at(tree, ideanomics, "Contents are dubbed").startswith("2(a)")
+    assert _at(tree, ideanomics, "Licensee shall have the right to sublicense") == "2(b)"
+    coherus = (
+        "Confidential Execution Version Schedule 6.3\n\nContents of Commercialization Plan for Planned "
+        "Activities\n"
+    )
+    facts = analyze_blocks(coherus, document_from_text(coherus, "coherus.txt").blocks)
+    assert not any(f.toc_heading for f in facts)
+
+
+# --- legends and exhibits behind running titles ---------------------------------------------------
+
+FIBROGEN_LEGEND = (
+    "[ * ] = Certain confidential information contained in this document, marked by brackets, has "
+    "been omitted and filed separately with the Securities and Exchange Commission pursuant to Rule "
+    "24b-2 of the Securities Exchange Act of 1934, as amended."
+)
+INKTOMI_LEGEND = (
+    "[*]=CERTAIN INFORMATION IN THIS EXHIBIT HAS BEEN OMITTED AND FILED SEPARATELY  WITH THE "
+    "COMMISSION. CONFIDENTIAL TREATMENT HAS BEEN REQUESTED WITH RESPECT TO  THE OMITTED PORTIONS."
+)
+
+
+def test_a_legend_printed_on_every_page_is_furniture_fibrogen_and_inktomi() -> None:
+    """FibroGen and Inktomi: the confidentiality legend at the foot of every page is not a
+    paragraph that ends the contents page (FibroGen: the rest of the contents then read as
+    articles) or files the next section's text under the page it ends; a repeated "WHEREAS"
+    recital (attached forms) is still a recital."""
+    fibrogen = (
+        'TABLE OF CONTENTS   ARTICLE 1 DEFINITIONS     1\n\n1.1   "Actions"     1\n\n'
+        + FIBROGEN_LEGEND
+        + "\n\nARTICLE 2 JOINT DEVELOPMENT COMMITTEE     8\n\n2.1   Joint Development Committee     8\n\n"
+        + FIBROGEN_LEGEND
+        + "\n\nEXHIBIT A LIST OF PATENTS     45\n\n"
+        + FIBROGEN_LEGEND
+        + "\n\nCONFIDENTIAL   EXECUTION COPY   COLLABORATION AGREEMENT\n\n"
+        + 'This COLLABORATION AGREEMENT (the "Agreement") is entered into as of June 1, 2005 (the '
+        + '"Effective Date") by and between FibroGen, Inc., a Delaware corporation ("FG"), and Astellas '
+        + 'Pharma Inc., a Japanese corporation ("Astellas").\n\n'
+        + 'ARTICLE 1 DEFINITIONS\n\n1.1 "Actions" shall have the meaning set forth below.\n'
+    )
+    tree = _tree(fibrogen)
+    contents = tree.children(tree.root_id)[0]
+    assert contents.kind == NodeKind.TABLE_OF_CONTENTS
+    assert contents.end >= fibrogen.index("LIST OF PATENTS")
+    assert _at(tree, fibrogen, "shall have the meaning") == "1.1"
+    inktomi = PREAMBLE + "".join(
+        f'1.{n}  "Term {n}" shall mean the thing numbered {n}.\n\n{INKTOMI_LEGEND}\n\n' for n in range(1, 4)
+    )
+    tree = _tree(inktomi)
+    assert _at(tree, inktomi, "the thing numbered 3").startswith("1.3")
+    assert not [n for n in tree.walk() if n.kind == NodeKind.PARAGRAPH and n.parent == tree.root_id]
+
+
+def test_an_exhibit_heading_behind_the_running_title_goosehead_and_fibrogen() -> None:
+    """Goosehead: "GOOSEHEAD INSURANCE AGENCY, LLC FRANCHISE AGREEMENT EXHIBIT F-2 SAMPLE FORM OF
+    ..." after the signatures starts Exhibit F-2 (its numbered covenants are not signature
+    paragraphs); FibroGen: "CONFIDENTIAL   EXECUTION COPY   EXHIBIT A  LIST OF PATENTS". A
+    reference in capitals prose ("... LISTED IN EXHIBIT C OR YOUR PUBLIC LIBRARY ...") is none."""
+    from tools.structure.blocks import run_in_schedule_start
+
+    goosehead = PREAMBLE + (
+        "1. Grant. We grant you a franchise.\n\n2. Term. Ten years.\n\n3. Fees. You pay fees.\n\n"
+        "IN WITNESS WHEREOF, the parties hereto have duly signed this Agreement.\n\nBy: By:\n\n"
+        "GOOSEHEAD INSURANCE AGENCY, LLC FRANCHISE AGREEMENT EXHIBIT F-2 SAMPLE FORM OF IN-TERM "
+        "NON-COMPETITION AGREEMENT (to be signed by franchisee with its executive/management personnel)\n\n"
+        'THIS IN-TERM NON-COMPETITION AGREEMENT ("Agreement") is made by Franchisee and Member.\n\n'
+        "1. Covenants Not to Compete. Member shall not compete during the term.\n"
+    )
+    tree = _tree(goosehead)
+    assert _at(tree, goosehead, "Member shall not compete").startswith("Exhibit F-2/")
+    line = "CONFIDENTIAL   EXECUTION COPY   EXHIBIT A  LIST OF PATENTS"
+    assert line[run_in_schedule_start(line) :] == "EXHIBIT A  LIST OF PATENTS"
+    prose = (
+        "INFORMATION IS AVAILABLE. CALL THE STATE ADMINISTRATORS LISTED IN EXHIBIT C OR YOUR PUBLIC LIBRARY"
+    )
+    assert run_in_schedule_start(prose) == 0

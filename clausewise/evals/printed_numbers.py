@@ -13,7 +13,8 @@ What counts as a printed section number:
   AND DUTIES", when the contract prints at least three), standing where a heading stands: at a
   line start, after a wide gap (a flattened page), after a sentence end ("... obligations. 10.
   Limitation of Liability."), or, for multi-level numbers and keyword numbers, right after a
-  heading's capitalised last word ("1. TERMS OF AGREEMENT 1.1 Commencement", "1. Grant of Rights 1.1 Subject to ...");
+  heading's capitalised last word ("1. TERMS OF AGREEMENT 1.1 Commencement", "1. Grant of
+  Rights 1.1 Subject to ...");
 - followed by a capitalised word or a quoted term, not by a lowercase word (then it is an amount
   or a cross-reference: "1.5 million", "Article 3 of the Lease"), unless it stands at a line
   start with its text set off by a wide space ("1.       mPhase may apply ..."); a number without a dot

@@ -54,7 +54,10 @@ _SIGNATURE_START = re.compile(
     re.IGNORECASE,
 )
 _SIGNATURE_LINE = re.compile(r"^(?:by|name|title|date|signature|its)\s*:|/s/", re.IGNORECASE)
-_TOC_HEADING = re.compile(r"^(?:table of contents?|contents|index of defined terms|index)\b", re.IGNORECASE)
+#: "TABLE OF CONTENTS", "Contents": not "Contents are dubbed and subtitled ..." (a sentence)
+_TOC_HEADING = re.compile(
+    r"^(?:table of contents?|contents|index of defined terms|index)\b(?!\s+(?-i:[a-z]))", re.IGNORECASE
+)
 # a page number or separator; "12." alone is a section number printed apart from its heading
 _FURNITURE = re.compile(
     r"^(?!\d{1,3}\.$)(?:[-–—_=*.\s]{3,}|(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)\]]?(?:\s*(?:of|/)\s*\d{1,4})?\.?)$",
@@ -68,6 +71,17 @@ _PAGE_NUMBER_WITH_RUNNING_TEXT = re.compile(
     r"[^\s\d].{0,60}$",
     re.IGNORECASE,
 )
+#: "GOOSEHEAD INSURANCE AGENCY, LLC FRANCHISE AGREEMENT EXHIBIT B GUARANTEE, ...", "CONFIDENTIAL
+#: EXECUTION COPY   EXHIBIT A  LIST OF PATENTS": an exhibit heading printed behind the running
+#: title of its page, on one line; the title after it is short (a reference in capitals prose,
+#: "... LISTED IN EXHIBIT C OR YOUR PUBLIC LIBRARY FOR SOURCES ...", runs on)
+_RUN_IN_SCHEDULE = re.compile(
+    r"^(?P<running>(?:[A-Z][A-Z0-9,.&'’-]*[ \t]+){1,10})"
+    r"(?=(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT)[ \t]+(?:[A-Z]-\d{1,3}|[A-Z]|\d{1,3}(?:\.\d{1,3})?)\b"
+    r"[ \t]+[A-Z][^\n]*$)"
+)
+_RUN_IN_TITLE_WORDS = 20
+_REFERRING_CAPITALS = frozenset("IN SEE TO OF UNDER AND OR THE PER WITH BY ON AS THIS".split())
 _TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\.\d+)*\.?\s")
 #: ". . . . . . . 23": a dot leader and a page number, the mark of a contents entry even when the
 #: next entry's number ends the line ("TERM AND RENEWAL . . . . . .3 III."); several in one block
@@ -221,21 +235,43 @@ def running_lines(text: str, blocks: list[Block]) -> set[str]:
     left in a text export ("Source: ACME CORP, 10-K, 3/28/2019" on every page, "Confidential",
     "Page 3 of 12", the exhibit number "Exhibit 10.38" at the top of every page). Read as headings
     or exhibits, they file every page under themselves. Signature lines ("By: ____") repeat for a
-    reason and are kept."""
+    reason and are kept.
+
+    A longer paragraph printed again and again is a legend of the filing, not a clause ("[ * ] =
+    Certain confidential information contained in this document, marked by brackets, has been
+    omitted and filed separately ..." at the foot of every page): it would end a contents page or
+    a list where it falls. Recitals and signature paragraphs repeated by attached forms ("NOW
+    THEREFORE ...", "WHEREAS ...", "IN WITNESS WHEREOF ...") open regions and are kept."""
     counts: dict[str, int] = {}
     for block in blocks:
         stripped = text[block.start : block.end].strip()
+        short = len(stripped) <= 120 and len(stripped.split()) <= 15
         if (
             not stripped
-            or len(stripped) > 120
-            or len(stripped.split()) > 15
             or _numbered(stripped)
             or _SIGNATURE_LINE.search(stripped[:40])
+            or (
+                not short
+                and (
+                    _RECITALS_START.match(stripped)
+                    or _RECITALS_END.search(stripped[:200])
+                    or _SIGNATURE_START.match(stripped)
+                )
+            )
         ):
             continue
         key = _running_key(stripped)
         counts[key] = counts.get(key, 0) + 1
     return {key for key, count in counts.items() if count >= _RUNNING_REPEATS}
+
+
+def run_in_schedule_start(first_line: str) -> int:
+    """Where an exhibit heading printed behind its page's running title starts in ``first_line``
+    (see ``_RUN_IN_SCHEDULE``), or 0 when the line has none."""
+    m = _RUN_IN_SCHEDULE.match(first_line)
+    if m is None or m.group("running").split()[-1] in _REFERRING_CAPITALS:
+        return 0
+    return m.end("running") if len(first_line[m.end("running") :].split()) <= _RUN_IN_TITLE_WORDS else 0
 
 
 def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
@@ -251,6 +287,10 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
         body_text = stripped[md.end() :] if md else stripped
         offset = start + (md.end() if md else 0)
         label = parse_label(body_text) or parse_heading_number(body_text)
+        if label is None and not md and (cut := run_in_schedule_start(body_text.split("\n", 1)[0])):
+            offset += cut  # the running title stays in the block; the exhibit heading starts here
+            body_text = body_text[cut:]
+            label = parse_label(body_text)
         if label is not None and label.readings[0].style == "bullet" and heading_level:
             label = None
         title = ""
