@@ -721,3 +721,31 @@ def test_an_exhibit_heading_behind_the_running_title_goosehead_and_fibrogen() ->
         "INFORMATION IS AVAILABLE. CALL THE STATE ADMINISTRATORS LISTED IN EXHIBIT C OR YOUR PUBLIC LIBRARY"
     )
     assert run_in_schedule_start(prose) == 0
+
+
+def test_a_titled_section_after_a_lettered_list_when_its_predecessor_was_missed() -> None:
+    """Ambassador Eyewear: "1." is lost in the parties' lettered list, so "2. Grant of License."
+    follows "(e) NOW THEREFORE ... agree as follows." with no numbered section before it; TriZetto:
+    "2 2.  TERM" (a page number run into the heading) leaves section 2 unread, and "3.  SERVICE"
+    follows its items (a) to (f). Both titled numbers are sections, not paragraphs of the list."""
+    ambassador = (
+        "ENDORSEMENT AGREEMENT\n\nThis Agreement is made by and between:\n\n"
+        '(a) Kathy Ireland, Inc. ("KI Inc."), furnishing the services of Kathy Ireland;\n\n'
+        '(b) Diplomat Ambassador Eyewear Group ("Diplomat").\n\n'
+        "(c) NOW THEREFORE, for and in consideration of the mutual promises and conditions contained "
+        "in this Agreement, the parties hereby agree as follows.\n\n"
+        "2. Grant of License.\n\n(a) Products. KI, Inc. hereby grants to Diplomat the right to use "
+        "KI's name.\n\n(b) Territory. The license hereby granted extends worldwide.\n\n"
+        "3. Terms of Payment.\n\n(a) Rate. Diplomat agrees to pay KI, Inc. a royalty.\n"
+    )
+    tree = _tree(ambassador)
+    assert _at(tree, ambassador, "extends worldwide") == "2(b)"
+    assert _at(tree, ambassador, "agrees to pay KI") == "3(a)"
+    trizetto = PREAMBLE + (
+        "2 2.  TERM\n\n (e)   The term of this Agreement consists of the Initial Term and any "
+        "continuations.\n\n (f)   Equipment under Warranty: A Manufacturer's Warranty accompanies "
+        "most items.\n\n3.  SERVICE\n\n (a)   MMMW will provide on-call service for the Technical "
+        "Infrastructure during the term of this Agreement.\n"
+    )
+    tree = _tree(trizetto)
+    assert _at(tree, trizetto, "will provide on-call service") == "3(a)"

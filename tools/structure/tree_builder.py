@@ -283,8 +283,10 @@ class Nester:
             return score, top
         if style == "article" or (style == "decimal" and f.label is not None and f.label.keyword):
             return 2.0, container
-        if style == "decimal" and not any(fr.reading for fr in stack[1:]) and f.title:
-            return 2.0, container  # a titled top-level section whose predecessors we missed
+        if style == "decimal" and f.title and not any(fr.proto.path is not None for fr in stack[1:]):
+            # a titled top-level section whose predecessors we missed, even after a lettered
+            # list ("(e) NOW THEREFORE ... agree as follows." then "2. Grant of License.")
+            return 2.0, container
         return None
 
     def _place_decimal_path(self, reading: Reading) -> tuple[float, int] | None:
