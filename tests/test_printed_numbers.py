@@ -324,3 +324,23 @@ def test_items_in_parentheses_end_a_list_inside_the_item_before_blue_hills_and_a
         "SECTION 2. APPOINTMENT OF THE AGENT. The Company appoints the Agent.\n"
     )
     assert _above(alliance, "Each Issuer-Represented") == "1"
+
+
+def test_bracketed_headings_deltathree_and_profound() -> None:
+    """Deltathree prints "Section 2.02  [On-Line Marketing]. On-Line Marketing. ..."; Profound
+    Medical "... Purchase Orders. 7.2 [Redacted - Commercially Sensitive] ...": a bracketed heading
+    follows a section number like a capitalised one."""
+    deltathree = (
+        "Section 1.01  [Term]. Term. This Agreement lasts a year.\n\n"
+        "Section 2.01  [Calling Card]. Calling Card. PrimeCall and DeltaThree shall jointly develop a "
+        "card.\n\n"
+        "Section 2.02  [On-Line Marketing]. On-Line Marketing. Each of PrimeCall and DeltaThree agree to "
+        "place a link.\n"
+    )
+    assert _labels(deltathree) == ["1.1", "2.1", "2.2"]
+    profound = (
+        "7. CONFORMITY OF PRODUCTS 7.1 Philips warrants that the Products comply in all respects with "
+        "the applicable Purchase Orders. 7.2 [Redacted - Commercially Sensitive] 7.3 [Redacted - "
+        "Commercially Sensitive] the foregoing warranties will survive any inspection."
+    )
+    assert ("7", "2") in [c.path for c in scorer._candidates(profound)]  # numbering aside

@@ -749,3 +749,23 @@ def test_a_titled_section_after_a_lettered_list_when_its_predecessor_was_missed(
     )
     tree = _tree(trizetto)
     assert _at(tree, trizetto, "will provide on-call service") == "3(a)"
+
+
+def test_bracketed_headings_split_run_together_sections_profound_and_deltathree() -> None:
+    """Profound Medical: "... Purchase Orders. 7.2 [Redacted - Commercially Sensitive] ..." run
+    on after 7.1 is section 7.2; Deltathree: "Section 2.02  [On-Line Marketing]." run on."""
+    profound = PREAMBLE + (
+        "7. CONFORMITY OF PRODUCTS 7.1 Philips represents and warrants to Customer that all Products "
+        "comply in all respects with the terms of this Agreement and the applicable Purchase Orders. "
+        "7.2 [Redacted - Commercially Sensitive] 7.3 [Redacted - Commercially Sensitive] the foregoing "
+        "warranties will survive any inspection, delivery, acceptance, or payment by Customer.\n"
+    )
+    tree = _tree(profound)
+    assert _at(tree, profound, "the foregoing warranties").startswith("7.2")
+    deltathree = PREAMBLE + (
+        "Section 2.01  [Calling Card]. Calling Card. PrimeCall and DeltaThree shall jointly develop a "
+        "card. Section 2.02  [On-Line Marketing]. On-Line Marketing. Each of PrimeCall and DeltaThree "
+        "agree to place a link on its home page website.\n"
+    )
+    tree = _tree(deltathree)
+    assert _at(tree, deltathree, "agree to place a link").startswith("2.02")

@@ -125,7 +125,9 @@ _CAPITALS_AFTER = re.compile(
 #: "1.       mPhase may apply ...": a numbered paragraph at a line start, its text set off by a
 #: wide space, may open with a lowercase name
 _SET_OFF_TEXT = re.compile(r"(?:[ \t\u00a0]{2,}|\t)[A-Za-z]")
-_FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
+#: what follows a section number: its heading or text, capitalised, perhaps quoted or bracketed
+#: ("Section 9.11  [Governing Law]. Governing Law. This Agreement ...")
+_FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(\[]?[A-Z]")
 
 
 def _position(text: str, start: int) -> str | None:

@@ -48,7 +48,9 @@ _CANDIDATE = re.compile(
     r"(?<![\w.,$/-])(?:\d{1,3}(?:\.\d{1,3}){0,4}\.?|(?:ARTICLE|Article|SECTION|Section)\s+[\dIVXLivxl]{1,6}"
     r"(?:\.\d{1,3})*\.?)(?=\s|$)"
 )
-_FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(]?[A-Z]")
+#: a section's heading or text: capitalised, perhaps quoted or bracketed ("7.2 [Redacted -
+#: Commercially Sensitive] 7.3 ...", "Section 9.11  [Governing Law]. Governing Law. ...")
+_FOLLOWER = re.compile(r"\s+(?:[-–—:]\s*)?[\"“'‘(\[]?[A-Z]")
 #: "DEFINITIONS 3 2.0 SCOPE": a page number between a title and the next entry's number
 _CONTENTS_ENTRY = re.compile(
     r"[A-Za-z)]\s+\d{1,3}\s+(?:\d{1,3}(?:\.\d{1,3})*\.?|ARTICLE|Article|SECTION|Section|SCHEDULE|Schedule"
