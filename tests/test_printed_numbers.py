@@ -344,3 +344,11 @@ def test_bracketed_headings_deltathree_and_profound() -> None:
         "Commercially Sensitive] the foregoing warranties will survive any inspection."
     )
     assert ("7", "2") in [c.path for c in scorer._candidates(profound)]  # numbering aside
+
+
+def test_chapter_numbers_and_ids() -> None:
+    """Cheetah Mobile numbers its chapters "Chapter 3 Cooperation Term"; a tree id "Chapter 3"
+    names 3."""
+    text = "Chapter 1 Definitions\n\n1.1 Words have meanings.\n\nChapter 2 Term\n\n2.1 Two years.\n"
+    assert _labels(text) == ["Article 1", "1.1", "Article 2", "2.1"]
+    assert id_numbers("Chapter 3/3.1") == [("3",), ("3", "1")]

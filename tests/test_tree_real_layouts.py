@@ -769,3 +769,52 @@ def test_bracketed_headings_split_run_together_sections_profound_and_deltathree(
     )
     tree = _tree(deltathree)
     assert _at(tree, deltathree, "agree to place a link").startswith("2.02")
+
+
+# --- unnumbered sub-headings and chapters ---------------------------------------------------------
+
+
+def test_a_sub_heading_inside_a_numbered_section_stays_in_it_quantum_and_violin() -> None:
+    """Quantum hosting agreement: "Choice of Law" printed as a heading inside "14.0 General" keeps
+    its clause in section 14.0; Violin sponsorship agreement: the notice addresses "If to
+    Sponsor:" inside section 12 do not take "(f) Severability" out of it. A heading in capitals
+    between sections ("TERMS AND CONDITIONS") still stands on its own (tests above)."""
+    quantum = PREAMBLE + (
+        "13.0 Term\n\nThis Agreement lasts three years.\n\n"
+        "14.0 General Headings The headings of the various sections of this Agreement have been "
+        "inserted for convenience only.\n\nPage 8 of 36\n\nChoice of Law\n\n"
+        "Choice of Law This Agreement will be governed by the substantive laws of the State of New York. "
+        "Waiver of Jury Trial The parties waive any right to a jury trial.\n"
+    )
+    tree = _tree(quantum)
+    assert _at(tree, quantum, "will be governed by the substantive laws").startswith("14.0/")
+    violin = PREAMBLE + (
+        "12. Miscellaneous.\n\n(e) Notices. All notices shall be in writing and addressed as follows:   "
+        "If to Forty Niners SC:\n\n\n\nSan Francisco 49ers Attn: Legal Affairs 4949 Centennial Blvd. "
+        "Santa Clara, CA 95054\n\nIf to Sponsor:\n\n\n\nViolin Memory, Inc. Attn: Legal 685 Clyde Ave "
+        "Mountain View, CA 94043\n\n(f) Severability. Should any provision of this Agreement be "
+        "determined to be invalid, such invalidity shall not affect the validity of any other "
+        "provisions.\n\n13. Counterparts. This Agreement may be signed in counterparts.\n"
+    )
+    tree = _tree(violin)
+    assert _at(tree, violin, "such invalidity shall not affect").startswith("12")
+    assert _at(tree, violin, "may be signed in counterparts") == "13"
+
+
+def test_chapters_number_like_articles_cheetah_and_valence() -> None:
+    """Cheetah Mobile cooperation agreement ("Chapter 3 Cooperation Term" then "3.1 ...") and
+    Valence joint venture contract ("CHAPTER 2 PARTIES TO THIS CONTRACT"): a chapter is numbered
+    like an article, and its sections sit under it."""
+    cheetah = PREAMBLE + (
+        "Chapter 1 Definitions and Interpretations\n\n1.1 Definitions\n\nWords have meanings.\n\n"
+        "Chapter 3 Cooperation Term\n\n3.1 The Cooperation Term of the parties shall be two years.\n"
+    )
+    tree = _tree(cheetah)
+    node = tree.nodes[_at(tree, cheetah, "shall be two years")]
+    assert node.id.startswith("3.1") and "Chapter 3" in [a.id for a in tree.ancestors(node.id)]
+    valence = PREAMBLE + (
+        "                          CHAPTER 1 GENERAL PROVISIONS\n\nThe parties form a joint venture.\n\n"
+        "                       CHAPTER 2 PARTIES TO THIS CONTRACT\n\nThe parties are named below.\n"
+    )
+    tree = _tree(valence)
+    assert _at(tree, valence, "The parties are named below").startswith("Chapter 2")

@@ -90,7 +90,7 @@ def _article_value(token: str) -> str | None:
 
 
 _KEYWORD = re.compile(
-    r"(?:(?P<kw>ARTICLE|Article|PART|Part|SECTION|Section)\s+|(?P<short>Sec\.|§)\s*)"
+    r"(?:(?P<kw>ARTICLE|Article|PART|Part|CHAPTER|Chapter|SECTION|Section)\s+|(?P<short>Sec\.|§)\s*)"
     r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,3}|[IVXLivxl]{1,7}|[A-Za-z]{3,9})\b(?P<punct>[.:)]?)"
 )
 #: "XVII.  RIGHTS AND DUTIES OF PARTIES": an upper-case roman numeral and a dot at a line start,
@@ -163,7 +163,7 @@ def _candidates(text: str) -> list[PrintedNumber]:
             continue
         keyword = (m.group("kw") or m.group("short")).lower()
         raw = m.group("num")
-        if keyword in {"article", "part"}:
+        if keyword in {"article", "part", "chapter"}:
             value = _article_value(raw)
             if value is None or "." in raw:
                 continue

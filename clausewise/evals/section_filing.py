@@ -30,7 +30,7 @@ from clausewise.evals.printed_numbers import PrintedNumber, number_above, printe
 
 _PARAGRAPH_STEP = re.compile(r"^p\d+(?:\(|$)")
 _DECIMAL_ID = re.compile(r"^(\d{1,3}(?:\.(?:\d{1,3}|[A-Z]))*)\.?$")
-_ARTICLE_ID = re.compile(r"^(?:Article|Part)\s+(\w+)$", re.IGNORECASE)
+_ARTICLE_ID = re.compile(r"^(?:Article|Part|Chapter)\s+(\w+)$", re.IGNORECASE)
 _ROMAN_ID = re.compile(r"^[IVXL]{1,7}$")  # "XVII": a section numbered in roman numerals
 #: a contract "numbers its sections" when this many section numbers are printed in its body
 NUMBERED_CONTRACT = 3

@@ -136,7 +136,7 @@ def _strip_keyword(raw: str) -> str:
 
 
 _ARTICLE = re.compile(
-    r"^(article|part)\s+([ivxlc]+|\d+|" + "|".join(_NUMBER_WORDS) + r")\b\.?:?",
+    r"^(article|part|chapter)\s+([ivxlc]+|\d+|" + "|".join(_NUMBER_WORDS) + r")\b\.?:?",
     re.IGNORECASE,
 )
 _SECTION = re.compile(

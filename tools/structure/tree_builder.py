@@ -431,7 +431,14 @@ class Nester:
             top.own_end = f.end
             top.body_start = f.end
             return top
-        while len(self.stack) > 1:
+        numbered = [i for i, frame in enumerate(self.stack) if _numbered_section(frame.proto)]
+        sub_heading = bool(numbered) and not f.heading_level and not is_all_caps(f.text)
+        if sub_heading:
+            # "Choice of Law" inside "14.0 MISCELLANEOUS", "If to Sponsor:" or "Houston, Texas
+            # 77019" inside the notices section: a sub-heading of the numbered section it falls
+            # in (headings in capitals may group sections: "TERMS AND CONDITIONS")
+            del self.stack[numbered[-1] + 1 :]
+        while len(self.stack) > 1 and not sub_heading:
             frame = self.stack[-1]
             if frame.container and frame.proto.kind != NodeKind.HEADING:
                 break
@@ -471,6 +478,11 @@ class Nester:
             top.title = top.title or split_title(f.text, False)  # "3.2" then "Sublicenses. Subject ..."
             return top
         return top.add(_paragraph(f))
+
+
+def _numbered_section(proto: Proto) -> bool:
+    """A section with a decimal number of its own ("12", "14.0", "3.17")."""
+    return proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE} and proto.path is not None
 
 
 def _heading_only_section(proto: Proto) -> bool:
