@@ -352,3 +352,43 @@ def test_chapter_numbers_and_ids() -> None:
     text = "Chapter 1 Definitions\n\n1.1 Words have meanings.\n\nChapter 2 Term\n\n2.1 Two years.\n"
     assert _labels(text) == ["Article 1", "1.1", "Article 2", "2.1"]
     assert id_numbers("Chapter 3/3.1") == [("3",), ("3", "1")]
+
+
+#: a body section's text: a contents page is told from the body by the length of what follows
+BODY_TEXT = " ".join(
+    ["The Operator shall operate the Rail Facility with due care and in accordance with law."] * 6
+)
+
+
+def test_contents_lines_with_glued_or_trailing_page_numbers_vertex_and_immunomedics() -> None:
+    """Vertex Energy prints its contents as "ARTICLE I : DEFINITIONS1" (the page number run into
+    the title) and long lines of an article's sections each with its page (its article VIII line,
+    renumbered V here); Immunomedics the same long lines: neither is the body, so the preamble
+    after them sits under no number."""
+    vertex = (
+        "TABLE OF CONTENTS Page\n\nARTICLE I : DEFINITIONS1\n\n"
+        "ARTICLE II : ENGAGEMENT OF OPERATOR5 2.1 Engagement..    5 2.2 Independent Contractor.    5 "
+        "2.3 Owner Cooperation    5\n\nARTICLE III : TERM, RESIGNATION OR REMOVAL OF OPERATOR5 3.1 Term.    5 "
+        "3.2 Owner Default.    5 3.3 Operator Default    6\n\nARTICLE IV : DUTIES AS OPERATOR7 4.1 Duties "
+        "as Operator.    7\n\nARTICLE V : GENERAL PROVISIONS15 5.2 Notices    15 5.3 Rights    16 5.4 "
+        "Applicable Laws    16 5.5 Rules of Construction.    16 5.6 Governing Law..    17 5.7 Dispute "
+        "Resolution.    17 5.8 Limitation of Liability..    17 5.9 Entirety of Agreement, Amendments    17 "
+        "5.10 Waivers.    18 5.11 Headings.    18 5.12 Rights and Remedies.    18 5.13 Assignment    18 "
+        "5.14 Counterparts    18 5.15 No Third Party Beneficiary    18 5.16 Further Assurances.    28"
+        "\n\nOPERATION AND MAINTENANCE AGREEMENT      This OPERATIONS AND MAINTENANCE AGREEMENT dated "
+        "this 3rd day of November, 2010 is made and entered into by and between the Owner and the "
+        "Operator. Owner and Operator are referred to individually herein as a Party.\n\n"
+        "ARTICLE I : DEFINITIONS\n\nCapitalized terms have the meanings below. " + BODY_TEXT + "\n"
+    )
+    assert _above(vertex, "is made and entered into") is None
+    assert _above(vertex, "Capitalized terms") == "Article 1"
+    immunomedics = (
+        "TABLE OF CONTENTS\n\nARTICLE 1 DEFINITIONS 1\n\nARTICLE II BRAND PLAN 10 2.1 Brand Plan "
+        "Generally 10 2.2 Contents of Brand Plan 10\n\nARTICLE III PROMOTION 12 3.1 Scope 12 3.2 "
+        "Detailing Requirements 13 3.3 Sales Representatives 14\n\nARTICLE IV GOVERNANCE 17 4.1 "
+        "Authority 17 4.2 Joint Commercial Team 17 4.3 BALVERSA Sales Advisory Team 18\n\n"
+        "PROMOTION AGREEMENT This Promotion Agreement is entered into by Janssen Biotech, Inc. and "
+        "Immunomedics, Inc.\n\nARTICLE 1 DEFINITIONS\n\n1.1 Words have meanings. " + BODY_TEXT + "\n"
+    )
+    assert _above(immunomedics, "This Promotion Agreement") is None
+    assert _above(immunomedics, "Words have meanings") == "1.1"

@@ -245,8 +245,10 @@ _RUNNING_REPEATS = 3
 #: A table of contents: this many numbers in a row, each followed by at most a title.
 _CONTENTS_RUN = 4
 _CONTENTS_ENTRY_WORDS = 15
-#: "ARTICLE 15 Miscellaneous 43": an entry of a contents page, a title and its page number
-_PAGE_NUMBERED_LINE = re.compile(r"[^\n]{0,100}?[A-Za-z)][ \t.]+\d{1,3}[ \t]*(?:\n|$)")
+#: "ARTICLE 15 Miscellaneous 43": an entry of a contents page, a title and its page number, or
+#: with the page number run into a title in capitals ("ARTICLE I : DEFINITIONS1"), perhaps after
+#: its sections' entries on the same line ("... 2.3 Owner Cooperation    5")
+_PAGE_NUMBERED_LINE = re.compile(r"[^\n]{0,600}?(?:[A-Za-z)][ \t.]+|[A-Z]{2})\d{1,3}[ \t]*(?:\n|$)")
 #: The body starts at the first number followed by this many words: contents come before it.
 _BODY_WORDS = 60
 
