@@ -368,8 +368,9 @@ def test_contents_lines_with_glued_or_trailing_page_numbers_vertex_and_immunomed
     vertex = (
         "TABLE OF CONTENTS Page\n\nARTICLE I : DEFINITIONS1\n\n"
         "ARTICLE II : ENGAGEMENT OF OPERATOR5 2.1 Engagement..    5 2.2 Independent Contractor.    5 "
-        "2.3 Owner Cooperation    5\n\nARTICLE III : TERM, RESIGNATION OR REMOVAL OF OPERATOR5 3.1 Term.    5 "
-        "3.2 Owner Default.    5 3.3 Operator Default    6\n\nARTICLE IV : DUTIES AS OPERATOR7 4.1 Duties "
+        "2.3 Owner Cooperation    5\n\nARTICLE III : TERM, RESIGNATION OR REMOVAL OF OPERATOR5 3.1 "
+        "Term.    5 3.2 Owner Default.    5 3.3 Operator Default    6\n\nARTICLE IV : DUTIES AS "
+        "OPERATOR7 4.1 Duties "
         "as Operator.    7\n\nARTICLE V : GENERAL PROVISIONS15 5.2 Notices    15 5.3 Rights    16 5.4 "
         "Applicable Laws    16 5.5 Rules of Construction.    16 5.6 Governing Law..    17 5.7 Dispute "
         "Resolution.    17 5.8 Limitation of Liability..    17 5.9 Entirety of Agreement, Amendments    17 "
