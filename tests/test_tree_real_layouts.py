@@ -818,3 +818,44 @@ def test_chapters_number_like_articles_cheetah_and_valence() -> None:
     )
     tree = _tree(valence)
     assert _at(tree, valence, "The parties are named below").startswith("Chapter 2")
+
+
+def test_an_indented_heading_only_section_owns_the_text_after_it_rewalk_and_msci() -> None:
+    """ReWalk strategic alliance agreement ("  2. INVESTMENT BY YEC" indented, its text at the
+    margin) and MSCI licence ("  2.1 MS Grant." indented under "2. GRANT OF LICENSE", its text at
+    the margin): the text is the section's own, not a paragraph of what surrounds it."""
+    rewalk = PREAMBLE + (
+        "AGREEMENTS:\n\n1. SCOPE OF STRATEGIC ALLIANCE\n\nThe parties acknowledge the purpose of this "
+        "agreement.\n\n  2. INVESTMENT BY YEC\n\nAs part of the implementation and execution of this "
+        "Agreement, both parties agree to enter into a separate Share Purchase Agreement.\n\n"
+        "  3. DISTRIBUTION OF ARGO'S PRODUCTS BY YEC\n\nPursuant to the DA, and subject to its terms, "
+        "ARGO agreed to appoint YEC as the exclusive distributor.\n"
+    )
+    tree = _tree(rewalk)
+    assert _at(tree, rewalk, "separate Share Purchase Agreement") == "2"
+    assert _at(tree, rewalk, "ARGO agreed to appoint YEC") == "3"
+    msci = PREAMBLE + (
+        "2. GRANT OF LICENSE\n\n  2.1 MS Grant.\n\nMS hereby grants to MSCI a non-exclusive licence.\n\n"
+        "  2.2 MSCI Grant.\n\nMSCI hereby grants to MS a non-exclusive licence.\n"
+    )
+    tree = _tree(msci)
+    assert _at(tree, msci, "MSCI hereby grants") == "2.2"
+
+
+def test_a_page_number_on_the_line_of_a_section_heading_corio_and_trizetto() -> None:
+    """Corio ("3 2.      GRANT OF RIGHTS.", the heading's title cut into the next block) and
+    TriZetto ("2 2.  TERM"): a page number printed before a section number on one line leaves the
+    section its number."""
+    corio = PREAMBLE + (
+        "1.      DEFINITIONS.\n\nThe following terms shall have the following meanings.\n\n"
+        "                                     2\n\n3 2." + " " * 6 + "GRANT OF RIGHTS.\n\n"
+        "2.1     Hosting Software License. Commerce One grants Corio a license.\n"
+    )
+    tree = _tree(corio)
+    assert "2" in tree.nodes and tree.nodes["2.1"].parent == "2"
+    trizetto = PREAMBLE + (
+        "1. TECHNICAL INFRASTRUCTURE\n\n (a)   Maintenance refers to services.\n\n"
+        "2 2.  TERM\n\n (a)   MMMW provided Customer with an all inclusive initial term.\n"
+    )
+    tree = _tree(trizetto)
+    assert _at(tree, trizetto, "all inclusive initial term") == "2(a)"

@@ -82,6 +82,8 @@ _RUN_IN_SCHEDULE = re.compile(
 )
 _RUN_IN_TITLE_WORDS = 20
 _REFERRING_CAPITALS = frozenset("IN SEE TO OF UNDER AND OR THE PER WITH BY ON AS THIS".split())
+#: "3 2.      GRANT", "2 2.  TERM": a page number printed on the line of the next section's heading
+_PAGE_NUMBER_BEFORE_LABEL = re.compile(r"^\d{1,3}[ \t]+(?=\d{1,3}(?:\.\d{1,3})*\.(?:[ \t]+[A-Z]|$))")
 _TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\.\d+)*\.?\s")
 #: ". . . . . . . 23": a dot leader and a page number, the mark of a contents entry even when the
 #: next entry's number ends the line ("TERM AND RENEWAL . . . . . .3 III."); several in one block
@@ -287,6 +289,10 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
         body_text = stripped[md.end() :] if md else stripped
         offset = start + (md.end() if md else 0)
         label = parse_label(body_text) or parse_heading_number(body_text)
+        if label is None and not md and (page := _PAGE_NUMBER_BEFORE_LABEL.match(body_text)):
+            offset += page.end()  # "3 2.      GRANT": the page number stays in the block
+            body_text = body_text[page.end() :]
+            label = parse_label(body_text)
         if label is None and not md and (cut := run_in_schedule_start(body_text.split("\n", 1)[0])):
             offset += cut  # the running title stays in the block; the exhibit heading starts here
             body_text = body_text[cut:]

@@ -463,8 +463,12 @@ class Nester:
         return heading
 
     def _add_paragraph(self, f: BlockFacts) -> Proto:
+        # "  2. INVESTMENT BY YEC" indented on its line, then its text at the margin: the text is
+        # the section's own, however it is indented (nothing else has been printed under it)
+        keeps_heading = _heading_only_section(self.stack[-1].proto) and bool(self.stack[-1].proto.title)
         while (
-            len(self.stack) > 1
+            not keeps_heading
+            and len(self.stack) > 1
             and not self.stack[-1].container
             and (
                 self.stack[-1].proto.x0 > f.x0 + self.tolerance
