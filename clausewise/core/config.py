@@ -97,8 +97,8 @@ class ParsingSettings(Section):
 #: The version of the clause tree builder's rules. Node ids are stored in every index (passages,
 #: citations, headings), so a change to the trees the builder makes must re-ingest old contracts:
 #: the version is part of the ingest fingerprint. 2: trees of run-together text (issue 38); 3: roman
-#: section numbers, dot-leader contents lines, page numbers with a running header, untitled lists
-#: deep inside titled sections.
+#: and chapter numbers, page furniture (legends, page numbers with a running header), exhibits
+#: behind a running title, sub-headings and lists inside numbered sections.
 TREE_RULES_VERSION = 3
 
 
