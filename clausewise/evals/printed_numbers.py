@@ -345,6 +345,11 @@ class _Letters:
         return back
 
 
+def _fresh_letters() -> dict[str, _Letters]:
+    """No lettered items read yet, in any of the sequences an item label may continue."""
+    return {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
+
+
 def _item_readings(m: re.Match[str]) -> list[tuple[str, int]]:
     """The sequences an item label may continue: "C." the capitals, "(c)" the letters, "(xxxvi)"
     the roman numerals; "(v)", "(x)", "(i)" either of the last two (the numbering decides)."""
@@ -363,7 +368,7 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
     recent: list[Path] = []  # the latest numbers, innermost last
     deepest: Path | None = None  # the latest multi-level number: lists inside it never hide it
     last_article: str | None = None
-    letters = {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
+    letters = _fresh_letters()
     candidates = _without_contents(text, _candidates(text))
     taken = {c.start for c in candidates}
     items = [(m.start(), item) for m in _LETTER_ITEM.finditer(text) for item in _item_readings(m)]
@@ -382,7 +387,7 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
         if candidate.kind == "reset":
             if accepted and accepted[-1].kind != "reset":
                 accepted.append(candidate)
-            letters = {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
+            letters = _fresh_letters()
             continue
         if candidate.kind == "article":
             value = candidate.path[0]
@@ -390,7 +395,7 @@ def printed_numbers(text: str) -> list[PrintedNumber]:
                 accepted.append(candidate)
                 last_article = value
                 recent = [candidate.path]
-                letters = {"upper": _Letters(), "lower": _Letters(), "roman": _Letters()}
+                letters = _fresh_letters()
             continue
         path = candidate.path
         context = recent[-6:] + ([deepest] if deepest else [])

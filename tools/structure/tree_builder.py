@@ -703,8 +703,7 @@ class IdAssigner:
             return child.node_id  # set while building ("Cover")
         if child.kind in fixed:
             return fixed[child.kind]
-        if child.label is not None and child.label.canonical_for(child.reading):
-            canonical = child.label.canonical_for(child.reading)
+        if child.label is not None and (canonical := child.label.canonical_for(child.reading)):
             if parent.kind == NodeKind.RECITALS:
                 return canonical.strip("()")
             return canonical
