@@ -135,6 +135,10 @@ def test_the_benchmark_runs_bounded_end_to_end(bench_data, tmp_path) -> None:
         runs["celery-1"]["cells_differing_from_local"] == runs["celery-2"]["cells_differing_from_local"] == 0
     )
     assert all(peak > 100 for peak in runs["celery-2"]["worker_peak_rss_mb"])
+    # where the cores went: the workers answered the cells, so their CPU time shows it
+    assert runs["celery-2"]["cpu_seconds"]["workers"] > 0 and runs["celery-2"]["cpu_seconds"]["redis"] >= 0
+    local = runs["local"]["cpu_seconds"]
+    assert local["service_and_client"] > 0 and local["workers"] == 0
     assert results["wide"]["status"] == "done" and results["wide"]["cells"] == 3
     cells = results["cells"]
     assert cells["all"]["cells"] == 2 and cells["unsupported_cells_shown"] == 0

@@ -16,6 +16,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) a process has used, with that of its children it has reaped;
+    0.0 once it has ended. Read from /proc, so Linux only, as the benchmarks that use it are."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # after the command name: utime, stime, cutime, cstime are fields 14-17 of stat(5)
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -52,6 +63,9 @@ class RedisServer:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.process.pid) if self.process is not None else 0.0
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -105,6 +119,19 @@ class WorkerProcess:
                 continue  # the process ended meanwhile
             total_kb += int(fields.get("VmHWM", "0 kB").split()[0])
         return round(total_kb / 1024, 1)
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the worker's processes (main and pool, with pool processes it replaced)."""
+        if self.process is None:
+            return 0.0
+        total = 0.0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                if os.getpgid(int(stat.parent.name)) == self.process.pid:
+                    total += cpu_seconds(int(stat.parent.name))
+            except OSError:
+                continue  # the process ended meanwhile
+        return total
 
     def kill(self) -> None:
         """SIGKILL the worker and its pool processes, as a machine that dies would."""

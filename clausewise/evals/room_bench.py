@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import tempfile
@@ -358,6 +359,18 @@ def _same(rows: Sequence[dict[str, Any]], reference: Sequence[dict[str, Any]]) -
     return sum(1 for key in set(mine) | set(theirs) if mine.get(key) != theirs.get(key))
 
 
+def _cpu(redis: RedisServer | None, workers: Sequence[WorkerProcess]) -> dict[str, float]:
+    """CPU seconds used so far by this process (the service and the benchmark's client; the
+    models too on the local backend), by redis-server and by the workers: where the cores went
+    during a timed room, to tell whether the service and Redis crowd out the workers."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "service_and_client": own.ru_utime + own.ru_stime,
+        "redis": redis.cpu_seconds() if redis is not None else 0.0,
+        "workers": sum(worker.cpu_seconds() for worker in workers),
+    }
+
+
 def _backend(
     name: str,
     settings: Settings,
@@ -395,7 +408,9 @@ def _backend(
             _clear_stored(data_dir)
             contracts, questions = room
             progress.stage(f"{name}: {len(contracts)} contracts x {len(questions)} questions")
+            before = _cpu(redis, processes)
             figures = {"workers": workers, **ask_rooms(url, contracts, questions, limit_seconds)}
+            figures["cpu_seconds"] = {k: round(v - before[k], 1) for k, v in _cpu(redis, processes).items()}
             if wide:
                 _clear_stored(data_dir)
                 progress.stage(f"{name}: {len(wide)} contracts x 1 question")
