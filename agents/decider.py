@@ -194,7 +194,7 @@ class AnswerDecider:
                     return self._by_hypothesis(question, topic.provision, kind.hypothesis)
             elif provision is not None and provision.family == "nda" and self.ruler is not None:
                 return self._by_hypothesis(question, provision, provision.hypothesis)
-            return self._by_model(question)
+            return self._by_model(question, ask=self.settings.model_decides)
         if provision is not None and self._presence_column(provision) is not None:
             return self._value_from_clauses(question, kind, provision, match)
         return self._value_from_retrieval(question, kind)
@@ -286,13 +286,26 @@ class AnswerDecider:
                 rationale=f"the provision classifier finds no {provision.name} provision: no clause "
                 f"reaches {no_below:.2f} (the closest, {best:.2f}, is shown)",
             )
+        undecided = (
+            f"the provision classifier is not confident either way about {provision.name} "
+            f"(best clause {best:.2f}, between {no_below:.2f} and {yes_at:.2f})"
+        )
+        if self.settings.model_breaks_ties and self.model is not None:
+            by_model = self._by_model(question)
+            if by_model.verdict in ("yes", "no"):
+                return by_model.model_copy(
+                    update={
+                        "provision": provision.name,
+                        "confidence": round(best, 4),
+                        "rationale": f"{undecided}; {by_model.rationale}",
+                    }
+                )
+            undecided += f"; the model's answer did not stand ({by_model.rationale})"
         return Decision(
             **common,
             verdict="unclear",
             closest=self._cite(closest),
-            rationale=f"the provision classifier is not confident either way about {provision.name} "
-            f"(best clause {best:.2f}, between {no_below:.2f} and {yes_at:.2f}); the closest clauses are "
-            "shown",
+            rationale=f"{undecided}; the closest clauses are shown",
         )
 
     # -- NDA hypotheses ---------------------------------------------------------------------------
@@ -468,14 +481,15 @@ class AnswerDecider:
     def _closest_hits(self, question: str) -> list[VerifiedCitation]:
         return self._cite([h.span for h in self._hits(question)[: self.settings.closest]])
 
-    def _by_model(self, question: str) -> Decision:
+    def _by_model(self, question: str, ask: bool = True) -> Decision:
         """The model's verdict over the top passages, kept only when the sentence it quotes is the
         contract's, states terms (not instructions), is relevant to the question, entails the
-        model's answer, and no retrieved sentence contradicts that answer."""
+        model's answer, and no retrieved sentence contradicts that answer. ``ask`` False (the
+        model not to be asked): unclear, with the closest passages."""
         hits = self._hits(question)
         common = {"question": question, "form": "verdict", "decided_by": "model"}
         closest = self._cite([h.span for h in hits[: self.settings.closest]])
-        if self.model is None or not hits:
+        if not ask or self.model is None or not hits:
             return Decision(
                 **common, verdict="unclear", closest=closest, rationale="no decider covers this question"
             )

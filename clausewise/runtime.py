@@ -295,7 +295,7 @@ class Runtime:
             presence=Presence(head, scores) if scores is not None else None,
             ruler=self.checker(index, judge="nli"),
             scorer=self.nli(),
-            model=self.chat_model("judge") if model and settings.decision.model_decides else None,
+            model=self.chat_model("judge") if model and settings.decision.uses_model else None,
             relevant_at=settings.retrieval.rerank_threshold,
         )
 

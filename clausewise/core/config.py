@@ -522,6 +522,12 @@ class DecisionSettings(Section):
         description="Let the model decide a yes/no question no classifier covers (its verdict kept only when "
         "its quoted sentence supports it); off: such a question is unclear, with the closest clauses.",
     )
+    model_breaks_ties: bool = Field(
+        default=False,
+        description="Inside the presence classifier's band (not confident either way), ask the model, "
+        "its verdict kept only when its quoted sentence supports it (as for a question no classifier "
+        "covers); off: such a question is unclear, with the closest clauses.",
+    )
     model_passages: int = Field(
         default=5,
         ge=1,
@@ -541,6 +547,11 @@ class DecisionSettings(Section):
         description="Passages whose sentences the value reader reads for a value no known provision holds.",
     )
     closest: int = Field(default=3, ge=1, le=6, description="Closest clauses shown with an unclear answer.")
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether any question may be decided by the model."""
+        return self.model_decides or self.model_breaks_ties
 
 
 class ServiceSettings(Section):
