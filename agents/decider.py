@@ -11,7 +11,8 @@ One pipeline, an explicit ordered list of steps, each run once (:meth:`AnswerDec
    - a yes/no question about a CUAD category: the provision presence classifier over every
      clause, with its calibrated bands: "yes" above the band (grounds: the deciding clause's
      sentence most relevant to the question), "no" below it, "unclear" inside it (the closest
-     clauses shown);
+     clauses shown); with ``decision.model_breaks_ties`` the model is asked inside the band, on
+     the same terms as below;
    - an NDA topic: the hypothesis classifier's ruling, on the user's own hypothesis for a "does
      the agreement provide that ...?" question, else on the suite's wording of the topic;
    - a value of a CUAD category (the governing law, the expiry, the renewal term...): read from
