@@ -326,13 +326,15 @@ def _clear_stored(data_dir: Path) -> None:
 
 def _worker_flags(settings: Settings, data_dir: Path, redis: RedisServer, threads: int) -> list[str]:
     """The flags that make a worker decide as the server would: the data folder and Redis, the
-    ingest settings the contracts were built with, the model and whether it decides."""
+    ingest settings the contracts were built with, the model and when it decides."""
     return [
         *celery_flags(data_dir, redis.url),
         "--structure.knowledge-graph",
         "false",
         "--decision.model-decides",
         str(settings.decision.model_decides).lower(),
+        "--decision.model-breaks-ties",
+        str(settings.decision.model_breaks_ties).lower(),
         "--models.llm.embedded-model",
         settings.models.llm.embedded_model,
         "--models.llm.threads",
