@@ -95,15 +95,17 @@ def test_a_provision_no_clause_holds_is_a_no_with_the_closest_clauses(contracts,
     assert decision.closest  # what came nearest is shown, not hidden
 
 
+def _undecided(built: AnswerDecider) -> AnswerDecider:
+    """``built`` with every provision's band widened to all probabilities: never confident."""
+    head = built.presence.head
+    wide = replace(head, bands=np.tile(np.array([0.0, 1.01], dtype=np.float32), (len(head.categories), 1)))
+    built.presence = Presence(wide, built.presence.scores)
+    return built
+
+
 @pytest.mark.parametrize("contract", ["services-agreement", "mutual-nda"])
 def test_inside_the_calibrated_band_the_answer_is_unclear_not_a_guess(contracts, contract):
-    built = decider(contracts, contract)
-    head = built.presence.head
-    undecided = replace(
-        head, bands=np.tile(np.array([0.0, 1.01], dtype=np.float32), (len(head.categories), 1))
-    )
-    built.presence = Presence(undecided, built.presence.scores)
-    decision = built.decide("Is there a limitation of liability?")
+    decision = _undecided(decider(contracts, contract)).decide("Is there a limitation of liability?")
     assert decision.verdict == "unclear" and decision.grounds == [] and len(decision.closest) >= 1
     assert "not confident" in decision.rationale
 
@@ -236,14 +238,6 @@ def test_the_model_decides_what_no_classifier_covers_only_with_a_supporting_sent
     assert decision.verdict == "unclear" and "does not support" in decision.rationale
 
 
-def _undecided(built: AnswerDecider) -> AnswerDecider:
-    """``built`` with every provision's band widened to all probabilities: never confident."""
-    head = built.presence.head
-    wide = replace(head, bands=np.tile(np.array([0.0, 1.01], dtype=np.float32), (len(head.categories), 1)))
-    built.presence = Presence(wide, built.presence.scores)
-    return built
-
-
 @pytest.mark.parametrize(
     ("contract", "question", "quote"),
     [
@@ -290,9 +284,8 @@ def test_inside_the_band_the_model_breaks_the_tie_only_with_a_supporting_sentenc
     assert refused.verdict == "unclear" and refused.closest and "does not support" in refused.rationale
     # off (the default), the model is not asked inside the band
     quiet = says("yes", quote, "Yes.")
-    assert _undecided(decider(contracts, contract, model=quiet, scorer=Scorer(0.97))).decide(
-        question
-    ).verdict == ("unclear")
+    unasked = _undecided(decider(contracts, contract, model=quiet, scorer=Scorer(0.97))).decide(question)
+    assert unasked.verdict == "unclear"
     assert quiet.calls == []
 
 

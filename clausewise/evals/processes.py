@@ -105,33 +105,34 @@ class WorkerProcess:
             time.sleep(0.2)
         raise RuntimeError(f"the worker was not ready in 90 s: {self.log.read_text()[-3000:]}")
 
-    def peak_rss_mb(self) -> float:
-        """The peak resident memory of the worker's processes (main and pool), summed."""
+    def _pids(self) -> list[int]:
+        """The worker's live processes: its own process group (main and pool)."""
         if self.process is None:
-            return 0.0
-        total_kb = 0
-        for status in Path("/proc").glob("[0-9]*/status"):
+            return []
+        pids = []
+        for entry in Path("/proc").glob("[0-9]*"):
             try:
-                if os.getpgid(int(status.parent.name)) != self.process.pid:
-                    continue
-                fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+                if os.getpgid(int(entry.name)) == self.process.pid:
+                    pids.append(int(entry.name))
             except (OSError, ValueError):
                 continue  # the process ended meanwhile
+        return pids
+
+    def peak_rss_mb(self) -> float:
+        """The peak resident memory of the worker's processes (main and pool), summed."""
+        total_kb = 0
+        for pid in self._pids():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue  # the process ended meanwhile
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
             total_kb += int(fields.get("VmHWM", "0 kB").split()[0])
         return round(total_kb / 1024, 1)
 
     def cpu_seconds(self) -> float:
         """CPU time of the worker's processes (main and pool, with pool processes it replaced)."""
-        if self.process is None:
-            return 0.0
-        total = 0.0
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                if os.getpgid(int(stat.parent.name)) == self.process.pid:
-                    total += cpu_seconds(int(stat.parent.name))
-            except OSError:
-                continue  # the process ended meanwhile
-        return total
+        return sum(cpu_seconds(pid) for pid in self._pids())
 
     def kill(self) -> None:
         """SIGKILL the worker and its pool processes, as a machine that dies would."""

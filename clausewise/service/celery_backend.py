@@ -186,6 +186,14 @@ def make_celery(settings: Settings, worker_threads: int | None = None) -> Celery
     return app
 
 
+def _copy_events(raws: list[bytes], context: StoreContext) -> int:
+    """Copy a unit's events, as read from its Redis list, into its job's; returns how many."""
+    for raw in raws:
+        name, data = json.loads(raw)
+        context.event(name, data)
+    return len(raws)
+
+
 class CeleryExecutor:
     """Send a job's units to the workers and follow them to the end (server side)."""
 
@@ -252,21 +260,14 @@ class CeleryExecutor:
         finished = []
         for n, task_id in enumerate(task_ids):
             events, meta = replies[2 * n], replies[2 * n + 1]
-            for raw in events:
-                name, data = json.loads(raw)
-                context.event(name, data)
-            seen[task_id] += len(events)
+            seen[task_id] += _copy_events(events, context)
             if meta is not None and backend.decode(meta)["status"] in ("SUCCESS", "FAILURE"):
                 finished.append(task_id)
         return finished
 
     def _relay(self, task_id: str, seen: int, context: StoreContext) -> int:
         """Copy the unit's new events into the job's; returns how many were copied in all."""
-        for raw in self.client.lrange(events_key(task_id), seen, -1):
-            name, data = json.loads(raw)
-            context.event(name, data)
-            seen += 1
-        return seen
+        return seen + _copy_events(self.client.lrange(events_key(task_id), seen, -1), context)
 
     def _output(self, result: Any, unit: Unit) -> Any:
         value = result.result
