@@ -171,3 +171,22 @@ def test_a_bounded_run_stops_asking_at_its_time_limit_and_says_what_it_left(benc
     ingests.clear()
     whole = bank_bench.run(runtime, bench_data, limit=6, baseline=False)
     assert (whole["questions"], whole["unasked"]) == (6, 0)
+
+
+def test_a_quick_row_keeps_why_the_decider_left_a_question_unclear() -> None:
+    """The JSON of a quick run says which step refused a verdict, so an experiment on the deciders
+    (such as the model breaking the presence classifier's ties) can be read from its rows."""
+    from types import SimpleNamespace
+
+    from clausewise.core.results import Decision
+    from clausewise.evals import bank_bench
+
+    why = "the provision classifier is not confident either way; the model's answer did not stand"
+    decider = SimpleNamespace(
+        decide=lambda text: Decision(question=text, form="verdict", verdict="unclear", rationale=why)
+    )
+    row = bank_bench._product_quick(decider, question("yes/no", "no"))
+    assert row["outcome"] == "abstained"
+    assert row["rationale"] == why
+    undecided = bank_bench._product_quick(SimpleNamespace(decide=lambda text: None), question("yes/no", "no"))
+    assert undecided["rationale"] == ""

@@ -526,7 +526,8 @@ class DecisionSettings(Section):
         default=False,
         description="Inside the presence classifier's band (not confident either way), ask the model, "
         "its verdict kept only when its quoted sentence supports it (as for a question no classifier "
-        "covers); off: such a question is unclear, with the closest clauses.",
+        "covers); off: such a question is unclear, with the closest clauses. Off by default: on the "
+        "tune half it decided 2 of 50 such questions, both wrong (docs/decisions.md).",
     )
     model_passages: int = Field(
         default=5,

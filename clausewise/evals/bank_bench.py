@@ -171,6 +171,8 @@ def _product_quick(decider, question: BankQuestion) -> dict[str, Any]:
         "decided_by": decision.decided_by if decision else None,
         "provision": decision.provision if decision else "",
         "confidence": decision.confidence if decision else None,
+        # why it was decided so (or left unclear): the JSON says which step refused a verdict
+        "rationale": decision.rationale if decision else "",
         "outcome": grade(question, shown),
         "seconds": seconds,
         "seconds_to_answer": seconds,
