@@ -11,14 +11,16 @@ Each pass runs once, and none undoes another:
   question), and the *written* text, the writer model's summary, findings and preliminary answer;
 - **verify** checks everything shown: every quote and reference (:mod:`tools.report_checks`),
   every sentence of the written text against the sources it cites, for contradiction
-  (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`);
+  (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`), and against the
+  short answer: no written verdict other than the decided one (:mod:`tools.decision.agreement`);
 - **repair** asks the writer once to rewrite its text, naming every failure (skipped when there
   is none, or when ``interrogation.repair`` is off: the ``fast`` preset saves that call);
   composed lines are never given to the writer, so a repair cannot drop them;
 - **recheck** verifies the repaired text as **verify** did;
-- **remove** drops what still fails: a sentence that is contradicted, unsupported or quotes words
-  the contract does not have, and references to sources that do not verify. What was removed is
-  noted in the report's checks, not in its gaps (those list what the contract leaves open);
+- **remove** drops what still fails: a sentence that is contradicted, unsupported, gives another
+  verdict than the short answer or quotes words the contract does not have, and references to
+  sources that do not verify. What was removed is noted in the report's checks, not in its gaps
+  (those list what the contract leaves open);
 - **render** builds the :class:`~clausewise.core.report.Report`.
 """
 
@@ -40,6 +42,7 @@ from clausewise.core.results import Decision, Draft, Finding, Inquiry
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
 from tools.claim_check import Contradiction, contradictions
+from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.support import Support, claims_of, unsupported
 from tools.report_checks import Failures, check, evidence_findings, number_sources, prose_sentences
 
@@ -84,24 +87,25 @@ class Composition:
 
 @dataclass(frozen=True)
 class Verification:
-    """What failed the checks: citations, contradicted claims and unsupported ones."""
+    """What failed the checks: citations, contradicted claims, unsupported ones and sentences
+    giving another verdict than the short answer."""
 
     citations: Failures
     contradicted: list[Contradiction]
     unsupported: list[Support]
+    disagreeing: list[Disagreement] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.citations or self.contradicted or self.unsupported)
+        return bool(self.citations or self.contradicted or self.unsupported or self.disagreeing)
+
+    def claim_failures(self) -> list[Contradiction | Support | Disagreement]:
+        return [*self.contradicted, *self.unsupported, *self.disagreeing]
 
     def problems(self) -> list[str]:
-        return (
-            self.citations.describe()
-            + [c.describe() for c in self.contradicted]
-            + [u.describe() for u in self.unsupported]
-        )
+        return self.citations.describe() + [f.describe() for f in self.claim_failures()]
 
     def failing_claims(self) -> set[str]:
-        return {c.claim for c in self.contradicted} | {u.claim for u in self.unsupported}
+        return {f.claim for f in self.claim_failures()}
 
 
 def short_answer_of(decision: Decision, sources: Sequence[Source]) -> ShortAnswer:
@@ -258,7 +262,12 @@ class Finisher:
             )
             if u.claim not in flagged
         ]
-        return Verification(citations, contradicted, missing)
+        decided = (
+            composition.short.verdict if composition.short and composition.short.form == "verdict" else None
+        )
+        flagged |= {u.claim for u in missing}
+        disagreeing = [d for d in disagreements(texts, decided) if d.claim not in flagged]
+        return Verification(citations, contradicted, missing, disagreeing)
 
     def repair(self, composition: Composition, verification: Verification) -> Composition:
         if not verification:
@@ -314,9 +323,7 @@ class Finisher:
             }
         )
         sources = [s for s in composition.sources if s.number not in verification.citations.bad_sources]
-        removed = [c.describe() for c in verification.contradicted] + [
-            u.describe() for u in verification.unsupported
-        ]
+        removed = [f.describe() for f in verification.claim_failures()]
         removed_citations = verification.citations.describe()
         repaired = [c for c in composition.repaired_claims if c not in failing]
         checks = []

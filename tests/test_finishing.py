@@ -268,3 +268,48 @@ def test_a_summary_restating_a_yes_no_question_as_fact_must_be_supported(contrac
         draft = drafted(texts["supported"], summary=summary)
         verification = finisher.verify(finisher.compose(asked, draft, findings, findings, decision))
         assert (summary in verification.failing_claims()) is failing
+
+
+def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> None:
+    """Rule "the writer answers as decided": under a short answer of "unclear" a written "Yes" is
+    a guess beside the report's own bottom line; it is removed (repair off here), while the
+    supported finding beside it stays, and a "yes" under a decided "yes" stands."""
+    _, settings, _ = contract
+    finisher, texts, value_decision, findings = setup(contract)
+    finisher.settings = settings.interrogation.model_copy(update={"repair": False})
+    ground = value_decision.grounds[0]
+    asked = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
+    draft = Draft(
+        title="Governing law",
+        summary=texts["supported"],
+        reasoning=[texts["supported"]],
+        preliminary_answer="Yes.",
+    )
+    for verdict, kept in (("unclear", False), ("yes", True)):
+        decision = Decision(
+            question=asked.question,
+            form="verdict",
+            verdict=verdict,
+            decided_by="provision classifier",
+            grounds=[ground] if verdict == "yes" else [],
+            closest=[] if verdict == "yes" else [ground],
+            rationale="scripted",
+        )
+        report = finisher.finish(
+            asked,
+            draft,
+            findings,
+            findings,
+            decision,
+            turns_used=1,
+            stop="decided",
+            questions_asked=[],
+            contract_id="c",
+            file_name="f",
+            usage=UsageSummary([], 0, 0, 0),
+            seconds=0.0,
+        )
+        assert report.short_answer.verdict == verdict
+        assert (report.preliminary_answer == "Yes.") is kept
+        assert texts["supported"] in report.summary
+        assert any("answers yes" in r for r in report.metadata.removed_claims) is not kept
