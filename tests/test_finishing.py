@@ -186,10 +186,13 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
     assert report.metadata.checks
 
 
-def finished(finisher: Finisher, draft: Draft, findings, decision, stop: str = "decided") -> Report:
-    """The whole finishing stage on a one-turn question (decided unless ``stop`` says otherwise)."""
+def finished(
+    finisher: Finisher, draft: Draft, findings, decision, stop: str = "decided", asked: Inquiry | None = None
+) -> Report:
+    """The whole finishing stage on a one-turn question (decided unless ``stop`` says otherwise;
+    the governing-law question unless ``asked``)."""
     return finisher.finish(
-        inquiry(),
+        asked or inquiry(),
         draft,
         findings,
         findings,
@@ -295,20 +298,7 @@ def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> No
             closest=[] if verdict == "yes" else [ground],
             rationale="scripted",
         )
-        report = finisher.finish(
-            asked,
-            draft,
-            findings,
-            findings,
-            decision,
-            turns_used=1,
-            stop="decided",
-            questions_asked=[],
-            contract_id="c",
-            file_name="f",
-            usage=UsageSummary([], 0, 0, 0),
-            seconds=0.0,
-        )
+        report = finished(finisher, draft, findings, decision, asked=asked)
         assert report.short_answer.verdict == verdict
         assert (report.preliminary_answer == "Yes.") is kept
         assert texts["supported"] in report.summary
