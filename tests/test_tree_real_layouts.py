@@ -859,3 +859,68 @@ def test_a_page_number_on_the_line_of_a_section_heading_corio_and_trizetto() -> 
     )
     tree = _tree(trizetto)
     assert _at(tree, trizetto, "all inclusive initial term") == "2(a)"
+
+
+# --- numbered exhibits: a sequence of headings, not a running header ----------------------------
+
+CHEETAH_ANNEXES = (
+    "9. Governing Law\n\n9.1 This Agreement is governed by the laws of the PRC.\n\n"
+    "Party A: Beijing Kingsoft Internet Security Software Co., Ltd.\n\n"
+    "Authorized signatory: /s/ common seal\n\nTitle:\n\nDate:   14\n\n\n\n\n\n"
+    "Annex 1\n\nSearch Engine Exemption Clause\n\n"
+    "1. In addition to service clause indicated by Baidu, Baidu is not responsible for any other "
+    "accident.\n\n"
+    "2. Baidu is not responsible for the legality of link and information obtained from webpages.\n\n"
+    "   15\n\n\n\n\n\nAnnex 2\n\n1. Display Format\n\n"
+    "2. Table of Fee-charging Code and Corresponding Website   Fee-charging item   Channel   16\n\n\n\n\n\n"
+    "Annex 3\n\nBusiness Cooperation Standard of Baidu Union\n\n"
+    "In order to standardize the business cooperation of Baidu Union, it is provided as follows.\n\n"
+    "5. Breach of exclusivity clause\n\nBreach the exclusivity agreement with Baidu to engage in competing "
+    'business.\n\n   24\n\n\n\n\n\nAnnex 4\n\nRules of "Blue Sky 365" Plan\n\n'
+    "Honesty is the basis for long-standing business.\n"
+)
+VIOLIN_SCHEDULES = (
+    "20. Governing Law. This Agreement is governed by the laws of the State of California.\n\n"
+    "IN WITNESS WHEREOF, the Parties have executed this Agreement, effective as of the Effective Date.\n\n"
+    "VIOLIN MEMORY\n\nBy:  /s/ Dixon Doll Jr.\n\n Name: Dixon Doll Jr.\n\n Title:  COO/Director\n\n\n\n\n\n"
+    "SCHEDULE 1\n\nSPONSORSHIP RIGHTS\n\nDuring each Contract Year:\n\n"
+    '1. Designation. Sponsor will be permitted to use the designation of "The Official Data Storage '
+    'Provider".\n\n2. Signage. Design and installation of all signage shall be subject to approval.\n\n'
+    "(a) Branded Areas. Sponsor shall receive exclusive branding and entitlement at the Stadium.\n\n\n\n\n\n"
+    "SCHEDULE 2\n\nTeam MARKS\n\n\n\n\n\n"
+    "SCHEDULE 3\n\nSPONSOR MARKS\n\n[Please insert logo here.]\n\n\n\n\n\n"
+    "SCHEDULE 4\n\nPAYMENT TERMS\n\nSponsor shall pay the annual fee in two instalments.\n"
+)
+
+
+def test_numbered_annexes_after_the_signatures_open_annexes_cheetah() -> None:
+    """Rule "numbered exhibits are a sequence, not a header": "Annex 1" ... "Annex 4" are four
+    headings; read as one line repeated on every page, they were page furniture and every annex
+    stayed in the signature block."""
+    text = PREAMBLE + CHEETAH_ANNEXES
+    tree = _tree(text)
+    assert _at(tree, text, "Baidu is not responsible for the legality").startswith("Annex 1")
+    assert _at(tree, text, "Breach the exclusivity agreement with Baidu").startswith("Annex 3")
+    assert _at(tree, text, "Honesty is the basis").startswith("Annex 4")
+    assert _at(tree, text, "Authorized signatory").startswith("Signatures")
+
+
+def test_numbered_schedules_after_the_signatures_open_schedules_violin() -> None:
+    text = PREAMBLE + VIOLIN_SCHEDULES
+    tree = _tree(text)
+    branded = _at(tree, text, "Sponsor shall receive exclusive branding")
+    assert branded.startswith("Schedule 1") and "2" in branded.split("/", 1)[1]
+    assert _at(tree, text, "Sponsor shall pay the annual fee").startswith("Schedule 4")
+    assert _at(tree, text, "Dixon Doll Jr.").startswith("Signatures")
+
+
+def test_an_exhibit_number_on_every_page_is_still_a_running_header() -> None:
+    """The counter-example the rule keeps (made up): the filing's own exhibit number printed at the
+    top of every page is one header; numbered annexes are not, nor are page numbers one header."""
+    from tools.structure.blocks import running_lines
+
+    page = "Exhibit 10.38\n\n{n}. Term. The parties agree to clause {n}.\n\nPage {n} of 4\n\nAnnex {n}\n\n"
+    text = PREAMBLE + "".join(page.format(n=n) for n in range(1, 5))
+    running = running_lines(text, document_from_text(text, "contract.txt").blocks)
+    assert {"exhibit 10.38", "page # of #"} <= running
+    assert not any(key.startswith("annex") for key in running)

@@ -98,8 +98,9 @@ class ParsingSettings(Section):
 #: citations, headings), so a change to the trees the builder makes must re-ingest old contracts:
 #: the version is part of the ingest fingerprint. 2: trees of run-together text (issue 38); 3: roman
 #: and chapter numbers, page furniture (legends, page numbers with a running header), exhibits
-#: behind a running title, sub-headings and lists inside numbered sections.
-TREE_RULES_VERSION = 3
+#: behind a running title, sub-headings and lists inside numbered sections; 4: numbered exhibits
+#: ("Annex 1", "Annex 2") are headings, not a running header.
+TREE_RULES_VERSION = 4
 
 
 class StructureSettings(Section):

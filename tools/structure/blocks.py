@@ -223,7 +223,15 @@ _RUNNING_REPEATS = 3
 
 
 def _running_key(stripped: str) -> str:
-    return re.sub(r"\d+", "#", re.sub(r"\s+", " ", stripped.lower()))
+    """What repeats of a running line: its words, any number in it ("Page 3 of 12", "Page 4 of
+    12" are one footer). Rule "numbered exhibits are a sequence, not a header": an exhibit's
+    heading keeps its number ("Annex 1", "Annex 2", "Annex 3" are three headings, as "Exhibit A",
+    "Exhibit B" always were; "Exhibit 10.38" on every page is still one header)."""
+    squashed = re.sub(r"\s+", " ", stripped.lower())
+    label = parse_label(stripped)
+    if label is not None and label.keyword == "schedule":
+        return squashed
+    return re.sub(r"\d+", "#", squashed)
 
 
 def _numbered(stripped: str) -> bool:
