@@ -223,10 +223,11 @@ _RUNNING_REPEATS = 3
 
 
 def _running_key(stripped: str) -> str:
-    """What repeats of a running line: its words, any number in it ("Page 3 of 12", "Page 4 of
-    12" are one footer). Rule "numbered exhibits are a sequence, not a header": an exhibit's
-    heading keeps its number ("Annex 1", "Annex 2", "Annex 3" are three headings, as "Exhibit A",
-    "Exhibit B" always were; "Exhibit 10.38" on every page is still one header)."""
+    """The key under which a short line counts as printed again: its words with every number
+    masked, so "Page 3 of 12" and "Page 4 of 12" are one footer. Rule "numbered exhibits are a
+    sequence, not a header": an exhibit's heading keeps its number ("Annex 1", "Annex 2", "Annex
+    3" are three headings, as "Exhibit A", "Exhibit B" always were; "Exhibit 10.38" on every page
+    is still one header)."""
     squashed = re.sub(r"\s+", " ", stripped.lower())
     label = parse_label(stripped)
     if label is not None and label.keyword == "schedule":
