@@ -11,6 +11,7 @@ from clausewise.core.config import StructureSettings
 from clausewise.core.domain import NodeKind
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing.text import document_from_text
+from tools.structure.blocks import running_lines
 from tools.structure.tree_builder import build_tree
 
 PREAMBLE = (
@@ -917,8 +918,6 @@ def test_numbered_schedules_after_the_signatures_open_schedules_violin() -> None
 def test_an_exhibit_number_on_every_page_is_still_a_running_header() -> None:
     """The counter-example the rule keeps (made up): the filing's own exhibit number printed at the
     top of every page is one header; numbered annexes are not, nor are page numbers one header."""
-    from tools.structure.blocks import running_lines
-
     page = "Exhibit 10.38\n\n{n}. Term. The parties agree to clause {n}.\n\nPage {n} of 4\n\nAnnex {n}\n\n"
     text = PREAMBLE + "".join(page.format(n=n) for n in range(1, 5))
     running = running_lines(text, document_from_text(text, "contract.txt").blocks)

@@ -222,23 +222,18 @@ def _is_run_on_schedule_heading(label: Label, after_label: str) -> bool:
 _RUNNING_REPEATS = 3
 
 
-def _running_key(stripped: str) -> str:
-    """The key under which a short line counts as printed again: its words with every number
-    masked, so "Page 3 of 12" and "Page 4 of 12" are one footer. Rule "numbered exhibits are a
-    sequence, not a header": an exhibit's heading keeps its number ("Annex 1", "Annex 2", "Annex
-    3" are three headings, as "Exhibit A", "Exhibit B" always were; "Exhibit 10.38" on every page
-    is still one header)."""
+def _running_key(stripped: str) -> str | None:
+    """The key under which a short line counts as printed again, or None for a line with a
+    section or list number (never a running line). Its words with every number masked, so "Page 3
+    of 12" and "Page 4 of 12" are one footer; an exhibit's name may be a header ("Exhibit 10.38" at
+    the top of every page). Rule "numbered exhibits are a sequence, not a header": an exhibit's
+    heading keeps its number ("Annex 1", "Annex 2", "Annex 3" are three headings, as "Exhibit A",
+    "Exhibit B" always were; "Exhibit 10.38" on every page is still one header)."""
+    label = parse_label(stripped)
+    if label is not None and label.keyword != "schedule":
+        return None
     squashed = re.sub(r"\s+", " ", stripped.lower())
-    label = parse_label(stripped)
-    if label is not None and label.keyword == "schedule":
-        return squashed
-    return re.sub(r"\d+", "#", squashed)
-
-
-def _numbered(stripped: str) -> bool:
-    """A line with a section or list number; an exhibit's name ("Exhibit 10.38") may be a header."""
-    label = parse_label(stripped)
-    return label is not None and label.keyword != "schedule"
+    return squashed if label is not None else re.sub(r"\d+", "#", squashed)
 
 
 def running_lines(text: str, blocks: list[Block]) -> set[str]:
@@ -257,9 +252,10 @@ def running_lines(text: str, blocks: list[Block]) -> set[str]:
     for block in blocks:
         stripped = text[block.start : block.end].strip()
         short = len(stripped) <= 120 and len(stripped.split()) <= 15
+        key = _running_key(stripped)
         if (
             not stripped
-            or _numbered(stripped)
+            or key is None
             or _SIGNATURE_LINE.search(stripped[:40])
             or (
                 not short
@@ -271,7 +267,6 @@ def running_lines(text: str, blocks: list[Block]) -> set[str]:
             )
         ):
             continue
-        key = _running_key(stripped)
         counts[key] = counts.get(key, 0) + 1
     return {key for key, count in counts.items() if count >= _RUNNING_REPEATS}
 
@@ -368,7 +363,7 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 or (len(stripped) <= _CONTENTS_ENTRY_CHARS and bool(_DOT_LEADER_ENTRY.search(stripped))),
                 defined_term=defined.group(1).strip() if defined else None,
                 furniture=bool(_FURNITURE.match(stripped) or _PAGE_NUMBER_WITH_RUNNING_TEXT.match(stripped))
-                or (_running_key(stripped) in running and not _numbered(stripped)),
+                or _running_key(stripped) in running,
                 continuation=(
                     label is None
                     and not md
