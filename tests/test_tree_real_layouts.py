@@ -923,3 +923,162 @@ def test_an_exhibit_number_on_every_page_is_still_a_running_header() -> None:
     running = running_lines(text, document_from_text(text, "contract.txt").blocks)
     assert {"exhibit 10.38", "page # of #"} <= running
     assert not any(key.startswith("annex") for key in running)
+
+
+# --- a sentence cut by a page break ------------------------------------------------------------
+
+
+def test_a_sentence_cut_by_a_page_break_continues_airspan_and_nexstar() -> None:
+    """Rule "a sentence cut by a page break continues": the text after the page's furniture goes on
+    with the sentence the page cut ("... to resell the" | "Page 1" | "Airspan Products to ..."),
+    even where it opens with a capital; it was an unnumbered paragraph "1.1/p1" beside its
+    section's own text."""
+    airspan = PREAMBLE + (
+        "1.1  Distributor's appointment as a distributor of the Airspan Products grants to Distributor "
+        "only a license to resell the\n\n- ----------------------------------------\n\nPage 1\n\n"
+        "Airspan Products to Distributor's customers in the Territory, and does not transfer any right, "
+        "title, or interest in any of the Airspan Software to Distributor.\n\n1.2  Distributor's "
+        "relationship to Airspan is that of an independent contractor.\n"
+    )
+    tree = _tree(airspan)
+    assert _at(tree, airspan, "does not transfer any right").startswith("1.1")
+    assert not in_paragraph(_at(tree, airspan, "does not transfer any right"))
+    nexstar = PREAMBLE + (
+        "7. Programming. Nexstar shall provide the programming described in Schedule A.\n\n"
+        "8. Political Advertising. WYZZ shall oversee and shall take ultimate responsibility for WYZZ-TV's "
+        "compliance with the political broadcasting rules of the\n\n                                       9"
+        "\n\nFCC and Sections 312 and 315 of the Act, or any similar provision which may be enacted during "
+        "the term hereof.\n\n9. Term. This Agreement runs for two years.\n"
+    )
+    tree = _tree(nexstar)
+    assert _at(tree, nexstar, "FCC and Sections 312") == "8"
+
+
+def test_a_number_in_figures_does_not_end_a_sentence_mrs_fields_and_webhelp() -> None:
+    """ "within three (3)" then "miles of ..." on the next line: "(3)" ends no sentence, so the
+    lowercase line that follows goes on with it."""
+    fields = PREAMBLE + (
+        "17.B.    COVENANT NOT TO COMPETE. Franchisee will not hold any interest in a Competitive "
+        "Business located or          operating  within  three (3) miles of the Unit,  and  within  "
+        "three (3)          miles of any other Pretzel Time Unit;\n\n17.C.    TERM. This Agreement "
+        "runs for ten years.\n"
+    )
+    tree = _tree(fields)
+    assert _at(tree, fields, "miles of any other Pretzel Time Unit") == _at(tree, fields, "COVENANT NOT")
+    webhelp = PREAMBLE + (
+        "5. SERVICE LEVELS\n\na) For the first sixty (60) minutes of Downtime eGain will credit "
+        "Customer's account for one       (1) day of service.\n\nb) For each eight (8) hour period "
+        "of Downtime per day in addition to the       Initial Downtime, eGain will credit Customer's "
+        "account for one (1)       additional day of service.\n"
+    )
+    tree = _tree(webhelp)
+    assert _at(tree, webhelp, "additional day of service").startswith("5(b)")
+
+
+def test_short_lines_across_a_page_break_stay_apart() -> None:
+    """The counter-examples the rule keeps: a table's cells (CERES, "Mix of accessions" then a
+    cell "Miscanthus [***]") and a made-up attention line are short, so a page break between them
+    joins nothing."""
+    text = PREAMBLE + (
+        "3. PLANT MATERIALS\n\nIGER holds the accessions listed in the table below.\n\nMix of accessions"
+        "\n\n40\n\nMiscanthus  [***]\n\n4. NOTICES\n\nNotices go to the addresses below.\n\n"
+        "Attention: the chief financial officer of the\n\n41\n\nNotices take effect on receipt by the "
+        "addressee.\n"
+    )
+    tree = _tree(text)
+    assert _at(tree, text, "Mix of accessions") != _at(tree, text, "Miscanthus")
+    assert _at(tree, text, "Attention: the chief") != _at(tree, text, "Notices take effect")
+
+
+# --- labels printed on a line of their own, and lists that run on -------------------------------
+
+
+def test_a_bare_item_label_owns_the_text_after_it_innerscope_and_scansource() -> None:
+    """Rule "a bare label owns the text that follows": a PDF's label column puts "a." or "(A)" on
+    a line of its own and the item's text on the next; "a." alone was no label at all and the
+    text of "(A)" became an unnumbered paragraph "(A)/p1"."""
+    innerscope = PREAMBLE + (
+        "1.\n\nGrant of License.\n\na.\n\nSubject to the terms set forth in this agreement, Erchonia "
+        "grants Distributor the exclusive, non-transferable right and license to promote, distribute and "
+        "sell the Products.\n\nb.\n\nErchonia retains the right, in its sole discretion, to add, delete, "
+        "upgrade, or modify the Products from time to time.\n\n2.\n\nObligations of Distributor.\n\na.\n\n"
+        "Distributor shall use its best efforts to market, promote and sell the Products.\n"
+    )
+    tree = _tree(innerscope)
+    assert _at(tree, innerscope, "Erchonia grants Distributor the exclusive") == "1(a)"
+    assert _at(tree, innerscope, "Erchonia retains the right") == "1(b)"
+    assert _at(tree, innerscope, "use its best efforts") == "2(a)"
+    scansource = PREAMBLE + (
+        '1. RECITALS\n\n(A)\n\nAgreement, (as amended) ("Distribution Agreement"), which relates to Zebra '
+        "Enterprise Visibility and Mobility products and services;\n\n(B)\n\nDistributor purchases Products "
+        "from Zebra under the Distributor Agreement;\n\n(C)\n\nZebra has recently completed the acquisition "
+        "of Xplore.\n"
+    )
+    tree = _tree(scansource)
+    assert _at(tree, scansource, "which relates to Zebra") == "1(A)"
+    assert _at(tree, scansource, "Distributor purchases Products") == "1(B)"
+
+
+def test_a_first_item_run_on_after_its_heading_reeds_and_scansource() -> None:
+    """Rule "a list's first item may run on after its heading": "6. Intellectual Property. (a)
+    Ownership ..." with "(b) Work Product ..." on a line of its own. Left in the section's text,
+    "(a)" was text and "(b)" an unnumbered paragraph; the block is now cut at "(a)"."""
+    reeds = PREAMBLE + (
+        "6. Intellectual Property. (a) Ownership of Intellectual Property. Reed's acknowledges that all "
+        "rights of ownership of Company's Intellectual Property shall belong exclusively to Company. 3\n\n"
+        "Source: REED'S, INC., 10-Q, 11/13/2019\n\n\n\n(b) Work Product. Company acknowledges and agrees "
+        "that all Intellectual Property created by Company in connection with the Products shall be owned "
+        "by Reed's. 4\n\nSource: REED'S, INC., 10-Q, 11/13/2019\n\n7. Term. This Agreement runs for two "
+        "years. 5\n\nSource: REED'S, INC., 10-Q, 11/13/2019\n"
+    )
+    tree = _tree(reeds)
+    assert _at(tree, reeds, "rights of ownership of Company").startswith("6(a)")
+    assert _at(tree, reeds, "created by Company in connection").startswith("6(b)")
+    scansource = PREAMBLE + (
+        "25.0 INSURANCE (a) Each party shall be responsible for maintaining Worker's Compensation "
+        "insurance in the statutory amounts required by the applicable state laws.\n\n(b) Each party shall "
+        "maintain Commercial General Liability insurance with bodily injury and property damage limits.\n\n"
+        "26.0 NOTICES. Notices shall be in writing.\n"
+    )
+    tree = _tree(scansource)
+    assert _at(tree, scansource, "Worker's Compensation").startswith("25.0(a)")
+    assert _at(tree, scansource, "Commercial General Liability").startswith("25.0(b)")
+
+
+def test_a_reference_or_a_lone_item_is_not_cut() -> None:
+    """The counter-examples (made up): "(a)" after a referring word is a citation, and a run-in
+    "(a)" with no "(b)" on a line of its own after it stays in its section's text."""
+    text = PREAMBLE + (
+        "4. Payment. Fees are due as set out in Section 2 (a) Payment Schedule attached.\n\n(b) Late fees "
+        "accrue monthly.\n\n5. Audit. (a) Records. Each party keeps records for three years.\n\n"
+        "6. Term. This Agreement runs for two years.\n"
+    )
+    tree = _tree(text)
+    assert _at(tree, text, "Fees are due as set out").startswith("4")
+    assert not _at(tree, text, "Fees are due as set out").startswith("4(a)")
+    assert _at(tree, text, "Each party keeps records").startswith("5")
+    assert "(a)" not in _at(tree, text, "Each party keeps records")
+
+
+def test_a_list_resumes_after_a_paragraph_that_interrupts_it_goldresource_and_stamps() -> None:
+    """Rule "a list resumes after a paragraph that interrupts it": "(a) ..." then a paragraph at the
+    margin, then "(b)": the paragraph closed the list, and "(b)" had no sibling to follow."""
+    gold = PREAMBLE + (
+        "6.1 Joint Venture\n\n  (a) If the Company decides to seek a joint venture partner, the Company "
+        "shall immediately provide notice to HOC.\n\nNotwithstanding the foregoing, nothing in this "
+        "Section 6.1 shall prevent the Company from negotiating with third parties.\n\n  (b) If HOC, "
+        "acting reasonably, determines that the notice contains insufficient information, HOC may ask "
+        "for more.\n\n6.2 Joint Venture Proposal\n\nHOC may propose a joint venture.\n"
+    )
+    tree = _tree(gold)
+    assert _at(tree, gold, "HOC, acting reasonably").startswith("6.1(b)")
+    stamps = PREAMBLE + (
+        "7.   Services.\n\n     The Company shall provide the Service to each MBE Center.\n\n"
+        "8.   Payments; Taxes.\n\n     (a) Basic Fee. In consideration for the Service, the Company shall "
+        "be entitled to receive a fee for each package shipped by the U.S. Postal\n\n     -9-\n\n"
+        "Service), the Company shall be entitled to receive the Basic Fee.\n\n     (b) Bounty Fee. In "
+        "further consideration for the Service, MBE shall pay a bounty.\n\n9.   Term.\n\n     This "
+        "Agreement runs for two years.\n"
+    )
+    tree = _tree(stamps)
+    assert _at(tree, stamps, "MBE shall pay a bounty").startswith("8(b)")

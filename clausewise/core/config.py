@@ -99,8 +99,9 @@ class ParsingSettings(Section):
 #: the version is part of the ingest fingerprint. 2: trees of run-together text (issue 38); 3: roman
 #: and chapter numbers, page furniture (legends, page numbers with a running header), exhibits
 #: behind a running title, sub-headings and lists inside numbered sections; 4: numbered exhibits
-#: ("Annex 1", "Annex 2") are headings, not a running header.
-TREE_RULES_VERSION = 4
+#: ("Annex 1", "Annex 2") are headings, not a running header; 5: sentences cut by a page break,
+#: bare item labels, a first item run on after its heading, lists resuming after a paragraph.
+TREE_RULES_VERSION = 5
 
 
 class StructureSettings(Section):

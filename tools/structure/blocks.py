@@ -91,7 +91,14 @@ _TOC_LABELS = re.compile(r"\b(?:Section|SECTION|Article|ARTICLE)\s+[\dIVXL]+(?:\
 _DOT_LEADER_ENTRY = re.compile(r"(?:\.[ \t]?){4,}[ \t]*(?:\d{1,3}|[ivxlc]{1,6})\b", re.IGNORECASE)
 _FLATTENED_CONTENTS_ENTRIES = 3
 _CONTENTS_ENTRY_CHARS = 200
-_ENDS_OPEN = re.compile(r"[^.:;?!\"”’)\]]$")
+_ENDS_OPEN = re.compile(r"[^.:;?!\"”’)\]]$|\(\d{1,3}\)$")
+#: "... grants Distributor only a license to resell the": a word or comma no sentence ends on, or a
+#: number spelled out in figures ("three (3)"), at the end of a sentence of some length (a table's
+#: cells, "Mix of accessions" then "329", are short): what a paragraph cut by a page break ends with
+_ENDS_MID_SENTENCE = re.compile(r"(?:\b[a-z][a-z’'-]*|,|\(\d{1,3}\))$")
+_CUT_SENTENCE_WORDS = 12
+#: the rest of a cut sentence starts with a word, a quotation or a parenthesis, not a figure
+_RESUMES_SENTENCE = re.compile(r"^[\"“(]?[A-Za-z]")
 _TOC_ENTRY_END = re.compile(
     r"(?:\.{3,}\s*|\s)(?:\d{1,3}|[ivxlc]{1,6})$|\s\d+(?:\.\d+)*(?:\([a-z0-9]{1,4}\))*$",
     re.IGNORECASE,
@@ -284,6 +291,8 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
     facts: list[BlockFacts] = []
     running = running_lines(text, blocks)
     previous_text = ""
+    previous_page = blocks[0].page if blocks else 1
+    page_break = False  # furniture or a new page since the last paragraph
     for index, block in enumerate(blocks):
         raw = text[block.start : block.end]
         stripped = raw.strip()
@@ -367,11 +376,22 @@ def analyze_blocks(text: str, blocks: list[Block]) -> list[BlockFacts]:
                 continuation=(
                     label is None
                     and not md
-                    and stripped[:1].islower()
-                    and bool(_ENDS_OPEN.search(previous_text))
+                    and (
+                        (stripped[:1].islower() and bool(_ENDS_OPEN.search(previous_text)))
+                        or (
+                            (page_break or block.page != previous_page)
+                            and not heading
+                            and bool(_RESUMES_SENTENCE.match(stripped))
+                            and bool(_ENDS_MID_SENTENCE.search(previous_text))
+                            and len(previous_text.split()) >= _CUT_SENTENCE_WORDS
+                        )
+                    )
                 ),
             )
         )
-        if not facts[-1].furniture:
-            previous_text = stripped
+        if facts[-1].furniture:
+            page_break = True
+        else:
+            previous_text, page_break = stripped, False
+        previous_page = block.page
     return facts

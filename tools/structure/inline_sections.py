@@ -21,6 +21,10 @@ A number inside a block starts a section only when all of these hold (rule
 - it continues the document's numbering (:func:`continues`): the next number at some level
   (10.4 then 10.5 or 11), a first sub-number (10 then 10.1), or a restart at 1. A "2.2" amid
   section 10 is a cross-reference printed at a sentence start, not a heading.
+
+The same step cuts a section's block where its first list item runs on after its heading ("13.
+Miscellaneous. (a) Notices. ...") when the list's second item starts a later block
+(:func:`run_in_first_item`).
 """
 
 from __future__ import annotations
@@ -144,24 +148,78 @@ def inline_starts(text: str, block: Block, context: list[tuple[int, ...]]) -> li
     return starts
 
 
-def split_inline_sections(text: str, blocks: list[Block]) -> list[Block]:
-    """The blocks, each cut where a numbered section begins inside it (see module doc)."""
-    context: list[tuple[int, ...]] = []
-    result: list[Block] = []
-    for block in blocks:
-        cuts = inline_starts(text, block, context)
-        if not cuts:
-            result.append(block)
+#: "13. Miscellaneous. (a) Notices. ...": a first list item run on after its section's label, heading
+#: or lead-in, with a capitalised or quoted word after it
+_FIRST_ITEM = re.compile(r"(?<=\s)(?:\((?:a|A|i|1)\)|(?:a|A|i)[.)])\s+(?=[\"“(]?[A-Z])")
+#: how many blocks (an item's further paragraphs, page furniture) may come before the second item
+_SECOND_ITEM_REACH = 30
+
+
+def _first_and_second(first: Label, second: Label) -> bool:
+    """ "(a)" then "(b)", "i." then "ii.": the second label continues the first's list."""
+    return any(
+        one.style == two.style and one.path == (1,) and two.path == (2,)
+        for one in first.readings
+        for two in second.readings
+    )
+
+
+def run_in_first_item(text: str, block: Block, following: list[Block]) -> int | None:
+    """Where a section's first list item starts inside the section's own block, or None.
+
+    Rule "a list's first item may run on after its heading": "13. Miscellaneous Provisions. (a)
+    Notices. ..." then "(b) Entire Agreement. ..." on a line of its own. Left in the section's
+    block, "(a)" is text and "(b)" has no sibling to follow, so every later item fell into an
+    unnumbered paragraph. The block is cut at "(a)" only when it opens with a section number, the
+    item follows a sentence end or the heading (not a referring word: "Section 2 (a)"), and the
+    next labelled block is the list's second item."""
+    block_text = text[block.start : block.end]
+    first = parse_label(block_text.lstrip())
+    if first is None or _path(first) is None:
+        return None
+    body_offset = len(block_text) - len(block_text.lstrip()) + first.end
+    m = _FIRST_ITEM.search(block_text, body_offset)
+    if m is None:
+        return None
+    before = block_text[max(0, m.start() - 40) : m.start()]
+    heading_run = len(block_text[body_offset : m.start()].split()) <= _HEADING_WORDS
+    if _REFERRING_WORD.search(before) or not (_SENTENCE_END.search(before) or heading_run):
+        return None
+    item = parse_label(block_text[m.start() :])
+    if item is None:
+        return None
+    for later in following[:_SECOND_ITEM_REACH]:
+        label = parse_label(text[later.start : later.end].lstrip())
+        if label is not None and label.readings[0].style != "bullet":  # "- 9 -" is a page number
+            return block.start + m.start() if _first_and_second(item, label) else None
+    return None
+
+
+def _cut(block: Block, text: str, cuts: list[int]) -> list[Block]:
+    bounds = [block.start, *cuts, block.end]
+    pieces: list[Block] = []
+    for index in range(len(bounds) - 1):
+        start, end = bounds[index], bounds[index + 1]
+        end = start + len(text[start:end].rstrip())
+        if end <= start:
             continue
-        bounds = [block.start, *cuts, block.end]
-        for index in range(len(bounds) - 1):
-            start, end = bounds[index], bounds[index + 1]
-            end = start + len(text[start:end].rstrip())
-            if end <= start:
-                continue
-            result.append(
-                block.model_copy(
-                    update={"start": start, "end": end, "gap_before": block.gap_before if index == 0 else 0.0}
-                )
+        pieces.append(
+            block.model_copy(
+                update={"start": start, "end": end, "gap_before": block.gap_before if index == 0 else 0.0}
             )
+        )
+    return pieces
+
+
+def split_inline_sections(text: str, blocks: list[Block]) -> list[Block]:
+    """The blocks, each cut where a numbered section begins inside it (see module doc), and where
+    a section's first list item runs on after its heading (:func:`run_in_first_item`)."""
+    context: list[tuple[int, ...]] = []
+    sections: list[Block] = []
+    for block in blocks:
+        sections.extend(_cut(block, text, inline_starts(text, block, context)))
+    result: list[Block] = []
+    for index, block in enumerate(sections):
+        item = run_in_first_item(text, block, sections[index + 1 :])
+        result.extend(_cut(block, text, [item]) if item is not None else [block])
     return result

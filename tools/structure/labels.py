@@ -149,7 +149,7 @@ _SCHEDULE = re.compile(
 # 1.  1.1  1.1.1  1.1.  2.A.  10)   (decimal paths must be followed by whitespace)
 _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,4})(\.[A-Z])?(\.|\))?(?=\s|$)")
 _PAREN = re.compile(r"^\(([a-zA-Z]{1,2}|[ivxlcIVXLC]{1,6}|\d{1,3})\)")
-_LETTER = re.compile(r"^([a-zA-Z]{1,2}|[ivxlcIVXLC]{1,6})([.)])(?=\s)")
+_LETTER = re.compile(r"^([a-zA-Z]{1,2}|[ivxlcIVXLC]{1,6})([.)])(?=\s|$)")
 _BULLET = re.compile(r"^([\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219\u00b7*\u2013\u2014-]|o)(?=\s)")
 
 

@@ -268,6 +268,8 @@ class Nester:
             if f.x0 - stack[j].proto.x0 > self.tolerance:
                 sibling_score -= 1.0  # clearly deeper than the would-be sibling
             return sibling_score, j - 1
+        if (resumed := self._resumes_list(reading)) is not None:
+            return resumed
         if style == "decimal" and (major := self._next_major(reading)) is not None:
             return major
         container = self._container_index()
@@ -318,6 +320,24 @@ class Nester:
         if decimal_frames:
             return None  # "2.4" amid section 8: a wrapped cross-reference, not a heading
         return 1.0, self._container_index()
+
+    def _resumes_list(self, reading: Reading) -> tuple[float, int] | None:
+        """Rule "a list resumes after a paragraph that interrupts it": "(a) If the Company ...",
+        then "Notwithstanding the foregoing, ..." at the margin (which closed the list), then "(b)".
+        The top node's last labelled child is "(a)" and only unlabelled paragraphs follow it: "(b)"
+        is its sibling, not an unnumbered paragraph."""
+        if reading.style in {"decimal", "article", "bullet"}:
+            return None
+        top = len(self.stack) - 1
+        children = self.stack[top].proto.children
+        labelled = [i for i, child in enumerate(children) if child.reading is not None]
+        if not labelled or labelled[-1] == len(children) - 1:
+            return None  # no list, or nothing interrupts it (its own frame would be on the stack)
+        last = children[labelled[-1]].reading
+        assert last is not None
+        if last.style == reading.style and last.value + 1 == reading.value:
+            return 4.0, top
+        return None
 
     def _next_major(self, reading: Reading) -> tuple[float, int] | None:
         """ "6." right after "5.3": the next top-level section even though "5." was never seen."""
@@ -495,7 +515,7 @@ def _heading_only_section(proto: Proto) -> bool:
     under it yet: the paragraph that follows is the section's own text, the clause a lawyer cites
     as "Section 10", not an unnumbered paragraph "10/p1" beside it."""
     return (
-        proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE}
+        proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE, NodeKind.LIST_ITEM}
         and proto.label is not None
         and not proto.children
         and proto.body_start >= proto.own_end
