@@ -13,14 +13,16 @@ Each pass runs once, and none undoes another:
   every sentence of the written text against the sources it cites, for contradiction
   (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`), and against the
   short answer: no written verdict other than the decided one (:mod:`tools.decision.agreement`);
+  the writer's gaps, which say what the contract leaves open and so cite nothing, must not be
+  contradicted by any source nor give another verdict;
 - **repair** asks the writer once to rewrite its text, naming every failure (skipped when there
   is none, or when ``interrogation.repair`` is off: the ``fast`` preset saves that call);
   composed lines are never given to the writer, so a repair cannot drop them;
 - **recheck** verifies the repaired text as **verify** did;
 - **remove** drops what still fails: a sentence that is contradicted, unsupported, gives another
   verdict than the short answer or quotes words the contract does not have, and references to
-  sources that do not verify. What was removed is noted in the report's checks, not in its gaps
-  (those list what the contract leaves open);
+  sources that do not verify, and a gap that fails. What was removed is noted in the report's
+  checks, not in its gaps (those list what the contract leaves open);
 - **render** builds the :class:`~clausewise.core.report.Report`.
 """
 
@@ -94,6 +96,9 @@ class Verification:
     contradicted: list[Contradiction]
     unsupported: list[Support]
     disagreeing: list[Disagreement] = field(default_factory=list)
+    #: sentences of the writer's gaps that a source contradicts or that give another verdict:
+    #: removed, never sent to the repair (a gap is not the writer's answer to rewrite)
+    failed_gaps: list[Contradiction | Disagreement] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.citations or self.contradicted or self.unsupported or self.disagreeing)
@@ -254,6 +259,7 @@ class Finisher:
         contradicted = contradictions(
             texts, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
         )
+        gaps = composition.draft.gaps
         flagged = {c.claim for c in contradicted}
         missing = [
             u
@@ -267,7 +273,14 @@ class Finisher:
         )
         flagged |= {u.claim for u in missing}
         disagreeing = [d for d in disagreements(texts, decided) if d.claim not in flagged]
-        return Verification(citations, contradicted, missing, disagreeing)
+        gap_contradicted = contradictions(
+            gaps, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
+        )
+        failed_gaps: list[Contradiction | Disagreement] = [*gap_contradicted]
+        failed_gaps += [
+            d for d in disagreements(gaps, decided) if d.claim not in {c.claim for c in gap_contradicted}
+        ]
+        return Verification(citations, contradicted, missing, disagreeing, failed_gaps)
 
     def repair(self, composition: Composition, verification: Verification) -> Composition:
         if not verification:
@@ -322,8 +335,17 @@ class Finisher:
                 "preliminary_answer": clean(draft.preliminary_answer),
             }
         )
+        failed_gaps = {f.claim for f in verification.failed_gaps}
+        gaps = [
+            g
+            for g in (
+                " ".join(s for s in prose_sentences(gap) if s.strip() not in failed_gaps)
+                for gap in composition.gaps
+            )
+            if g.strip()
+        ]
         sources = [s for s in composition.sources if s.number not in verification.citations.bad_sources]
-        removed = [f.describe() for f in verification.claim_failures()]
+        removed = [f.describe() for f in [*verification.claim_failures(), *verification.failed_gaps]]
         removed_citations = verification.citations.describe()
         repaired = [c for c in composition.repaired_claims if c not in failing]
         checks = []
@@ -337,6 +359,7 @@ class Finisher:
         return replace(
             composition,
             draft=cleaned,
+            gaps=gaps,
             sources=sources,
             checks=checks,
             removed_claims=removed,

@@ -303,3 +303,33 @@ def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> No
         assert (report.preliminary_answer == "Yes.") is kept
         assert texts["supported"] in report.summary
         assert any("answers yes" in r for r in report.metadata.removed_claims) is not kept
+
+
+def test_a_gap_a_source_contradicts_or_that_answers_otherwise_is_removed(contract) -> None:
+    """Rule "a gap is checked as the writer's text": a gap says what the contract leaves open and
+    cites nothing, so it cannot be supported, but it must not be contradicted by a source (the
+    contract states the value it says is missing) nor give a verdict the short answer does not.
+    Found hand-grading full reports: a gap said the contract gave no information on a point its
+    own source stated."""
+    _, settings, _ = contract
+    finisher, texts, value_decision, findings = setup(contract)
+    finisher.settings = settings.interrogation.model_copy(update={"repair": False})
+    left_open = "Whether courts elsewhere may grant injunctions."
+    contradicted = "The agreement does not say whether the obligations last longer than two years."
+    draft = drafted(texts["supported"]).model_copy(update={"gaps": [left_open, contradicted]})
+    report = finished(finisher, draft, findings, value_decision)
+    assert left_open in report.gaps and contradicted not in report.gaps
+    assert any("two years" in r for r in report.metadata.removed_claims)
+    asked = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
+    unclear = Decision(
+        question=asked.question,
+        form="verdict",
+        verdict="unclear",
+        decided_by="provision classifier",
+        closest=value_decision.grounds,
+        rationale="scripted",
+    )
+    verdict_gap = "Yes, the agreement is silent on nothing that matters here."
+    draft = drafted(texts["supported"]).model_copy(update={"gaps": [left_open, verdict_gap]})
+    report = finished(finisher, draft, findings, unclear, asked=asked)
+    assert report.gaps == [left_open]
