@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from clausewise.cli.evals import code_state
 from clausewise.cli.main import run
 from clausewise.core.config import Settings
 from clausewise.evals.data import GoldDocument
@@ -73,3 +75,26 @@ def test_eval_ingest_command_writes_json(bench_data: Path, tmp_path: Path, tesse
     # the code measured is the code at the start; the file is replaced whole, never half-written
     assert {"commit", "uncommitted_changes", "started", "when"} <= set(results["environment"])
     assert not list(tmp_path.glob(".*.partial"))
+
+
+def test_a_benchmark_sees_uncommitted_code_anywhere_in_the_checkout(tmp_path) -> None:
+    """The code state a benchmark records: a change to a module outside the folder git is run
+    from must count (pathspecs are relative to git's working folder; a run at an edited tree was
+    once recorded as clean)."""
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "tools" / "rules.py").write_text("RULES = 1\n", encoding="utf-8")
+    (tmp_path / "notes.md").write_text("notes\n", encoding="utf-8")
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    assert code_state(tmp_path / "cli")["uncommitted_changes"] is False
+    (tmp_path / "notes.md").write_text("more notes\n", encoding="utf-8")
+    assert code_state(tmp_path / "cli")["uncommitted_changes"] is False  # not code
+    (tmp_path / "tools" / "rules.py").write_text("RULES = 2\n", encoding="utf-8")
+    state = code_state(tmp_path / "cli")
+    assert state["uncommitted_changes"] is True and state["commit"]

@@ -44,12 +44,13 @@ def _benchmark(
     return Runtime(settings, evaluation=True), require(Path(data or user_settings.paths.bench_data))
 
 
-def _git(*args: str) -> str | None:
-    """A git query about the checkout this code runs from; None outside a git checkout."""
+def _git(*args: str, where: Path | None = None) -> str | None:
+    """A git query about the checkout this code runs from (or ``where``); None outside a git
+    checkout."""
     try:
         done = subprocess.run(
             ["git", *args],
-            cwd=Path(__file__).resolve().parent,
+            cwd=where or Path(__file__).resolve().parent,
             capture_output=True,
             text=True,
             check=False,
@@ -60,11 +61,14 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def _code_state() -> dict[str, Any]:
-    """The commit the code runs from and whether its code (Python, prompts, settings) differs from it."""
+def code_state(where: Path | None = None) -> dict[str, Any]:
+    """The commit the code runs from and whether its code (Python, prompts, settings) differs from
+    it, anywhere in the checkout: git reads pathspecs relative to its working folder (this one),
+    so they are anchored at the top."""
+    code = (":(top,glob)**/*.py", ":(top)prompts", ":(top,glob)**/*.toml")
     return {
-        "commit": _git("rev-parse", "--short", "HEAD") or None,
-        "uncommitted_changes": bool(_git("diff", "HEAD", "--stat", "--", "*.py", "prompts", "*.toml")),
+        "commit": _git("rev-parse", "--short", "HEAD", where=where) or None,
+        "uncommitted_changes": bool(_git("diff", "HEAD", "--stat", "--", *code, where=where)),
     }
 
 
@@ -75,7 +79,7 @@ _STARTED = "clausewise.eval.started"
 def _started(ctx: typer.Context) -> None:
     """Note the code a benchmark measures when it starts: a run takes hours, and a commit landed
     meanwhile (modules are imported once, at the start) is not the code that produced its figures."""
-    ctx.meta[_STARTED] = {**_code_state(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    ctx.meta[_STARTED] = {**code_state(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 
 def _environment(started: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +90,7 @@ def _environment(started: dict[str, Any]) -> dict[str, Any]:
         "python": platform.python_version(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    at_end = _code_state()
+    at_end = code_state()
     if started and at_end != {k: started.get(k) for k in at_end}:
         environment["code_at_end"] = at_end
     return environment
@@ -94,7 +98,7 @@ def _environment(started: dict[str, Any]) -> dict[str, Any]:
 
 def write_results(ctx: typer.Context, results: dict[str, Any], out: Path) -> None:
     """Write a benchmark's results with the environment it ran in (the commit read at the start)."""
-    results["environment"] = _environment(ctx.meta.get(_STARTED) or _code_state())
+    results["environment"] = _environment(ctx.meta.get(_STARTED) or code_state())
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(json.dumps(results, indent=2), encoding="utf-8")
