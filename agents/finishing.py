@@ -259,7 +259,6 @@ class Finisher:
         contradicted = contradictions(
             texts, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
         )
-        gaps = composition.draft.gaps
         flagged = {c.claim for c in contradicted}
         missing = [
             u
@@ -273,6 +272,7 @@ class Finisher:
         )
         flagged |= {u.claim for u in missing}
         disagreeing = [d for d in disagreements(texts, decided) if d.claim not in flagged]
+        gaps = composition.draft.gaps  # the writer's; the composed "not answered yet" lines are not
         gap_contradicted = contradictions(
             gaps, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
         )

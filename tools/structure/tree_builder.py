@@ -513,7 +513,9 @@ def _heading_only_section(proto: Proto) -> bool:
     """A numbered section printed as a heading on a line of its own ("10. GOVERNING LAW",
     "Section 4.4. Grant of License", or a PDF's bare "3.2" in its number column), with nothing
     under it yet: the paragraph that follows is the section's own text, the clause a lawyer cites
-    as "Section 10", not an unnumbered paragraph "10/p1" beside it."""
+    as "Section 10", not an unnumbered paragraph "10/p1" beside it. Rule "a bare label owns the
+    text after it" extends this to list items: a PDF's label column prints "a." or "(A)" alone on
+    its line, and the item's text follows ("1(a)", not "1(a)/p1")."""
     return (
         proto.kind in {NodeKind.SECTION, NodeKind.CLAUSE, NodeKind.LIST_ITEM}
         and proto.label is not None
