@@ -271,14 +271,17 @@ class Finisher:
             composition.short.verdict if composition.short and composition.short.form == "verdict" else None
         )
         flagged |= {u.claim for u in missing}
-        disagreeing = [d for d in disagreements(texts, decided) if d.claim not in flagged]
+        question = composition.inquiry.question
+        disagreeing = [d for d in disagreements(texts, decided, question) if d.claim not in flagged]
         gaps = composition.draft.gaps  # the writer's; the composed "not answered yet" lines are not
         gap_contradicted = contradictions(
             gaps, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
         )
         failed_gaps: list[Contradiction | Disagreement] = [*gap_contradicted]
         failed_gaps += [
-            d for d in disagreements(gaps, decided) if d.claim not in {c.claim for c in gap_contradicted}
+            d
+            for d in disagreements(gaps, decided, question)
+            if d.claim not in {c.claim for c in gap_contradicted}
         ]
         return Verification(citations, contradicted, missing, disagreeing, failed_gaps)
 

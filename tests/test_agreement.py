@@ -38,3 +38,35 @@ def test_a_verdict_the_decision_does_not_give_is_a_disagreement() -> None:
         "short answer decided from the contract is unclear"
         in disagreements(["Yes."], "unclear")[0].describe()
     )
+
+
+NDA_QUESTION = (
+    "Does the agreement provide that the Receiving Party shall not use Confidential Information for "
+    "any purpose other than the Purpose?"
+)
+NDA_ABSENT = (
+    "The agreement does not explicitly state that the Receiving Party shall not use Confidential "
+    "Information for any purpose other than the Purpose."
+)
+SERVICES_QUESTION = "May the Supplier subcontract any part of the Services without the Customer's consent?"
+SERVICES_ABSENT = (
+    "The contract does not specify whether the Supplier may subcontract the Services without consent."
+)
+
+
+def test_not_addressed_and_the_question_restated_as_absent_answer_no() -> None:
+    """The writer's "no" without the word: the bare "not addressed", or the question restated as
+    absent from the contract (seen hand-grading a report whose short answer was "Yes [1]" from the
+    clause that says it, under a summary saying the agreement "does not explicitly state" it). An
+    absence statement about something else than the question is no verdict."""
+    assert written_verdict(NDA_ABSENT, NDA_QUESTION) == "not addressed"
+    assert written_verdict(SERVICES_ABSENT, SERVICES_QUESTION) == "not addressed"
+    assert written_verdict("not addressed") == written_verdict("Not addressed.") == "not addressed"
+    elsewhere = "The agreement does not state the notice period for terminating the Services."
+    assert written_verdict(elsewhere, SERVICES_QUESTION) is None
+    assert written_verdict(NDA_ABSENT) is None  # without the question, no absence is read
+    nda = [NDA_ABSENT, "not addressed", "The obligations survive for three (3) years [1]."]
+    assert [d.claim for d in disagreements(nda, "yes", NDA_QUESTION)] == [NDA_ABSENT, "not addressed"]
+    assert disagreements([SERVICES_ABSENT, "Not addressed."], "no", SERVICES_QUESTION) == []
+    assert disagreements([SERVICES_ABSENT], "unclear", SERVICES_QUESTION) == []  # "does not settle this"
+    assert disagreements([SERVICES_ABSENT], "yes", SERVICES_QUESTION)[0].verdict == "not addressed"

@@ -333,3 +333,33 @@ def test_a_gap_a_source_contradicts_or_that_answers_otherwise_is_removed(contrac
     draft = drafted(texts["supported"]).model_copy(update={"gaps": [left_open, verdict_gap]})
     report = finished(finisher, draft, findings, unclear, asked=asked)
     assert report.gaps == [left_open]
+
+
+def test_a_summary_or_gap_saying_the_decided_yes_is_absent_is_removed(contract) -> None:
+    """Rule "the writer answers as decided", read on "no" without the word: under a "yes" decided
+    from the clause that says it, a summary or gap saying the agreement does not state it, and a
+    preliminary answer "not addressed", deny the short answer; they go, the supported finding stays."""
+    _, settings, _ = contract
+    finisher, texts, value_decision, findings = setup(contract)
+    finisher.settings = settings.interrogation.model_copy(update={"repair": False})
+    asked = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
+    absent = "The agreement does not state which law governs it."
+    decided_yes = Decision(
+        question=asked.question,
+        form="verdict",
+        verdict="yes",
+        decided_by="provision classifier",
+        grounds=value_decision.grounds,
+        rationale="scripted",
+    )
+    draft = Draft(
+        title="Governing law",
+        summary=absent,
+        reasoning=[texts["supported"]],
+        preliminary_answer="not addressed",
+        gaps=[absent],
+    )
+    report = finished(finisher, draft, findings, decided_yes, asked=asked)
+    assert absent not in report.summary and absent not in report.gaps
+    assert "not addressed" not in report.preliminary_answer
+    assert any(texts["supported"] in r for r in report.reasoning)

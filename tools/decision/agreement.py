@@ -9,6 +9,17 @@ show beside its own bottom line ("Is liability capped?": short answer unclear, p
 "Yes"). Being one or two words, such a sentence is no claim for the support check to read, so
 this rule reads it: a written sentence that opens with a verdict the decision does not give is a
 failure, repaired once and otherwise removed, like an unsupported claim.
+
+A writer also answers "no" without the word: the bare "not addressed", or the question restated
+as absent ("The agreement does not explicitly state that the receiving party shall not use ..."
+under "Does the agreement provide that the receiving party shall not use ...?"). Under a "yes"
+decided from a clause that says it, that sentence denies the report's own bottom line, and the
+NLI classifier, weak on "does not state that ... shall not", may find it entailed. Both read as
+the verdict "not addressed": a "no" to the question, which also agrees with "unclear" (the short
+answer's own words: "the contract does not settle this"). An absence statement about something
+else than the question ("does not state the notice period") is no verdict: the sentence must
+restate the question, with at most one word of its own (the measure of ``the question restated``,
+:mod:`tools.decision.support`).
 """
 
 from __future__ import annotations
@@ -17,14 +28,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tools.decision.support import restates_absence
 from tools.report_checks import prose_sentences
 
 #: A sentence that opens by answering yes or no: "Yes.", "No, the agreement ...", "Yes - ...".
 #: "No party may assign ..." opens with a determiner, not a verdict, and is not one.
 _VERDICT_OPENING = re.compile(r"^\W*(yes|no)\s*(?:[,.;:!\u2013\u2014-]|$)", re.IGNORECASE)
-#: The decided verdicts a written "yes" or "no" agrees with ("not addressed" is a "no" to
-#: "does the agreement provide that ...?").
-AGREES_WITH = {"yes": frozenset({"yes"}), "no": frozenset({"no", "not addressed"})}
+#: "not addressed" as the whole sentence: the writer's verdict in the report's own words.
+_NOT_ADDRESSED = re.compile(r"^\W*not\s+addressed\W*$", re.IGNORECASE)
+#: The decided verdicts a written "yes", "no" or "not addressed" agrees with ("not addressed" is a
+#: "no" to "does the agreement provide that ...?", and what "unclear" says of the contract).
+AGREES_WITH = {
+    "yes": frozenset({"yes"}),
+    "no": frozenset({"no", "not addressed"}),
+    "not addressed": frozenset({"no", "not addressed", "unclear"}),
+}
 
 
 @dataclass(frozen=True)
@@ -32,7 +50,7 @@ class Disagreement:
     """A written sentence whose verdict is not the short answer's."""
 
     claim: str
-    verdict: str  # what the sentence answers: yes or no
+    verdict: str  # what the sentence answers: yes, no or not addressed
     decided: str  # the short answer's verdict
 
     def describe(self) -> str:
@@ -42,21 +60,27 @@ class Disagreement:
         )
 
 
-def written_verdict(sentence: str) -> str | None:
-    """The verdict ``sentence`` opens with ("yes" / "no"), or None."""
+def written_verdict(sentence: str, question: str = "") -> str | None:
+    """The verdict ``sentence`` gives: the "yes" / "no" it opens with, "not addressed" when that
+    is the whole sentence or the sentence says ``question`` is not in the contract; else None."""
     match = _VERDICT_OPENING.match(sentence.strip())
-    return match.group(1).lower() if match else None
+    if match:
+        return match.group(1).lower()
+    if _NOT_ADDRESSED.match(sentence) or (question and restates_absence(sentence, question)):
+        return "not addressed"
+    return None
 
 
-def disagreements(texts: Sequence[str], decided: str | None) -> list[Disagreement]:
-    """The sentences of ``texts`` that open with a verdict ``decided`` (the short answer's
-    verdict; None: no verdict was decided, nothing to disagree with) does not give."""
+def disagreements(texts: Sequence[str], decided: str | None, question: str = "") -> list[Disagreement]:
+    """The sentences of ``texts`` whose verdict (:func:`written_verdict` under ``question``)
+    ``decided`` (the short answer's verdict; None: no verdict was decided, nothing to disagree
+    with) does not give."""
     if not decided:
         return []
     found = []
     for text in texts:
         for sentence in prose_sentences(text):
-            verdict = written_verdict(sentence)
+            verdict = written_verdict(sentence, question)
             if verdict is not None and decided not in AGREES_WITH[verdict]:
                 found.append(Disagreement(sentence.strip(), verdict, decided))
     return found

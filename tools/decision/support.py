@@ -204,6 +204,27 @@ def restates_question(sentence: str, question: str) -> bool:
     return len(extra) <= 1
 
 
+#: "The agreement does not (explicitly) state that ...": a sentence saying what the contract lacks.
+_ABSENCE = re.compile(
+    r"^\W*(?:the\s+)?(?:agreement|contract|document)\s+(?:does\s+not|doesn't|do\s+not)\s+"
+    r"(?:(?:explicitly|expressly|specifically|clearly|directly)\s+)?"
+    r"(?:state|provide|contain|address|mention|specify|say|include|set\s+out)s?\b(?:\s+that\b|\s+for\b)?",
+    re.IGNORECASE,
+)
+
+
+def restates_absence(sentence: str, question: str) -> bool:
+    """ "The agreement does not explicitly state that X." where X restates ``question`` with at
+    most one word of its own (as in :func:`restates_question`): the question answered "not in the
+    contract". Read by rule "the writer answers as decided" (:mod:`tools.decision.agreement`)."""
+    match = _ABSENCE.match(sentence)
+    if match is None or REFERENCE.search(sentence) or find_values(sentence):
+        return False
+    rest = sentence[match.end() :]
+    extra = _stems5(rest) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
+    return bool(_stems5(rest)) and len(extra) <= 1
+
+
 def claims_of(text: str, question: str = "") -> list[str]:
     """The sentences of ``text`` that assert something: not questions, not the question restated."""
     return [
