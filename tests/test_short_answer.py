@@ -300,3 +300,17 @@ def test_the_exception_rule_holds_on_a_licence(claim: str, contradicted: bool) -
 def test_the_join_rule_holds_on_the_services_agreement(claim: str, contradicted: bool) -> None:
     sources = [source(1, MSA_TERM), source(2, MSA_SURVIVAL, 500)]
     assert bool(contradictions([claim], sources, "q")) == contradicted
+
+
+def test_a_bare_value_is_a_claim_on_the_nda_and_the_services_agreement() -> None:
+    """Rule "a bare value is a claim": a preliminary answer of two words ("45 days"), contradicted
+    by its source, was too short to be read as a claim and was shown (seen on the tune half). A
+    bare value its source states stands; a bare word that states no value is still no claim."""
+    nda = [source(1, SURVIVAL)]
+    assert [c.claim for c in contradictions(["two years"], nda, "How long do the obligations last?")] == [
+        "two years"
+    ]
+    assert contradictions(["three (3) years"], nda, "How long do the obligations last?") == []
+    services = [source(1, MSA_TERM), source(2, MSA_SURVIVAL, 500)]
+    assert [c.source for c in contradictions(["45 days."], services, "How much notice?")] == [1]
+    assert contradictions(["Not addressed."], services, "How much notice?") == []

@@ -197,3 +197,13 @@ def test_a_quotation_of_several_sentences_is_one_claim(claim, sources, number) -
     assert support(claim, sources).source == number
     glued = f"{claim[:-4]} So the agreement may be ended at will."
     assert len(prose_sentences(glued)) == 2  # a sentence after the closing quotation is its own
+
+
+def test_a_bare_value_is_a_claim_that_needs_its_source() -> None:
+    """Rule "a bare value is a claim" (tools/claim_check.py): "45 days" written alone asserts a
+    value; no source stating it, it is unsupported, while a bare value its source states stands."""
+    assert [u.claim for u in unsupported(["45 days."], NDA_SOURCES)] == ["45 days."]
+    assert unsupported(["three (3) years"], NDA_SOURCES) == []
+    assert [u.claim for u in unsupported(["forty-five (45) days"], MSA_SOURCES)] == ["forty-five (45) days"]
+    assert unsupported(["sixty (60) days"], MSA_SOURCES) == []
+    assert unsupported(["Not addressed."], MSA_SOURCES) == []  # no value: too short to be a claim

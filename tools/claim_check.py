@@ -80,8 +80,11 @@ class Contradiction:
 
 
 def claims(text: str) -> list[str]:
-    """The sentences of ``text`` (a claim each)."""
-    return [s.strip() for s in prose_sentences(text) if len(s.split()) >= 3]
+    """The sentences of ``text`` (a claim each): three words or more, or a value of any length
+    (rule "a bare value is a claim": a writer's preliminary answer "45 days", under a short
+    answer of "unclear" and beside a source stating twenty-four months, was too short to be read
+    and was shown)."""
+    return [s.strip() for s in prose_sentences(text) if len(s.split()) >= 3 or find_values(s)]
 
 
 def _plain(claim: str) -> str:

@@ -230,7 +230,7 @@ def claims_of(text: str, question: str = "") -> list[str]:
     return [
         s.strip()
         for s in prose_sentences(text)
-        if len(s.split()) >= 3
+        if (len(s.split()) >= 3 or find_values(s))  # rule "a bare value is a claim" (claim_check)
         and not s.rstrip().endswith("?")
         and not (question and restates_question(s, question))
     ]
