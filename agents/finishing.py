@@ -274,15 +274,10 @@ class Finisher:
         question = composition.inquiry.question
         disagreeing = [d for d in disagreements(texts, decided, question) if d.claim not in flagged]
         gaps = composition.draft.gaps  # the writer's; the composed "not answered yet" lines are not
-        gap_contradicted = contradictions(
-            gaps, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
-        )
+        gap_contradicted = contradictions(gaps, valid, question, scorer=scorer, at=self.contradiction_at)
+        contradicted_gaps = {c.claim for c in gap_contradicted}
         failed_gaps: list[Contradiction | Disagreement] = [*gap_contradicted]
-        failed_gaps += [
-            d
-            for d in disagreements(gaps, decided, question)
-            if d.claim not in {c.claim for c in gap_contradicted}
-        ]
+        failed_gaps += [d for d in disagreements(gaps, decided, question) if d.claim not in contradicted_gaps]
         return Verification(citations, contradicted, missing, disagreeing, failed_gaps)
 
     def repair(self, composition: Composition, verification: Verification) -> Composition:
@@ -339,14 +334,7 @@ class Finisher:
             }
         )
         failed_gaps = {f.claim for f in verification.failed_gaps}
-        gaps = [
-            g
-            for g in (
-                " ".join(s for s in prose_sentences(gap) if s.strip() not in failed_gaps)
-                for gap in composition.gaps
-            )
-            if g.strip()
-        ]
+        gaps = [kept for gap in composition.gaps if (kept := _without(gap, failed_gaps))]
         sources = [s for s in composition.sources if s.number not in verification.citations.bad_sources]
         removed = [f.describe() for f in [*verification.claim_failures(), *verification.failed_gaps]]
         removed_citations = verification.citations.describe()

@@ -273,6 +273,23 @@ def test_a_summary_restating_a_yes_no_question_as_fact_must_be_supported(contrac
         assert (summary in verification.failing_claims()) is failing
 
 
+ASKED = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
+
+
+def decided(verdict: str, ground: VerifiedCitation) -> Decision:
+    """A yes/no decision on :data:`ASKED`: "yes" grounded on ``ground``, anything else showing it
+    as the closest clause."""
+    return Decision(
+        question=ASKED.question,
+        form="verdict",
+        verdict=verdict,
+        decided_by="provision classifier",
+        grounds=[ground] if verdict == "yes" else [],
+        closest=[] if verdict == "yes" else [ground],
+        rationale="scripted",
+    )
+
+
 def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> None:
     """Rule "the writer answers as decided": under a short answer of "unclear" a written "Yes" is
     a guess beside the report's own bottom line; it is removed (repair off here), while the
@@ -280,8 +297,6 @@ def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> No
     _, settings, _ = contract
     finisher, texts, value_decision, findings = setup(contract)
     finisher.settings = settings.interrogation.model_copy(update={"repair": False})
-    ground = value_decision.grounds[0]
-    asked = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
     draft = Draft(
         title="Governing law",
         summary=texts["supported"],
@@ -289,16 +304,8 @@ def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> No
         preliminary_answer="Yes.",
     )
     for verdict, kept in (("unclear", False), ("yes", True)):
-        decision = Decision(
-            question=asked.question,
-            form="verdict",
-            verdict=verdict,
-            decided_by="provision classifier",
-            grounds=[ground] if verdict == "yes" else [],
-            closest=[] if verdict == "yes" else [ground],
-            rationale="scripted",
-        )
-        report = finished(finisher, draft, findings, decision, asked=asked)
+        decision = decided(verdict, value_decision.grounds[0])
+        report = finished(finisher, draft, findings, decision, asked=ASKED)
         assert report.short_answer.verdict == verdict
         assert (report.preliminary_answer == "Yes.") is kept
         assert texts["supported"] in report.summary
@@ -320,18 +327,10 @@ def test_a_gap_a_source_contradicts_or_that_answers_otherwise_is_removed(contrac
     report = finished(finisher, draft, findings, value_decision)
     assert left_open in report.gaps and contradicted not in report.gaps
     assert any("two years" in r for r in report.metadata.removed_claims)
-    asked = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
-    unclear = Decision(
-        question=asked.question,
-        form="verdict",
-        verdict="unclear",
-        decided_by="provision classifier",
-        closest=value_decision.grounds,
-        rationale="scripted",
-    )
+    unclear = decided("unclear", value_decision.grounds[0])
     verdict_gap = "Yes, the agreement is silent on nothing that matters here."
     draft = drafted(texts["supported"]).model_copy(update={"gaps": [left_open, verdict_gap]})
-    report = finished(finisher, draft, findings, unclear, asked=asked)
+    report = finished(finisher, draft, findings, unclear, asked=ASKED)
     assert report.gaps == [left_open]
 
 
@@ -342,16 +341,8 @@ def test_a_summary_or_gap_saying_the_decided_yes_is_absent_is_removed(contract) 
     _, settings, _ = contract
     finisher, texts, value_decision, findings = setup(contract)
     finisher.settings = settings.interrogation.model_copy(update={"repair": False})
-    asked = Inquiry(question="Does the agreement say which law governs it?", max_turns=1)
     absent = "The agreement does not state which law governs it."
-    decided_yes = Decision(
-        question=asked.question,
-        form="verdict",
-        verdict="yes",
-        decided_by="provision classifier",
-        grounds=value_decision.grounds,
-        rationale="scripted",
-    )
+    decided_yes = decided("yes", value_decision.grounds[0])
     draft = Draft(
         title="Governing law",
         summary=absent,
@@ -359,7 +350,7 @@ def test_a_summary_or_gap_saying_the_decided_yes_is_absent_is_removed(contract) 
         preliminary_answer="not addressed",
         gaps=[absent],
     )
-    report = finished(finisher, draft, findings, decided_yes, asked=asked)
+    report = finished(finisher, draft, findings, decided_yes, asked=ASKED)
     assert absent not in report.summary and absent not in report.gaps
     assert "not addressed" not in report.preliminary_answer
     assert any(texts["supported"] in r for r in report.reasoning)

@@ -200,8 +200,13 @@ def restates_question(sentence: str, question: str) -> bool:
         return False
     if question_kind(question).form == "verdict" and not re.search(r"\bwhether\b", sentence, re.I):
         return False
-    extra = _stems5(sentence) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
-    return len(extra) <= 1
+    return _own_words(sentence, question) <= 1
+
+
+def _own_words(text: str, question: str) -> int:
+    """How many words of ``text`` are neither the question's nor the report's own (by 5-letter
+    stem): the measure of "the question restated"."""
+    return len(_stems5(text) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT})
 
 
 #: "The agreement does not (explicitly) state that ...": a sentence saying what the contract lacks.
@@ -221,8 +226,7 @@ def restates_absence(sentence: str, question: str) -> bool:
     if match is None or REFERENCE.search(sentence) or find_values(sentence):
         return False
     rest = sentence[match.end() :]
-    extra = _stems5(rest) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
-    return bool(_stems5(rest)) and len(extra) <= 1
+    return bool(_stems5(rest)) and _own_words(rest, question) <= 1
 
 
 def claims_of(text: str, question: str = "") -> list[str]:
