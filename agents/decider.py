@@ -10,9 +10,9 @@ One pipeline, an explicit ordered list of steps, each run once (:meth:`AnswerDec
 
    - a yes/no question about a CUAD category: the provision presence classifier over every
      clause, with its calibrated bands: "yes" above the band (grounds: the deciding clause's
-     sentence most relevant to the question), "no" below it, "unclear" inside it (the closest
-     clauses shown); with ``decision.model_breaks_ties`` the model is asked inside the band, on
-     the same terms as below;
+     sentence most relevant to the question, with the text it announces when it is a lead-in),
+     "no" below it, "unclear" inside it (the closest clauses shown); with
+     ``decision.model_breaks_ties`` the model is asked inside the band, on the same terms as below;
    - an NDA topic: the hypothesis classifier's ruling, on the user's own hypothesis for a "does
      the agreement provide that ...?" question, else on the suite's wording of the topic;
    - a value of a CUAD category (the governing law, the expiry, the renewal term...): read from
@@ -46,6 +46,7 @@ from clausewise.core.results import Decision, Ruling, VerifiedCitation
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
+from tools.decision.grounds import with_what_it_leads_to
 from tools.decision.instructions import addresses_a_model
 from tools.decision.matching import KnownProvision, Match, ProvisionMatcher
 from tools.passages import render_passages
@@ -236,6 +237,11 @@ class AnswerDecider:
         best = max(range(len(sentences)), key=lambda i: float(scores[i]))
         return sentences[best], float(scores[best])
 
+    def _stated(self, sentence: Span) -> Span:
+        """The ground quoted for ``sentence``: with the text it announces when it is a lead-in
+        (rule "a lead-in is quoted with what it leads to", :mod:`tools.decision.grounds`)."""
+        return with_what_it_leads_to(self.index.document.text, sentence, CONDITION_CHARS)
+
     def _cite(self, spans: Sequence[Span]) -> list[VerifiedCitation]:
         cited = [c for n, span in enumerate(spans, start=1) if (c := self._citation(span, n)) is not None]
         return list({c.span: c for c in cited}.values())
@@ -271,7 +277,7 @@ class AnswerDecider:
         if best >= yes_at:
             deciding = [span for span, p in ranked if p >= yes_at][: self.settings.closest]
             sentence = self._best_sentence(question, deciding[:1])
-            grounds = self._cite([sentence[0]] if sentence else deciding[:1])
+            grounds = self._cite([self._stated(sentence[0])] if sentence else deciding[:1])
             return Decision(
                 **common,
                 verdict="yes",
@@ -391,7 +397,7 @@ class AnswerDecider:
             return Decision(
                 **common, verdict="unclear", rationale="the clause holding the value has no sentence"
             )
-        citation = self._cite([sentence[0]])
+        citation = self._cite([self._stated(sentence[0])])
         quote = " ".join(citation[0].quote.split()) if citation else ""
         if not quote or len(quote) > CONDITION_CHARS:
             return Decision(

@@ -143,6 +143,32 @@ def _scores_on(built: AnswerDecider, sentence: str, category: str, probability: 
 
 
 @pytest.mark.parametrize(
+    ("contract", "lead_in", "item"),
+    [
+        ("mutual-nda", "2.1 The Receiving Party shall:", "use the Confidential Information solely"),
+        (
+            "services-agreement",
+            "Either Party may terminate this Agreement with immediate effect by written notice if the "
+            "other Party:",
+            "commits a material breach",
+        ),
+    ],
+)
+def test_a_yes_grounded_on_a_lead_in_quotes_what_it_leads_to(contracts, contract, lead_in, item):
+    """Rule "a lead-in is quoted with what it leads to": the deciding sentence announces the terms
+    (a colon ends it), so the ground quotes the item after it too."""
+    built = decider(contracts, contract)
+    start = built.index.document.text.index(lead_in)
+    scores = _scores_on(built, lead_in, "Termination For Convenience", 0.999)
+    built.presence = Presence(built.presence.head, scores)
+    built._best_sentence = lambda question, spans: ((start, start + len(lead_in)), 0.9)
+    decision = built.decide("Can a party terminate the agreement for convenience?")
+    assert (decision.verdict, decision.decided_by) == ("yes", "provision classifier")
+    quote = decision.grounds[0].quote
+    assert quote.startswith(lead_in) and item in quote
+
+
+@pytest.mark.parametrize(
     ("contract", "sentence"),
     [
         ("services-agreement", "The Customer owns all Customer Data."),
