@@ -21,7 +21,8 @@ Each pass runs once, and none undoes another:
 - **recheck** verifies the repaired text as **verify** did;
 - **remove** drops what still fails: a sentence that is contradicted, unsupported, gives another
   verdict than the short answer or quotes words the contract does not have, and references to
-  sources that do not verify, and a gap that fails. What was removed is noted in the report's
+  sources that do not verify, and a gap that fails or repeats a sentence of the text that
+  failed (before or after the repair). What was removed is noted in the report's
   checks, not in its gaps (those list what the contract leaves open);
 - **render** builds the :class:`~clausewise.core.report.Report`.
 """
@@ -333,8 +334,12 @@ class Finisher:
                 "preliminary_answer": clean(draft.preliminary_answer),
             }
         )
+        # rule "a sentence that failed is no gap": a writer often repeats a sentence of its text
+        # among its gaps ("The contract does not explicitly state a non-compete clause."); once
+        # the checks failed it in the text (now, or before the repair rewrote it), it goes there too
         failed_gaps = {f.claim for f in verification.failed_gaps}
-        gaps = [kept for gap in composition.gaps if (kept := _without(gap, failed_gaps))]
+        not_shown = failed_gaps | failing | set(composition.repaired_claims)
+        gaps = [kept for gap in composition.gaps if (kept := _without(gap, not_shown))]
         sources = [s for s in composition.sources if s.number not in verification.citations.bad_sources]
         removed = [f.describe() for f in [*verification.claim_failures(), *verification.failed_gaps]]
         removed_citations = verification.citations.describe()

@@ -334,6 +334,26 @@ def test_a_gap_a_source_contradicts_or_that_answers_otherwise_is_removed(contrac
     assert report.gaps == [left_open]
 
 
+@pytest.mark.parametrize("repair", [False, True])
+def test_a_gap_repeating_a_sentence_that_failed_is_removed(contract, repair) -> None:
+    """Rule "a sentence that failed is no gap": found hand-grading check-half reports (twice), the
+    preliminary answer's "The contract does not explicitly state ..." was removed as unsupported
+    and the same sentence stood among the gaps, which are not checked for support. It goes from
+    the gaps too, whether it still failed after the repair or the repair rewrote it away."""
+    _, settings, _ = contract
+    supported = CONTRACTS[contract[0]]["supported"]
+    rewritten = {"title": "Governing law", "summary": supported, "preliminary_answer": ""}
+    writer = ScriptedChatModel(replies=[json.dumps(rewritten)])
+    finisher, texts, value_decision, findings = setup(contract, writer)
+    finisher.settings = settings.interrogation.model_copy(update={"repair": repair})
+    left_open = "Whether courts elsewhere may grant injunctions."
+    draft = drafted(texts["supported"], UNSUPPORTED).model_copy(update={"gaps": [left_open, UNSUPPORTED]})
+    report = finished(finisher, draft, findings, value_decision)
+    assert report.gaps == [left_open]
+    assert UNSUPPORTED not in report.preliminary_answer
+    assert len(writer.calls) == int(repair)
+
+
 def test_a_summary_or_gap_saying_the_decided_yes_is_absent_is_removed(contract) -> None:
     """Rule "the writer answers as decided", read on "no" without the word: under a "yes" decided
     from the clause that says it, a summary or gap saying the agreement does not state it, and a
