@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tools.decision.agreement import disagreements, written_verdict
+from tools.decision.support import restated_answer
 
 
 @pytest.mark.parametrize(
@@ -70,3 +71,68 @@ def test_not_addressed_and_the_question_restated_as_absent_answer_no() -> None:
     assert disagreements([SERVICES_ABSENT, "Not addressed."], "no", SERVICES_QUESTION) == []
     assert disagreements([SERVICES_ABSENT], "unclear", SERVICES_QUESTION) == []  # "does not settle this"
     assert disagreements([SERVICES_ABSENT], "yes", SERVICES_QUESTION)[0].verdict == "not addressed"
+
+
+RETURN_QUESTION = "Does the agreement require the Receiving Party to return the Confidential Information?"
+CONVENIENCE_QUESTION = "Can the Customer terminate the agreement for convenience?"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "question", "answer"),
+    [
+        (
+            "The agreement does not require the Receiving Party to return the Confidential Information.",
+            RETURN_QUESTION,
+            "no",
+        ),
+        (
+            "The agreement requires the Receiving Party to return the Confidential Information [2].",
+            RETURN_QUESTION,
+            "yes",
+        ),
+        ("The Customer cannot terminate the agreement for convenience.", CONVENIENCE_QUESTION, "no"),
+        ("The Customer can terminate the agreement for convenience [1].", CONVENIENCE_QUESTION, "yes"),
+        # the question's own denial kept: a yes; one more: a no
+        (
+            "The Receiving Party shall not use Confidential Information for any purpose other than "
+            "the Purpose.",
+            NDA_QUESTION,
+            "yes",
+        ),
+        # no restatement: other words, an open "whether", too few of the question's words
+        (
+            "The Customer may terminate on ninety (90) days' written notice under Section 4.2 [1].",
+            CONVENIENCE_QUESTION,
+            None,
+        ),
+        (
+            "The report examines whether the Customer can terminate for convenience.",
+            CONVENIENCE_QUESTION,
+            None,
+        ),
+        ("none", CONVENIENCE_QUESTION, None),
+        ("partly", RETURN_QUESTION, None),
+        (
+            "The agreement does not require the Receiving Party to return the Confidential Information.",
+            "Which law governs the agreement?",
+            None,
+        ),
+    ],
+)
+def test_a_yes_no_question_restated_is_its_answer(sentence, question, answer) -> None:
+    """Rule "a yes/no question restated is its answer", on the sample NDA's and the services
+    agreement's questions: seen hand-grading a check-half report whose short answer was "unclear"
+    (rightly: the contract had the provision in other words) under a summary "The agreement does
+    not guarantee a party the best price or terms given to any third party.", a "no" the decider
+    had not given, which the NLI classifier did not find unsupported."""
+    assert restated_answer(sentence, question) == answer
+
+
+def test_a_restated_answer_the_decision_does_not_give_is_a_disagreement() -> None:
+    denied = "The agreement does not require the Receiving Party to return the Confidential Information."
+    stated = "The Customer can terminate the agreement for convenience [1]."
+    assert [d.verdict for d in disagreements([denied], "unclear", RETURN_QUESTION)] == ["no"]
+    assert [d.verdict for d in disagreements([denied], "yes", RETURN_QUESTION)] == ["no"]
+    assert disagreements([denied], "no", RETURN_QUESTION) == []
+    assert [d.verdict for d in disagreements([stated], "unclear", CONVENIENCE_QUESTION)] == ["yes"]
+    assert disagreements([stated], "yes", CONVENIENCE_QUESTION) == []

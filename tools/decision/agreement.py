@@ -20,6 +20,12 @@ answer's own words: "the contract does not settle this"). An absence statement a
 else than the question ("does not state the notice period") is no verdict: the sentence must
 restate the question, with at most one word of its own (the measure of ``the question restated``,
 :mod:`tools.decision.support`).
+
+A yes/no question restated is its answer (rule of that name, :mod:`tools.decision.support`): "The
+agreement does not guarantee a party the best price ..." under "Does the agreement guarantee a
+party the best price ...?" answers no, the same words without the denial answer yes. Under a
+short answer of "unclear", either is a guess the decider declined to make (a check-half report
+showed the "no" beside a contract that had the provision in other words).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tools.decision.support import restates_absence
+from tools.decision.support import restated_answer, restates_absence
 from tools.report_checks import prose_sentences
 
 #: A sentence that opens by answering yes or no: "Yes.", "No, the agreement ...", "Yes - ...".
@@ -68,7 +74,7 @@ def written_verdict(sentence: str, question: str = "") -> str | None:
         return match.group(1).lower()
     if _NOT_ADDRESSED.match(sentence) or (question and restates_absence(sentence, question)):
         return "not addressed"
-    return None
+    return restated_answer(sentence, question) if question else None
 
 
 def disagreements(texts: Sequence[str], decided: str | None, question: str = "") -> list[Disagreement]:

@@ -229,6 +229,33 @@ def restates_absence(sentence: str, question: str) -> bool:
     return bool(_stems5(rest)) and _own_words(rest, question) <= 1
 
 
+#: Fewest of the question's own words a sentence keeps to restate it.
+RESTATED_WORDS = 2
+#: A word that denies what its sentence states ("does not", "no party", "never", "neither").
+_DENIAL = re.compile(r"\b(?:not|cannot|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
+
+
+def restated_answer(sentence: str, question: str) -> str | None:
+    """Rule "a yes/no question restated is its answer": "The agreement does not guarantee a party
+    the best price ..." under "Does the agreement guarantee a party the best price ...?" answers
+    no, and the same words without the denial answer yes, whatever else the sentence cites. The
+    sentence restates the question when all its words but one at most are the question's or the
+    report's own (the measure of "the question restated") and it keeps at least
+    :data:`RESTATED_WORDS` of the question's (a bare "none" or "partly" restates nothing); it
+    answers "no" when it has one denial more than the question, "yes" when it has as many (None:
+    no restatement of a yes/no question, or one that keeps it open with "whether")."""
+    if question_kind(question).form != "verdict" or sentence.rstrip().endswith("?"):
+        return None
+    if re.search(r"\bwhether\b", sentence, re.I):
+        return None
+    said = REFERENCE.sub("", sentence)
+    shared = _stems5(said) & _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
+    if len(shared) < RESTATED_WORDS or _own_words(said, question) > 1:
+        return None
+    denials = len(_DENIAL.findall(sentence)) - len(_DENIAL.findall(question))
+    return {0: "yes", 1: "no"}.get(denials)
+
+
 def claims_of(text: str, question: str = "") -> list[str]:
     """The sentences of ``text`` that assert something: not questions, not the question restated."""
     return [
