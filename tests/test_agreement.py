@@ -61,7 +61,7 @@ def test_not_addressed_and_the_question_restated_as_absent_answer_no() -> None:
     clause that says it, under a summary saying the agreement "does not explicitly state" it). An
     absence statement about something else than the question is no verdict."""
     assert written_verdict(NDA_ABSENT, NDA_QUESTION) == "not addressed"
-    assert written_verdict(SERVICES_ABSENT, SERVICES_QUESTION) == "not addressed"
+    assert written_verdict(SERVICES_ABSENT, SERVICES_QUESTION) == "unclear"  # "does not specify whether"
     assert written_verdict("not addressed") == written_verdict("Not addressed.") == "not addressed"
     elsewhere = "The agreement does not state the notice period for terminating the Services."
     assert written_verdict(elsewhere, SERVICES_QUESTION) is None
@@ -69,8 +69,18 @@ def test_not_addressed_and_the_question_restated_as_absent_answer_no() -> None:
     nda = [NDA_ABSENT, "not addressed", "The obligations survive for three (3) years [1]."]
     assert [d.claim for d in disagreements(nda, "yes", NDA_QUESTION)] == [NDA_ABSENT, "not addressed"]
     assert disagreements([SERVICES_ABSENT, "Not addressed."], "no", SERVICES_QUESTION) == []
-    assert disagreements([SERVICES_ABSENT], "unclear", SERVICES_QUESTION) == []  # "does not settle this"
-    assert disagreements([SERVICES_ABSENT], "yes", SERVICES_QUESTION)[0].verdict == "not addressed"
+    assert disagreements([SERVICES_ABSENT], "unclear", SERVICES_QUESTION) == []  # left open: agrees
+    assert disagreements([SERVICES_ABSENT], "yes", SERVICES_QUESTION)[0].verdict == "unclear"
+
+
+def test_not_addressed_is_no_answer_under_unclear() -> None:
+    """Under a short answer of "unclear" the decider declined to say the contract lacks the
+    provision; a written "not addressed" says it (seen on a check-half report whose contract had
+    the provision in other words). It goes; a sentence leaving the question open stays."""
+    nda = [NDA_ABSENT, "not addressed"]
+    assert [d.verdict for d in disagreements(nda, "unclear", NDA_QUESTION)] == ["not addressed"] * 2
+    services = ["Not addressed.", SERVICES_ABSENT]
+    assert [d.claim for d in disagreements(services, "unclear", SERVICES_QUESTION)] == ["Not addressed."]
 
 
 RETURN_QUESTION = "Does the agreement require the Receiving Party to return the Confidential Information?"

@@ -15,11 +15,13 @@ as absent ("The agreement does not explicitly state that the receiving party sha
 under "Does the agreement provide that the receiving party shall not use ...?"). Under a "yes"
 decided from a clause that says it, that sentence denies the report's own bottom line, and the
 NLI classifier, weak on "does not state that ... shall not", may find it entailed. Both read as
-the verdict "not addressed": a "no" to the question, which also agrees with "unclear" (the short
-answer's own words: "the contract does not settle this"). An absence statement about something
-else than the question ("does not state the notice period") is no verdict: the sentence must
-restate the question, with at most one word of its own (the measure of ``the question restated``,
-:mod:`tools.decision.support`).
+the verdict "not addressed": a "no" to the question. Under a short answer of "unclear" it is a
+guess the decider declined to make (a check-half report said "not addressed" beside a contract
+that had the provision in other words), so it agrees with "no" only; an absence statement that
+keeps the question open ("The contract does not specify whether ...") is the verdict "unclear",
+which denies only a "yes". An absence statement about something else than the question ("does
+not state the notice period") is no verdict: the sentence must restate the question, with at most
+one word of its own (the measure of ``the question restated``, :mod:`tools.decision.support`).
 
 A yes/no question restated is its answer (rule of that name, :mod:`tools.decision.support`): "The
 agreement does not guarantee a party the best price ..." under "Does the agreement guarantee a
@@ -42,13 +44,17 @@ from tools.report_checks import prose_sentences
 _VERDICT_OPENING = re.compile(r"^\W*(yes|no)\s*(?:[,.;:!\u2013\u2014-]|$)", re.IGNORECASE)
 #: "not addressed" as the whole sentence: the writer's verdict in the report's own words.
 _NOT_ADDRESSED = re.compile(r"^\W*not\s+addressed\W*$", re.IGNORECASE)
-#: The decided verdicts a written "yes", "no" or "not addressed" agrees with ("not addressed" is a
-#: "no" to "does the agreement provide that ...?", and what "unclear" says of the contract).
+#: The decided verdicts a written verdict agrees with: "not addressed" is a "no" to "does the
+#: agreement provide that ...?"; "unclear" (the question left open: "does not specify whether")
+#: denies only a "yes".
 AGREES_WITH = {
     "yes": frozenset({"yes"}),
     "no": frozenset({"no", "not addressed"}),
-    "not addressed": frozenset({"no", "not addressed", "unclear"}),
+    "not addressed": frozenset({"no", "not addressed"}),
+    "unclear": frozenset({"unclear", "no", "not addressed"}),
 }
+#: An absence statement that keeps the question open ("does not specify whether ...").
+_OPEN = re.compile(r"\bwhether\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class Disagreement:
     """A written sentence whose verdict is not the short answer's."""
 
     claim: str
-    verdict: str  # what the sentence answers: yes, no or not addressed
+    verdict: str  # what the sentence answers: yes, no, not addressed or unclear
     decided: str  # the short answer's verdict
 
     def describe(self) -> str:
@@ -67,12 +73,15 @@ class Disagreement:
 
 
 def written_verdict(sentence: str, question: str = "") -> str | None:
-    """The verdict ``sentence`` gives: the "yes" / "no" it opens with, "not addressed" when that
-    is the whole sentence or the sentence says ``question`` is not in the contract; else None."""
+    """The verdict ``sentence`` gives: the "yes" / "no" it opens with; "not addressed" when that
+    is the whole sentence or the sentence says ``question`` is not in the contract ("unclear"
+    when it says the contract leaves it open); the answer of ``question`` restated; else None."""
     match = _VERDICT_OPENING.match(sentence.strip())
     if match:
         return match.group(1).lower()
-    if _NOT_ADDRESSED.match(sentence) or (question and restates_absence(sentence, question)):
+    if question and restates_absence(sentence, question):
+        return "unclear" if _OPEN.search(sentence) else "not addressed"
+    if _NOT_ADDRESSED.match(sentence):
         return "not addressed"
     return restated_answer(sentence, question) if question else None
 
