@@ -81,6 +81,13 @@ def test_not_addressed_is_no_answer_under_unclear() -> None:
     assert [d.verdict for d in disagreements(nda, "unclear", NDA_QUESTION)] == ["not addressed"] * 2
     services = ["Not addressed.", SERVICES_ABSENT]
     assert [d.claim for d in disagreements(services, "unclear", SERVICES_QUESTION)] == ["Not addressed."]
+    left_open = (
+        "The agreement does not specify whether the Receiving Party may use Confidential Information "
+        "for any purpose other than the Purpose."
+    )
+    assert written_verdict(left_open, NDA_QUESTION) == "unclear"
+    assert disagreements([left_open], "unclear", NDA_QUESTION) == []
+    assert [d.verdict for d in disagreements([left_open], "yes", NDA_QUESTION)] == ["unclear"]
 
 
 RETURN_QUESTION = "Does the agreement require the Receiving Party to return the Confidential Information?"

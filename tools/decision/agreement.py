@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tools.decision.support import restated_answer, restates_absence
+from tools.decision.support import keeps_open, restated_answer, restates_absence
 from tools.report_checks import prose_sentences
 
 #: A sentence that opens by answering yes or no: "Yes.", "No, the agreement ...", "Yes - ...".
@@ -53,8 +53,6 @@ AGREES_WITH = {
     "not addressed": frozenset({"no", "not addressed"}),
     "unclear": frozenset({"unclear", "no", "not addressed"}),
 }
-#: An absence statement that keeps the question open ("does not specify whether ...").
-_OPEN = re.compile(r"\bwhether\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,7 @@ def written_verdict(sentence: str, question: str = "") -> str | None:
     if match:
         return match.group(1).lower()
     if question and restates_absence(sentence, question):
-        return "unclear" if _OPEN.search(sentence) else "not addressed"
+        return "unclear" if keeps_open(sentence) else "not addressed"
     if _NOT_ADDRESSED.match(sentence):
         return "not addressed"
     return restated_answer(sentence, question) if question else None

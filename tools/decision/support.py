@@ -185,6 +185,15 @@ _ABOUT_THE_REPORT = frozenset(
     "questions whether topic asks asked concerns concern this what which how when who agreement "
     "contract".split()
 )
+#: Their 5-letter stems, as the measure of "the question restated" compares words.
+_REPORT_STEMS = frozenset(w[:5] for w in _ABOUT_THE_REPORT)
+#: "whether ...": a sentence that keeps the question open instead of answering it.
+_KEEPS_OPEN = re.compile(r"\bwhether\b", re.IGNORECASE)
+
+
+def keeps_open(sentence: str) -> bool:
+    """Whether ``sentence`` leaves the question open ("whether ...") rather than answering it."""
+    return bool(_KEEPS_OPEN.search(sentence))
 
 
 def _stems5(text: str) -> set[str]:
@@ -198,7 +207,7 @@ def restates_question(sentence: str, question: str) -> bool:
     under a yes/no question only a sentence that keeps it open ("whether ...") is exempt."""
     if REFERENCE.search(sentence) or find_values(sentence):
         return False
-    if question_kind(question).form == "verdict" and not re.search(r"\bwhether\b", sentence, re.I):
+    if question_kind(question).form == "verdict" and not keeps_open(sentence):
         return False
     return _own_words(sentence, question) <= 1
 
@@ -206,7 +215,7 @@ def restates_question(sentence: str, question: str) -> bool:
 def _own_words(text: str, question: str) -> int:
     """How many words of ``text`` are neither the question's nor the report's own (by 5-letter
     stem): the measure of "the question restated"."""
-    return len(_stems5(text) - _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT})
+    return len(_stems5(text) - _stems5(question) - _REPORT_STEMS)
 
 
 #: "The agreement does not (explicitly) state that ...": a sentence saying what the contract lacks.
@@ -246,10 +255,10 @@ def restated_answer(sentence: str, question: str) -> str | None:
     no restatement of a yes/no question, or one that keeps it open with "whether")."""
     if question_kind(question).form != "verdict" or sentence.rstrip().endswith("?"):
         return None
-    if re.search(r"\bwhether\b", sentence, re.I):
+    if keeps_open(sentence):
         return None
     said = REFERENCE.sub("", sentence)
-    shared = _stems5(said) & _stems5(question) - {w[:5] for w in _ABOUT_THE_REPORT}
+    shared = _stems5(said) & _stems5(question) - _REPORT_STEMS
     if len(shared) < RESTATED_WORDS or _own_words(said, question) > 1:
         return None
     denials = len(_DENIAL.findall(sentence)) - len(_DENIAL.findall(question))
