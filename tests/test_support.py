@@ -98,6 +98,12 @@ def test_a_quote_that_adds_a_claim_or_is_not_the_sources_words_is_not(claim, sou
             MSA_SOURCES,
             None,
         ),
+        (
+            "The Customer cannot terminate this Agreement for convenience by giving the Supplier sixty (60) "
+            "days' written notice [2].",
+            MSA_SOURCES,
+            None,
+        ),
     ],
 )
 def test_a_restatement_in_its_sources_words_negated_alike_with_its_values_is_supported(
@@ -207,3 +213,25 @@ def test_a_bare_value_is_a_claim_that_needs_its_source() -> None:
     assert [u.claim for u in unsupported(["forty-five (45) days"], MSA_SOURCES)] == ["forty-five (45) days"]
     assert unsupported(["sixty (60) days"], MSA_SOURCES) == []
     assert unsupported(["Not addressed."], MSA_SOURCES) == []  # no value: too short to be a claim
+
+
+NDA_EXCLUSION = "The obligations in Section 2 do not apply to information that the Receiving Party can show"
+MSA_ARBITRATION = "either Party may submit it to binding arbitration in New York"
+
+
+@pytest.mark.parametrize(
+    ("text", "quote", "claim"),
+    [
+        (
+            NDA,
+            NDA_EXCLUSION,
+            "The obligations in Section 2 do not apply to information that the Receiving Party cannot "
+            "show [1].",
+        ),
+        (MSA, MSA_ARBITRATION, "Either Party cannot submit it to binding arbitration in New York [1]."),
+    ],
+)
+def test_cannot_is_a_negation_so_its_claim_restates_no_can_sentence(text, quote, claim) -> None:
+    cited = [source(1, text, quote)]
+    assert by_restatement(claim, cited) is None
+    assert by_restatement(claim.replace("cannot", "can"), cited) == 1

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
+from tools.negation import negated_alike
 from tools.report_checks import prose_sentences
 from tools.value_reading import RULE_TURNS
 from tools.values import ValueMention, find_values, same_value
@@ -60,7 +61,6 @@ _LINKING = frozenset(
 SUBJECT_WORDS = 10
 #: Where a claim makes what it states depend on a condition ("..., unless terminated earlier on").
 _CONDITION = re.compile(r"\b(?:unless|except|provided|subject to|until|save)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|unless|except)\b|n't\b", re.I)
 #: Share of a claim's words one sentence of its sources must hold for the claim to restate it.
 RESTATED = 0.8
 #: The lead-in of a finding that only quotes its source ('1.1, p. 1 provides: "..." [8]').
@@ -192,8 +192,7 @@ def _restates(claim: str, piece: str) -> bool:
     """Whether ``claim`` is ``piece`` in nearly its own words, negated alike: the classifier,
     trained on short hypotheses, reads some long restatements of a sentence as contradicting it."""
     words = _stems(claim)
-    negated = {m.lower() for m in _NEGATION.findall(claim)} == {m.lower() for m in _NEGATION.findall(piece)}
-    return bool(words) and negated and len(words & _stems(piece)) >= RESTATED * len(words)
+    return bool(words) and negated_alike(claim, piece) and len(words & _stems(piece)) >= RESTATED * len(words)
 
 
 def _nli_contradiction(

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
+from tools.negation import negations
 from tools.question_kind import question_kind
 from tools.report_checks import plain_sentences, prose_sentences
 from tools.values import find_values, same_value
@@ -50,7 +51,6 @@ _PLACING = frozenset(
 )
 _QUOTED = re.compile(r"[\"“]([^\"”]{8,}?)[\"”]")
 _WORD = re.compile(r"[a-z]{3,}")
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|unless|except)\b|n't\b", re.IGNORECASE)
 _STOP = frozenset(
     "the and for that this with from are was were has have had shall will may must any all its their "
     "such which who whom been being not but than then there these those into upon also only under".split()
@@ -83,10 +83,6 @@ def _words(text: str) -> set[str]:
     return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
-def _negations(text: str) -> set[str]:
-    return {m.lower() for m in _NEGATION.findall(text)}
-
-
 def _squash(text: str) -> str:
     return " ".join(text.split()).lower()
 
@@ -98,7 +94,7 @@ def by_quote(claim: str, cited: Sequence[Source]) -> int | None:
     if not quotes:
         return None
     outside = _QUOTED.sub(" ", plain)
-    if len(outside.split()) > LEAD_IN_WORDS or find_values(outside) or _negations(outside):
+    if len(outside.split()) > LEAD_IN_WORDS or find_values(outside) or negations(outside):
         return None
     for source in cited:
         text = _squash(source.quote)
@@ -114,12 +110,12 @@ def _source_sentences(source: Source) -> list[str]:
 def by_restatement(claim: str, cited: Sequence[Source]) -> int | None:
     """Rule ``restatement``: a cited sentence the claim restates in nearly its words."""
     plain = _plain(claim)
-    words, negated, values = _words(plain), _negations(plain), find_values(plain)
+    words, negated, values = _words(plain), negations(plain), find_values(plain)
     if not words:
         return None
     for source in cited:
         for sentence in _source_sentences(source):
-            if _negations(sentence) != negated:
+            if negations(sentence) != negated:
                 continue
             if len(words & _words(sentence)) < RESTATED * len(words):
                 continue

@@ -1,0 +1,24 @@
+"""The negating words of a sentence, read alike by every check that compares two statements.
+
+Why one module: the support check (a claim restating its source) and the contradiction check (a
+claim the classifier reads as contradicting its own source) both accept a restatement only when
+it is negated like its source. Each kept its own copy of the word list, and both lacked
+"cannot": "the Receiving Party cannot show" passed as a restatement of "the Receiving Party can
+show", since the two differ by one word of a dozen. One list, read by both, cannot drift.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NEGATION = re.compile(r"\b(?:not|cannot|no|never|neither|nor|without|unless|except)\b|n't\b", re.IGNORECASE)
+
+
+def negations(text: str) -> set[str]:
+    """The negating words of ``text``, lower-cased (a set: how often each occurs does not count)."""
+    return {match.lower() for match in _NEGATION.findall(text)}
+
+
+def negated_alike(first: str, second: str) -> bool:
+    """Whether two statements carry the same negating words."""
+    return negations(first) == negations(second)
