@@ -229,6 +229,20 @@ def test_per_category_thresholds_are_kept_only_when_they_generalise() -> None:
     assert estimates["all_at_0.5"] == 1.0 and (thresholds == 0.5).all()
 
 
+def test_the_band_frontier_shows_what_a_classifier_can_and_cannot_commit_to() -> None:
+    from clausewise.train.provisions import band_frontier
+
+    gold = np.tile(np.array([[True, False], [False, True]]), (20, 1))
+    rng = np.random.default_rng(3)
+    separable = np.where(gold, 0.9, 0.1) + rng.uniform(-0.05, 0.05, gold.shape)
+    for point in band_frontier(gold, separable, folds=4):
+        assert point["right_of_committed"] == 1.0 and point["unclear"] == 0.0
+    noise = rng.uniform(0, 1, gold.shape)
+    frontier = band_frontier(gold, noise, folds=4, rates=(0.01, 0.3))
+    assert all(point["right_of_committed"] < 0.75 for point in frontier)  # a coin is no decider
+    assert frontier[0]["unclear"] > frontier[1]["unclear"]  # a stricter rate leaves more unclear
+
+
 def test_the_vocabulary_keeps_grams_of_enough_clauses() -> None:
     from clausewise.train.provisions import EmbeddedContract, ProvisionTrainConfig, fit_wording
 
