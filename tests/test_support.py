@@ -147,6 +147,30 @@ def test_an_entailed_claim_is_supported_only_at_the_threshold(sources) -> None:
 
 
 @pytest.mark.parametrize(
+    ("absence", "statement", "sources"),
+    [
+        (
+            "The agreement does not explicitly address the question of obligations after termination, "
+            "so the answer is unclear [2].",
+            "Obligations continue after termination of this Agreement [2].",
+            NDA_SOURCES,
+        ),
+        (
+            "The contract does not state a fee for terminating the agreement for convenience [2].",
+            "The Customer pays a fee when it terminates the agreement for convenience [2].",
+            MSA_SOURCES,
+        ),
+    ],
+)
+def test_an_absence_is_no_sentences_to_entail(absence, statement, sources) -> None:
+    from tools.decision.support import states_absence
+
+    assert states_absence(absence) and not states_absence(statement)
+    assert not support(absence, sources, Scorer(0.99), at=0.5).supported
+    assert support(statement, sources, Scorer(0.99), at=0.5).how == "entailment"
+
+
+@pytest.mark.parametrize(
     ("claim", "sources"),
     [
         ("The agreement restricts a party from competing with the other party [1].", NDA_SOURCES),

@@ -168,7 +168,7 @@ def support(
         number = rule(claim, cited)
         if number is not None:
             return Support(claim, how, number)
-    if scorer is not None:
+    if scorer is not None and not states_absence(claim):
         number = by_entailment(claim, cited, scorer, at)
         if number is not None:
             return Support(claim, "entailment", number)
@@ -221,6 +221,18 @@ _ABSENCE = re.compile(
     r"(?:state|provide|contain|address|mention|specify|say|include|set\s+out)s?\b(?:\s+that\b|\s+for\b)?",
     re.IGNORECASE,
 )
+
+
+def states_absence(claim: str) -> bool:
+    """Rule "an absence is no sentence's to entail": whether ``claim`` says what the contract
+    lacks ("The contract does not explicitly address the question of obligations after
+    termination, ..."). That is a claim on the whole contract, which no one cited sentence can
+    entail; the NLI classifier, trained on hypotheses a sentence states or denies, still scored
+    such a claim entailed by a termination clause beside a source that stated a post-termination
+    obligation (a hand-graded check-half report). Such a claim is supported only by a quote, a
+    restatement or a value of its sources, which an absence rarely has; the short answer carries
+    the decider's "no" on its own."""
+    return bool(_ABSENCE.match(_plain(claim)))
 
 
 def restates_absence(sentence: str, question: str) -> bool:
