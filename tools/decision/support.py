@@ -13,7 +13,9 @@ supported when one of these holds, tried in this order (the first that holds is 
   that place the statement, "clause", "section", "provides", do not count), or at most one word
   the source does not have ("9.1 *chooses* the law of England and Wales");
 - ``entailment``: the NLI classifier finds a sentence of a cited source that entails it with
-  P(Entailment) at or above ``at`` (``decision.support_at``).
+  P(Entailment) at or above ``at`` (``decision.support_at``); never for a sentence saying what
+  the contract lacks ("The contract does not address ..."), which no one sentence can entail
+  (rule "an absence is no sentence's to entail", :func:`states_absence`).
 
 A sentence that cites nothing is checked against every source of the report. Questions are not
 claims, and neither is a restatement of the question asked (rule ``the question restated``: "The
