@@ -5,6 +5,11 @@ claim the classifier reads as contradicting its own source) both accept a restat
 it is negated like its source. Each kept its own copy of the word list, and both lacked
 "cannot": "the Receiving Party cannot show" passed as a restatement of "the Receiving Party can
 show", since the two differ by one word of a dozen. One list, read by both, cannot drift.
+
+The denials are the narrower list beside it: the words that reverse what their sentence states
+("does not", "no party", "never"), counted by rule "a yes/no question restated is its answer"
+(:mod:`tools.decision.support`). "unless", "except" and "without" qualify a statement without
+reversing it, so they negate (a restatement must carry them alike) but do not deny.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import re
 
 _NEGATION = re.compile(r"\b(?:not|cannot|no|never|neither|nor|without|unless|except)\b|n't\b", re.IGNORECASE)
+_DENIAL = re.compile(r"\b(?:not|cannot|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
 
 
 def negations(text: str) -> set[str]:
@@ -22,3 +28,8 @@ def negations(text: str) -> set[str]:
 def negated_alike(first: str, second: str) -> bool:
     """Whether two statements carry the same negating words."""
     return negations(first) == negations(second)
+
+
+def denial_count(text: str) -> int:
+    """How many words of ``text`` deny what it states ("does not ... never" counts two)."""
+    return len(_DENIAL.findall(text))

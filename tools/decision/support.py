@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
-from tools.negation import negations
+from tools.negation import denial_count, negations
 from tools.question_kind import question_kind
 from tools.report_checks import plain_sentences, prose_sentences
 from tools.values import find_values, same_value
@@ -250,8 +250,6 @@ def restates_absence(sentence: str, question: str) -> bool:
 
 #: Fewest of the question's own words a sentence keeps to restate it.
 RESTATED_WORDS = 2
-#: A word that denies what its sentence states ("does not", "no party", "never", "neither").
-_DENIAL = re.compile(r"\b(?:not|cannot|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
 
 
 def restated_answer(sentence: str, question: str) -> str | None:
@@ -271,7 +269,7 @@ def restated_answer(sentence: str, question: str) -> str | None:
     shared = _stems5(said) & _stems5(question) - _REPORT_STEMS
     if len(shared) < RESTATED_WORDS or _own_words(said, question) > 1:
         return None
-    denials = len(_DENIAL.findall(sentence)) - len(_DENIAL.findall(question))
+    denials = denial_count(sentence) - denial_count(question)
     return {0: "yes", 1: "no"}.get(denials)
 
 
