@@ -92,3 +92,37 @@ def test_bm25_matches_rank_bm25_and_survives_save_load(tmp_path: Path, msa_text:
 def test_bm25_tokens_stem_and_drop_stopwords() -> None:
     tokens = bm25_tokens("The Party's terminations under Section 4.2(a)")
     assert tokens == ["parti", "termin", "under", "section", "4.2"]
+
+
+def test_a_lead_in_is_context_only_for_what_it_introduces(msa_text: str) -> None:
+    """Rule "a lead-in is context only for what it introduces": an open lead-in ("... if the other
+    Party:") is indexed with its items; a section's complete first paragraph is not indexed with
+    the paragraphs after it (iCoreConnect's "3. TERM" and BioPure's "5.2. Assignment", CUAD
+    development contracts), so those do not match what the first paragraph says."""
+    _, _, chunks = _chunks(msa_text)
+    item = {c.id: c for c in chunks}["4.3(b)(ii)#ancestor"]
+    assert "if the other Party:" in item.text and "becomes insolvent, including where it:" in item.text
+    icore = (
+        "STRATEGIC ALLIANCE AGREEMENT\n\nThe parties agree as follows:\n\n   3. TERM   This Agreement shall "
+        "commence on the Effective Date and shall remain in effect for a period of 5 years.\n\nIn such an "
+        "instance, all compensation will continue for an extended period of five years.\n\n   4. "
+        "COMPENSATION   USA MCO will receive a revenue share.\n"
+    )
+    biopure = (
+        "AGENCY AGREEMENT\n\nThe parties agree as follows:\n\n   5.2. Assignment. This Agreement will be "
+        "binding upon the parties and their permitted assigns.\n\nNeither party will assign any of its "
+        "rights without the prior written consent of the other party.\n\n   5.3. Waiver. No waiver is "
+        "effective unless in writing.\n"
+    )
+    for text, later, first in (
+        (icore, "In such an instance", "shall remain in effect"),
+        (biopure, "Neither party will assign", "binding upon the parties"),
+    ):
+        _, tree, chunks = _chunks(text)
+        context = [c for c in chunks if c.kind == "ancestor" and later in c.text]
+        # with the first paragraph as its context, the later one's chunk repeats its section's
+        # whole text and is dropped as a duplicate of the section's chunk
+        assert context, "the later paragraph is indexed with its section's heading"
+        assert all(first not in c.text for c in context)
+        heading = tree.node(context[0].node_id.split("/")[0])
+        assert all(heading.title.split()[0].lower() in c.text.lower() for c in context)

@@ -78,12 +78,16 @@ def test_fingerprint_tracks_only_what_changes_the_index() -> None:
     assert changed.ingest_fingerprint() != base.ingest_fingerprint()
 
 
-def test_fingerprint_changes_with_the_tree_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """New tree rules give new node ids: contracts ingested with the old ones are re-ingested."""
+@pytest.mark.parametrize("version", ["TREE_RULES_VERSION", "CHUNK_RULES_VERSION"])
+def test_fingerprint_changes_with_the_tree_and_chunk_rules(
+    monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    """New tree rules give new node ids, new chunk rules new chunks: contracts ingested with the
+    old ones are re-ingested."""
     from clausewise.core import config
 
     before = load_settings().ingest_fingerprint()
-    monkeypatch.setattr(config, "TREE_RULES_VERSION", config.TREE_RULES_VERSION + 1)
+    monkeypatch.setattr(config, version, getattr(config, version) + 1)
     assert load_settings().ingest_fingerprint() != before
 
 

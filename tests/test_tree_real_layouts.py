@@ -1082,3 +1082,70 @@ def test_a_list_resumes_after_a_paragraph_that_interrupts_it_goldresource_and_st
     )
     tree = _tree(stamps)
     assert _at(tree, stamps, "MBE shall pay a bounty").startswith("8(b)")
+
+
+def test_a_section_may_open_at_its_first_sub_section_intricon_and_smartrx() -> None:
+    """Rule "a section may open at its first sub-section": IntriCon strategic alliance agreement
+    ("2.14 Additional definitions ..." then "3.1 Term: ...", no "3" printed) and Smart RX
+    distributor agreement ("15. CONTROLLING LAW:" run on after an address, then "15.1
+    Generally."): "3.1" is section 3's first clause beside section 2, not a paragraph of 2.14."""
+    intricon = PREAMBLE + (
+        "2.13 Territory means the world.\n\n   2.14 Additional definitions are provided in Exhibits A and "
+        "B attached here to which are considered to be part of this Agreement.\n\n   3.1 Term: The initial "
+        "term of this Agreement shall be five (5) years from the date of execution.     3.2 Dynamic "
+        "Hearing grants to IntriCon in accordance with the terms of this Agreement an exclusive licence.\n"
+    )
+    tree = _tree(intricon)
+    assert _at(tree, intricon, "The initial term of this Agreement") == "3.1"
+    assert _at(tree, intricon, "Hearing grants to IntriCon").startswith("3.2")
+    assert tree.node("3.1").parent == tree.node("2.14").parent
+    smartrx = PREAMBLE + (
+        "14. NOTICES: All communications will be sent to the addresses set forth below:\n\nCompany: Smart "
+        "RX Systems, Inc. Red Bug Lake Road, Suite 256 Winter Springs, Florida 32708 Distributor: A3 "
+        "Development Group, LLC 17521 Highway 69 South, Suite 120 Tyler, Texas 75703 15. CONTROLLING LAW: "
+        "15.1 Generally. This Distributor Agreement shall be exclusively governed by the laws of the State "
+        "of Texas. 15.2 Service of Process. The Parties further agree that service of process may be made "
+        "by mail.\n"
+    )
+    tree = _tree(smartrx)
+    assert _at(tree, smartrx, "exclusively governed by the laws").startswith("15.1")
+    assert _at(tree, smartrx, "service of process may be made").startswith("15.2")
+
+
+def test_an_untitled_first_sub_section_number_is_a_reference() -> None:
+    """The counter-example of the rule above (made up): "3.1 of Schedule B" wrapped to the start
+    of a line inside section 2.2 has no title and stays in its paragraph."""
+    text = PREAMBLE + (
+        "2.1 Fees. The Customer shall pay the fees.\n\n2.2 Expenses. The Customer shall reimburse the "
+        "expenses listed in Section\n3.1 of Schedule B within thirty days of invoice.\n"
+    )
+    tree = _tree(text)
+    assert _at(tree, text, "of Schedule B within thirty days").startswith("2.2")
+
+
+def test_a_section_keeps_its_text_at_the_margin_icoreconnect_and_biopure() -> None:
+    """Rule "a section keeps its text at the margin": iCoreConnect strategic alliance agreement
+    ("   3. TERM   This Agreement ..." indented, its second paragraph at the margin) and BioPure
+    agency agreement ("   5.2. Assignment." indented, its text continued at the margin after a page
+    number): the later paragraphs are the section's, not paragraphs under no number."""
+    icore = PREAMBLE + (
+        "   2. SERVICES   IMedicor will, from time to time make available upgrade services to its "
+        "members.   3. TERM   This Agreement shall commence on the Effective Date of this Agreement and "
+        'shall remain in effect for a period of 5 years ("Initial Term").\n\nIn such an instance, all '
+        "compensation will continue for a extended period of five years from the date of termination.\n\n"
+        "   4. COMPENSATION   USA MCO will receive a revenue share.\n"
+    )
+    tree = _tree(icore)
+    assert _at(tree, icore, "all compensation will continue").startswith("3")
+    assert _at(tree, icore, "USA MCO will receive").startswith("4")
+    biopure = PREAMBLE + (
+        "   5.1. Notices. All such communications will be deemed effective on actual receipt.\n\n   5.2. "
+        "Assignment. This Agreement will be binding upon and inure to the benefit of the parties hereto "
+        "and their respective successors and permitted assigns.    14\n\n                                   "
+        "-13-\n\nNeither party will not assign or otherwise transfer any of its rights or obligations under "
+        "this Agreement without the express prior written consent of the other party.\n\n   5.3. Waiver. No "
+        "waiver is effective unless in writing.\n"
+    )
+    tree = _tree(biopure)
+    assert _at(tree, biopure, "Neither party will not assign").startswith("5.2")
+    assert _at(tree, biopure, "No waiver is effective").startswith("5.3")

@@ -3,6 +3,12 @@
 - node: the node's own text (a leaf's whole text; a parent's label, title and lead-in).
 - ancestor: the headings and lead-ins of its ancestors, then the node's own text, so that
   "(b) within thirty (30) days" is indexed together with "12.4 Termination for breach".
+  Rule "a lead-in is context only for what it introduces": an ancestor's own text joins the
+  context only when it leaves its sentence open for the node to finish ("The Receiving Party
+  shall not:", "Either party may terminate this Agreement"). A complete paragraph ("10.5
+  Assignment. This Agreement may not be assigned ... .") is a clause of its own, not an
+  introduction: repeated before each later paragraph of its section, it made every one of them
+  match what that first paragraph says while the span returned is another paragraph's.
 - descendant: the node with its whole subtree, split at child boundaries when over budget.
 
 Context text helps matching but is never part of a chunk's span: retrieval returns, and
@@ -18,6 +24,9 @@ from clausewise.core.config import ChunkingSettings
 from clausewise.core.domain import Chunk, ClauseNode, ClauseTree, NodeKind, ParsedDocument, Span
 
 _WORDS = re.compile(r"\w+")
+# a text that ends its sentence: a full stop, question or exclamation mark, perhaps inside
+# closing quotes or brackets
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 _SKIP_KINDS = {NodeKind.DOCUMENT, NodeKind.TABLE_OF_CONTENTS}
 
 
@@ -31,6 +40,12 @@ def _trim(text: str, span: Span) -> Span:
 
 def _heading(node: ClauseNode) -> str:
     return " ".join(part for part in (node.label, node.title) if part).strip()
+
+
+def introduces(lead: str) -> bool:
+    """Whether a lead-in leaves its sentence open for what follows it to finish (ends with a
+    colon, a dash, a comma or a word, not with a full stop)."""
+    return bool(lead) and _SENTENCE_END.search(lead.rstrip()) is None
 
 
 def _own_body(text: str, node: ClauseNode) -> str:
@@ -68,13 +83,15 @@ class ChunkBuilder:
         )
 
     def _context(self, node: ClauseNode) -> str:
-        """Ancestors' headings and (short) lead-ins, outermost first."""
+        """Ancestors' headings and (short) lead-ins that introduce what follows, outermost first."""
         lines = []
         for ancestor in self.tree.ancestors(node.id):
             if ancestor.kind in {NodeKind.SENTENCE}:
                 continue
             heading = _heading(ancestor)
             lead = _own_body(self.text, ancestor)
+            if not introduces(lead):
+                lead = ""
             if len(lead) > self.settings.lead_in_chars:
                 lead = lead[: self.settings.lead_in_chars].rsplit(" ", 1)[0] + " ..."
             line = " ".join(p for p in (heading, lead) if p)

@@ -100,8 +100,13 @@ class ParsingSettings(Section):
 #: and chapter numbers, page furniture (legends, page numbers with a running header), exhibits
 #: behind a running title, sub-headings and lists inside numbered sections; 4: numbered exhibits
 #: ("Annex 1", "Annex 2") are headings, not a running header; 5: sentences cut by a page break,
-#: bare item labels, a first item run on after its heading, lists resuming after a paragraph.
-TREE_RULES_VERSION = 5
+#: bare item labels, a first item run on after its heading, lists resuming after a paragraph; 6: a
+#: section may open at its first sub-section, a section keeps its text at the margin.
+TREE_RULES_VERSION = 6
+
+#: The version of the chunking rules (tools/chunking.py), in the ingest fingerprint for the same
+#: reason: chunks are stored. 2: a lead-in joins a descendant's context only when it introduces it.
+CHUNK_RULES_VERSION = 2
 
 
 class StructureSettings(Section):
@@ -678,7 +683,7 @@ class Settings(BaseSettings):
                 "knowledge_graph": self.builds_knowledge_graph(),
                 "tree_rules": TREE_RULES_VERSION,
             },
-            "chunking": self.chunking.model_dump(mode="json"),
+            "chunking": {**self.chunking.model_dump(mode="json"), "chunk_rules": CHUNK_RULES_VERSION},
             "embedding": self.models.embedding.model_dump(
                 mode="json", include={"backend", "model", "max_tokens"}
             ),

@@ -241,7 +241,7 @@ class Nester:
         if style == "schedule":
             return None
         if style == "decimal" and len(reading.path) >= 2:
-            return self._place_decimal_path(reading)
+            return self._place_decimal_path(reading, f)
         top = len(stack) - 1
         for j in range(top, 0, -1):
             other = stack[j].reading
@@ -291,7 +291,7 @@ class Nester:
             return 2.0, container
         return None
 
-    def _place_decimal_path(self, reading: Reading) -> tuple[float, int] | None:
+    def _place_decimal_path(self, reading: Reading, f: BlockFacts) -> tuple[float, int] | None:
         """Where "4.2.1" goes: under "4.2" (or "Article IV" for "4.2"), beside "4.2.0"-style
         siblings, or under the nearest ancestor its path extends."""
         stack = self.stack
@@ -317,9 +317,27 @@ class Nester:
             assert other is not None
             if len(other) < len(path) and path[: len(other)] == other:
                 return 3.0, j
+        if decimal_frames and (opened := self._opens_next_major(reading, f)) is not None:
+            return opened
         if decimal_frames:
             return None  # "2.4" amid section 8: a wrapped cross-reference, not a heading
         return 1.0, self._container_index()
+
+    def _opens_next_major(self, reading: Reading, f: BlockFacts) -> tuple[float, int] | None:
+        """Rule "a section may open at its first sub-section": a titled "3.1 Communications
+        Features" right after "2.6", where no "3" heading was printed (or the text lost it), is
+        the first clause of section 3, beside section 2 (or beside "2.6" when "2" was never
+        seen either), not a paragraph of 2.6. Untitled, it may be a wrapped cross-reference
+        ("... as set out in Section" / "3.1 of Schedule B"), so it stays in its paragraph."""
+        path = reading.path
+        if len(path) != 2 or path[1] != 1 or not f.title:
+            return None
+        outer = next(j for j in range(1, len(self.stack)) if self.stack[j].proto.path is not None)
+        other = self.stack[outer].proto.path
+        assert other is not None
+        if other[0] + 1 != path[0]:
+            return None
+        return 3.0, outer - 1
 
     def _resumes_list(self, reading: Reading) -> tuple[float, int] | None:
         """Rule "a list resumes after a paragraph that interrupts it": "(a) If the Company ...",
@@ -482,6 +500,19 @@ class Nester:
         self.stack.append(Frame(heading, container=True))
         return heading
 
+    def _keeps_margin_text(self) -> bool:
+        """Rule "a section keeps its text at the margin": a titled numbered section directly in a
+        container (" 3.3       Other Sources", its heading indented a space, its paragraphs at
+        the margin) owns the paragraphs after it, however indented, until the next label. Backing
+        out of it, as out of an indented list, files them under no number at all ("p9" beside
+        "3.3")."""
+        return (
+            len(self.stack) > 1
+            and self.stack[-2].container
+            and _numbered_section(self.stack[-1].proto)
+            and bool(self.stack[-1].proto.title)
+        )
+
     def _add_paragraph(self, f: BlockFacts) -> Proto:
         # "  2. INVESTMENT BY YEC" indented on its line, then its text at the margin: the text is
         # the section's own, however it is indented (nothing else has been printed under it)
@@ -491,7 +522,7 @@ class Nester:
             and len(self.stack) > 1
             and not self.stack[-1].container
             and (
-                self.stack[-1].proto.x0 > f.x0 + self.tolerance
+                (self.stack[-1].proto.x0 > f.x0 + self.tolerance and not self._keeps_margin_text())
                 or (self.stack[-1].lead_in and self.stack[-1].proto.x0 >= f.x0 - self.tolerance)
             )
         ):
