@@ -33,6 +33,15 @@ def _at(tree, text: str, needle: str) -> str:
     return tree.smallest_containing((start, start + len(needle))).id
 
 
+def _assert_filed(text: str, expected: dict[str, str]):
+    """Build the tree of ``text`` and check that each needle's smallest node id starts with its
+    expected prefix; returns the tree."""
+    tree = _tree(text)
+    filed = {needle: _at(tree, text, needle) for needle in expected}
+    assert all(filed[needle].startswith(prefix) for needle, prefix in expected.items()), filed
+    return tree
+
+
 # --- numbered sections starting mid-line --------------------------------------------------------
 
 TODOS = (
@@ -1095,9 +1104,9 @@ def test_a_section_may_open_at_its_first_sub_section_intricon_and_smartrx() -> N
         "term of this Agreement shall be five (5) years from the date of execution.     3.2 Dynamic "
         "Hearing grants to IntriCon in accordance with the terms of this Agreement an exclusive licence.\n"
     )
-    tree = _tree(intricon)
-    assert _at(tree, intricon, "The initial term of this Agreement") == "3.1"
-    assert _at(tree, intricon, "Hearing grants to IntriCon").startswith("3.2")
+    tree = _assert_filed(
+        intricon, {"The initial term of this Agreement": "3.1", "Hearing grants to IntriCon": "3.2"}
+    )
     assert tree.node("3.1").parent == tree.node("2.14").parent
     smartrx = PREAMBLE + (
         "14. NOTICES: All communications will be sent to the addresses set forth below:\n\nCompany: Smart "
@@ -1107,9 +1116,9 @@ def test_a_section_may_open_at_its_first_sub_section_intricon_and_smartrx() -> N
         "of Texas. 15.2 Service of Process. The Parties further agree that service of process may be made "
         "by mail.\n"
     )
-    tree = _tree(smartrx)
-    assert _at(tree, smartrx, "exclusively governed by the laws").startswith("15.1")
-    assert _at(tree, smartrx, "service of process may be made").startswith("15.2")
+    _assert_filed(
+        smartrx, {"exclusively governed by the laws": "15.1", "service of process may be made": "15.2"}
+    )
 
 
 def test_an_untitled_first_sub_section_number_is_a_reference() -> None:
@@ -1119,8 +1128,7 @@ def test_an_untitled_first_sub_section_number_is_a_reference() -> None:
         "2.1 Fees. The Customer shall pay the fees.\n\n2.2 Expenses. The Customer shall reimburse the "
         "expenses listed in Section\n3.1 of Schedule B within thirty days of invoice.\n"
     )
-    tree = _tree(text)
-    assert _at(tree, text, "of Schedule B within thirty days").startswith("2.2")
+    _assert_filed(text, {"of Schedule B within thirty days": "2.2"})
 
 
 def test_a_section_keeps_its_text_at_the_margin_icoreconnect_and_biopure() -> None:
@@ -1135,9 +1143,7 @@ def test_a_section_keeps_its_text_at_the_margin_icoreconnect_and_biopure() -> No
         "compensation will continue for a extended period of five years from the date of termination.\n\n"
         "   4. COMPENSATION   USA MCO will receive a revenue share.\n"
     )
-    tree = _tree(icore)
-    assert _at(tree, icore, "all compensation will continue").startswith("3")
-    assert _at(tree, icore, "USA MCO will receive").startswith("4")
+    _assert_filed(icore, {"all compensation will continue": "3", "USA MCO will receive": "4"})
     biopure = PREAMBLE + (
         "   5.1. Notices. All such communications will be deemed effective on actual receipt.\n\n   5.2. "
         "Assignment. This Agreement will be binding upon and inure to the benefit of the parties hereto "
@@ -1146,6 +1152,4 @@ def test_a_section_keeps_its_text_at_the_margin_icoreconnect_and_biopure() -> No
         "this Agreement without the express prior written consent of the other party.\n\n   5.3. Waiver. No "
         "waiver is effective unless in writing.\n"
     )
-    tree = _tree(biopure)
-    assert _at(tree, biopure, "Neither party will not assign").startswith("5.2")
-    assert _at(tree, biopure, "No waiver is effective").startswith("5.3")
+    _assert_filed(biopure, {"Neither party will not assign": "5.2", "No waiver is effective": "5.3"})
