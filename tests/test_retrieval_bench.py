@@ -47,3 +47,33 @@ def test_metric_matches_a_character_count_on_real_queries(
         scores = _scores(retrieved, query.snippets)
         assert scores["recall"] == sorted(scores["recall"])  # recall never drops as k grows
         assert len(scores["precision"]) == len(KS)
+
+
+def test_each_query_figures_are_kept_and_average_to_the_row(
+    bench_data: Path, tmp_path: Path, runtime_for
+) -> None:
+    """The results file keeps every query's recall and precision at each k, so that a run before a
+    change and one after can be compared query by query; their mean is the row's figure."""
+    import statistics
+
+    from clausewise.core.config import load_settings
+    from clausewise.evals import retrieval_bench
+
+    settings = load_settings(
+        overrides={"paths": {"data_dir": str(tmp_path)}, "retrieval": {"reranker": "none"}}
+    )
+    results = retrieval_bench.run(
+        runtime_for(settings),
+        bench_data,
+        limit=3,
+        scopes=("document",),
+        configurations=("bm25",),
+        datasets=("contractnli",),
+    )
+    rows = results["per_query"]["document"]["bm25"]["contractnli"]
+    mean = results["scopes"]["document"]["bm25"]["contractnli"]
+    assert len(rows) == results["queries"]["contractnli"] == 3
+    assert {row["query"] for row in rows} <= {q.query for q in legalbench_queries(bench_data, "contractnli")}
+    for key in ("recall", "precision"):
+        for i in range(len(KS)):
+            assert statistics.fmean(row[key][i] for row in rows) == pytest.approx(mean[key][i], abs=0.01)

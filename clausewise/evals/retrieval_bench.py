@@ -6,7 +6,8 @@ k in 1..64 in two scopes: per document (the contract is known: the product's cas
 expansion), + graph, + rerank; ``hybrid+lexicon+rerank`` is the product's default search
 (``hybrid+lexicon+graph+rerank`` the same with ``retrieval.graph`` on).
 The corpus scope has no lexicon rows: concept words say nothing about which document is meant.
-Also the mean characters retrieved at each k, and retrieval latency on 2 cores.
+Also the mean characters retrieved at each k, retrieval latency on 2 cores, and each query's own
+recall and precision (``per_query``), for comparing two runs query by query.
 
 Corpus files are ingested once into the tenant ``legalbenchrag`` of the data directory (our
 indexes, built by the Archivist like any contract); re-runs reuse them.
@@ -138,6 +139,15 @@ def _scores(
     return {"precision": precision, "recall": recall, "characters": characters}
 
 
+def _rounded(row: dict[str, Any]) -> dict[str, Any]:
+    """One query's row for the results file: its text, recall and precision at each k (%)."""
+    return {
+        "query": row["query"],
+        "recall": [round(100 * r, 2) for r in row["recall"]],
+        "precision": [round(100 * p, 2) for p in row["precision"]],
+    }
+
+
 def _mean(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if not rows:
         return {}
@@ -183,6 +193,9 @@ def run(
         "scopes": {},
     }
     per_dataset: dict[str, dict[str, dict[str, list]]] = {s: {c.name: {} for c in chosen} for s in scopes}
+    # every query's own figures, so that two runs (before and after a change) can be compared
+    # query by query: how many moved down and up at each k, not only the means
+    per_query: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {}
     latency_ms: dict[str, list[float]] = defaultdict(list)
     rerank_seconds: list[float] = []
     reranker_kind = runtime.settings.retrieval.reranker
@@ -233,7 +246,9 @@ def run(
                             spans = searches[configuration.name](question, max(KS))
                             latency_ms[configuration.name].append(1000 * (time.perf_counter() - started))
                             retrieved = [(file_path, span) for _, span, _ in spans]
-                            rows[("document", configuration.name)].append(_scores(retrieved, query.snippets))
+                            rows[("document", configuration.name)].append(
+                                {"query": query.query, **_scores(retrieved, query.snippets)}
+                            )
                         progress.advance()
                 if reranker is not None and group:
                     index = runtime.store.open(ids[file_path])
@@ -257,10 +272,13 @@ def run(
                     for configuration in corpus_rows:
                         spans = searches[configuration.name](query.query, max(KS))
                         retrieved = [(by_name[name], span) for name, span, _ in spans]
-                        rows[("corpus", configuration.name)].append(_scores(retrieved, query.snippets))
+                        rows[("corpus", configuration.name)].append(
+                            {"query": query.query, **_scores(retrieved, query.snippets)}
+                        )
                     progress.advance()
         for (scope, name), values in rows.items():
             per_dataset[scope][name][dataset] = _mean(values)
+            per_query.setdefault(scope, {}).setdefault(name, {})[dataset] = [_rounded(v) for v in values]
     for scope, by_configuration in per_dataset.items():
         table: dict[str, Any] = {}
         for name, datasets in by_configuration.items():
@@ -281,6 +299,7 @@ def run(
                 },
             }
         results["scopes"][scope] = table
+    results["per_query"] = per_query
     results["latency"] = {
         "per_query_ms": {name: _percentiles(values, 1) for name, values in latency_ms.items()},
         "rerank_50_seconds": _percentiles(rerank_seconds, 3),
