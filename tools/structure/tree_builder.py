@@ -332,12 +332,10 @@ class Nester:
         path = reading.path
         if len(path) != 2 or path[1] != 1 or not f.title:
             return None
-        outer = next(j for j in range(1, len(self.stack)) if self.stack[j].proto.path is not None)
-        other = self.stack[outer].proto.path
-        assert other is not None
-        if other[0] + 1 != path[0]:
+        outer = self._outer_numbered_frame()
+        if outer is None or outer[1][0] + 1 != path[0]:
             return None
-        return 3.0, outer - 1
+        return 3.0, outer[0] - 1
 
     def _resumes_list(self, reading: Reading) -> tuple[float, int] | None:
         """Rule "a list resumes after a paragraph that interrupts it": "(a) If the Company ...",
@@ -359,13 +357,17 @@ class Nester:
 
     def _next_major(self, reading: Reading) -> tuple[float, int] | None:
         """ "6." right after "5.3": the next top-level section even though "5." was never seen."""
-        bottom = next((j for j in range(1, len(self.stack)) if self.stack[j].proto.path is not None), None)
-        if bottom is None:
-            return None
-        path = self.stack[bottom].proto.path
-        assert path is not None
-        if path[0] + 1 == reading.value:
-            return 4.5, bottom - 1
+        outer = self._outer_numbered_frame()
+        if outer is not None and outer[1][0] + 1 == reading.value:
+            return 4.5, outer[0] - 1
+        return None
+
+    def _outer_numbered_frame(self) -> tuple[int, tuple[int, ...]] | None:
+        """The outermost open frame with a decimal number, and that number: the section the next
+        major number ("6." after "5.3", "3.1" after "2.6") follows."""
+        for j in range(1, len(self.stack)):
+            if (path := self.stack[j].proto.path) is not None:
+                return j, path
         return None
 
     def _place(self, f: BlockFacts) -> tuple[Reading, int] | None:
