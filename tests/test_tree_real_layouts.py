@@ -761,17 +761,19 @@ def test_a_titled_section_after_a_lettered_list_when_its_predecessor_was_missed(
     assert _at(tree, trizetto, "will provide on-call service") == "3(a)"
 
 
+PROFOUND_REDACTED = PREAMBLE + (
+    "7. CONFORMITY OF PRODUCTS 7.1 Philips represents and warrants to Customer that all Products "
+    "comply in all respects with the terms of this Agreement and the applicable Purchase Orders. "
+    "7.2 [Redacted - Commercially Sensitive] 7.3 [Redacted - Commercially Sensitive] the foregoing "
+    "warranties will survive any inspection, delivery, acceptance, or payment by Customer.\n"
+)
+
+
 def test_bracketed_headings_split_run_together_sections_profound_and_deltathree() -> None:
     """Profound Medical: "... Purchase Orders. 7.2 [Redacted - Commercially Sensitive] ..." run
     on after 7.1 is section 7.2; Deltathree: "Section 2.02  [On-Line Marketing]." run on."""
-    profound = PREAMBLE + (
-        "7. CONFORMITY OF PRODUCTS 7.1 Philips represents and warrants to Customer that all Products "
-        "comply in all respects with the terms of this Agreement and the applicable Purchase Orders. "
-        "7.2 [Redacted - Commercially Sensitive] 7.3 [Redacted - Commercially Sensitive] the foregoing "
-        "warranties will survive any inspection, delivery, acceptance, or payment by Customer.\n"
-    )
-    tree = _tree(profound)
-    assert _at(tree, profound, "the foregoing warranties").startswith("7.2")
+    tree = _tree(PROFOUND_REDACTED)
+    assert _at(tree, PROFOUND_REDACTED, "7.2 [Redacted").startswith("7.2")
     deltathree = PREAMBLE + (
         "Section 2.01  [Calling Card]. Calling Card. PrimeCall and DeltaThree shall jointly develop a "
         "card. Section 2.02  [On-Line Marketing]. On-Line Marketing. Each of PrimeCall and DeltaThree "
@@ -1153,3 +1155,94 @@ def test_a_section_keeps_its_text_at_the_margin_icoreconnect_and_biopure() -> No
         "waiver is effective unless in writing.\n"
     )
     _assert_filed(biopure, {"Neither party will not assign": "5.2", "No waiver is effective": "5.3"})
+
+
+def test_a_sub_section_keeps_its_text_at_the_margin_biopure_and_lime_energy() -> None:
+    """Rule "a section keeps its text at the margin" for sub-sections too: BioPure agency
+    agreement ("   2.6. Warranty." under "2.", its sentence cut by a page break and finished at
+    the margin) and Lime Energy distributor agreement ("1.6 Distributor's Terms and Minimum
+    Expectations. ... from the Company:" deeply indented, its next paragraph less so): the text
+    is 2.6's and 1.6's, not a paragraph of sections 2 and 1."""
+    biopure = PREAMBLE + (
+        "2. PRODUCTS PURCHASE AND SALE.\n\n   2.5. Claims. Any claim "
+        "for shortage in Product delivery must be "
+        "made within ten (10) business days after the Customer's receipt of shipment.\n\n   2.6. Warranty. "
+        "The Company hereby warrants that all Products sold to "
+        "the\n\n\n\n\n\nCustomer hereunder, at the time "
+        "of shipment to the Customer, (a) will be merchantable and of generally commercially salable "
+        "quality; and (b) will have a then remaining shelf life of at least twelve (12) months. In no "
+        "event will the Company be liable for incidental or consequential damages.\n\n3. COVENANTS.\n\n"
+        "   3.1. Purchaser Guarantees. The Agent will guarantee payment.\n"
+    )
+    _assert_filed(biopure, {"In no event will the Company be liable": "2.6", "will guarantee payment": "3.1"})
+    lime = PREAMBLE + (
+        "1.     APPOINTMENT\n\n                  1.5      The "
+        "Distributor's Obligation. The Distributor, at its"
+        "                            own expense,  shall promote the distribution,  sales,"
+        "                            and use of Products in the Market.\n\n"
+        "                  1.6      Distributor's  Terms  and  Minimum  Expectations.  In"
+        "                            order  to  maintain  the  exclusive  rights  to sell,"
+        "                            the Distributor must purchase the following minimum quantities of the "
+        "Products from the                            Company:\n\n"
+        "         On the  commencement of the Term  Distributor will issue to the Company an  irrevocable  "
+        "letter of credit in the amount of Five Hundred  Thousand Dollars.\n\n"
+        "                  1.7      Sub-distributors. The Distributor may appoint sub-distributors.\n"
+    )
+    _assert_filed(
+        lime, {"Distributor will issue to the Company": "1.6", "may appoint sub-distributors": "1.7"}
+    )
+
+
+def test_a_number_far_past_the_last_section_is_not_one_legacy_and_smith_electric() -> None:
+    """Rule "a number far past the last section is not a section unless it looks like one": in
+    Legacy Education's endorsement agreement the notices of section 12 print "90 High Street
+    Burnham" after a postcode read as a heading; in Smith Electric's fleet maintenance agreement a
+    cover page "DATED 13 October 2005" interrupts the definitions of section 1. Neither number is
+    a section: sections 13 and 14 keep their numbers and their text."""
+    legacy = PREAMBLE + (
+        "11. FORCE MAJEURE   Neither party will be liable for any "
+        "delay caused by events beyond its control.   "
+        "12. NOTICES   Notice: Each notice shall be in writing and addressed to the address of the intended "
+        "recipient set forth below.   If to Company Name: lain "
+        "Edwards   Address: Tigrent Learning UK Ltd     "
+        "Boston House     69 — 75 Boston Manor Road     Brentford     Middlesex     TW8 9.1.1     England   "
+        "Telephone: 02089 966700       If to CSA Name: Sharon Bowler   Address: Celebrity Speakers Ltd     "
+        "90 High Street Burnham     Buckinghamshire     SL1 7JT England   Telephone: 01628 601400\n\n6\n\n"
+        "  13. JURISDICTION/DISPUTES   This Agreement shall be deemed to have been made in England. This "
+        "Agreement shall be governed by the laws of England and Wales.   14. AGREEMENT BINDING ON SUCCESSORS"
+        "   The provisions of the Agreement shall be binding upon the Parties.\n"
+    )
+    _assert_filed(legacy, {"governed by the laws of England": "13", "binding upon the Parties": "14"})
+    smith = PREAMBLE + (
+        "1. Definitions     1.1 In this Agreement:     1.1.1 the following expressions have the following "
+        'meanings:     "DCL Financial Year" means the period of 12 (twelve) months commencing on the first '
+        "day of each financial year of DCL (and, in the\n\n            DATED         13 October 2005"
+        "                   DCL\n\nDAIRY CREST LIMITED (Company no 2085882) whose registered office is at "
+        "Claygate House, Esher, Surrey KT10 9PN\n\n   2. Term     "
+        "2.1 This Agreement runs for five years.     "
+        "13. Warranties and Liability     13.1 SEV does not warrant that the Maintenance Services will cause "
+        "Vehicles to operate without breakdown.\n"
+    )
+    tree = _tree(smith)
+    assert not _at(tree, smith, "13 October 2005").startswith("13")
+    assert tree.node("13").title.startswith("Warranties")
+
+
+def test_a_bracketed_placeholder_ends_its_section_gwg_and_profound() -> None:
+    """Rule "a bracketed placeholder ends its section": GWG's orderly marketing agreement runs
+    "Section 3. [Reserved] Section 4. General Provisions. 4.1 Term; ..." on one line, Profound
+    Medical's supply agreement "7.2 [Redacted - Commercially Sensitive] 7.3 [Redacted - ...] the
+    foregoing warranties ...": the number after the closing bracket starts the next section, as
+    after a full stop."""
+    gwg = PREAMBLE + (
+        "Section 2. Compensation. The Engagement Letter shall provide that the Bank shall not be entitled "
+        "to any compensation for its advice hereunder. Section 3. [Reserved] Section 4. General Provisions. "
+        "4.1 Term; Termination; Withdrawal of Bank. (a) This OMA shall expire upon the earlier of (i) the "
+        "first anniversary of the Effective Date and (ii) the date that all Shares are sold.\n\n- 4 -\n\n"
+        "(b) The Engagement Letter shall provide that the Bank may terminate its engagement at any time.\n\n"
+        "4.2 Amendments and Waivers. This OMA may be amended only in writing.\n"
+    )
+    _assert_filed(
+        gwg, {"This OMA shall expire": "4.1(a)", "Bank may terminate": "4.1(b)", "may be amended only": "4.2"}
+    )
+    _assert_filed(PROFOUND_REDACTED, {"the foregoing warranties": "7.3", "7.2 [Redacted": "7.2"})

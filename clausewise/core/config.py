@@ -101,8 +101,10 @@ class ParsingSettings(Section):
 #: behind a running title, sub-headings and lists inside numbered sections; 4: numbered exhibits
 #: ("Annex 1", "Annex 2") are headings, not a running header; 5: sentences cut by a page break,
 #: bare item labels, a first item run on after its heading, lists resuming after a paragraph; 6: a
-#: section may open at its first sub-section, a section keeps its text at the margin.
-TREE_RULES_VERSION = 6
+#: section may open at its first sub-section, a section keeps its text at the margin; 7: sub-sections
+#: keep their text at the margin too, a bracketed placeholder ends its section, a number far past
+#: the last section is not a section unless it looks like one.
+TREE_RULES_VERSION = 7
 
 #: The version of the chunking rules (tools/chunking.py), in the ingest fingerprint for the same
 #: reason: chunks are stored. 2: a lead-in joins a descendant's context only when it introduces it.

@@ -9,7 +9,8 @@ and cuts the block there, before the blocks are analysed.
 A number inside a block starts a section only when all of these hold (rule
 :func:`inline_starts`):
 
-- it stands where a heading stands: after a sentence end ("obligations. 10."), or, for a
+- it stands where a heading stands: after a sentence end ("obligations. 10.") or a bracketed
+  placeholder ("Section 3. [Reserved] Section 4."), or, for a
   multi-level or keyword number, right after the short heading of the section it follows
   ("1. TERMS OF AGREEMENT 1.1", "ARTICLE I GENERAL UNDERTAKING Section 1.01");
 - it reads as a section label ("10.", "10.5", "Section 4.10", "ARTICLE IV") followed by a
@@ -41,6 +42,10 @@ _CONTEXT = 8
 _HEADING_WORDS = 14
 
 _SENTENCE_END = re.compile(r"(?:[.:;!?][\"”’)\]*]*|:-)\s+$")  # ":-" opens a list in British drafting
+#: rule "a bracketed placeholder ends its section": "Section 3. [Reserved] Section 4. General
+#: Provisions.", "7.2 [Redacted - Commercially Sensitive] 7.3 ...": a section whose whole text is
+#: a placeholder ends at its closing bracket, as a sentence ends at its full stop
+_PLACEHOLDER_END = re.compile(r"\[[A-Z][^\]\n]{0,40}\]\s+$")
 _CAPITAL_WORD_END = re.compile(r"(?:^|\s)[A-Z][A-Za-z&'’,-]*[A-Za-z)][\"”]?\s+$")
 _REFERRING_WORD = re.compile(
     r"\b(?:sections?|articles?|clauses?|paragraphs?|subsections?|schedules?|exhibits?|annex(?:es)?"
@@ -100,7 +105,7 @@ def _position_ok(block_text: str, offset: int, path: tuple[int, ...], label: Lab
     before = block_text[max(0, offset - 40) : offset]
     if _REFERRING_WORD.search(before):
         return False
-    if _SENTENCE_END.search(before):
+    if _SENTENCE_END.search(before) or _PLACEHOLDER_END.search(before):
         return True
     if "." not in label.raw and not label.keyword:
         return False  # a bare number ("2 TERM") only after a sentence end

@@ -285,7 +285,12 @@ class Nester:
             return score, top
         if style == "article" or (style == "decimal" and f.label is not None and f.label.keyword):
             return 2.0, container
-        if style == "decimal" and f.title and not any(fr.proto.path is not None for fr in stack[1:]):
+        if (
+            style == "decimal"
+            and f.title
+            and not any(fr.proto.path is not None for fr in stack[1:])
+            and not self._far_past_last_section(reading, f)
+        ):
             # a titled top-level section whose predecessors we missed, even after a lettered
             # list ("(e) NOW THEREFORE ... agree as follows." then "2. Grant of License.")
             return 2.0, container
@@ -361,6 +366,17 @@ class Nester:
         if outer is not None and outer[1][0] + 1 == reading.value:
             return 4.5, outer[0] - 1
         return None
+
+    def _far_past_last_section(self, reading: Reading, f: BlockFacts) -> bool:
+        """Rule "a number far past the last section is not a section unless it looks like one":
+        where every numbered frame was closed (a heading in capitals, "TW8 9LL" in an address,
+        opened a container), a titled number is taken as a section whose predecessors were
+        missed. After section 12, though, "90 High Street Burnham" (an address in the notices)
+        or "152 ..." (a page's figure) is no section: more than three past the last number
+        placed in a container, it must read like one (a dotted or keyword label, a title), as a
+        far sibling must (:func:`_far_jump_allowed`)."""
+        last = self.last_top.get(reading.style)
+        return last is not None and reading.value - last > 3 and not _far_jump_allowed(f)
 
     def _outer_numbered_frame(self) -> tuple[int, tuple[int, ...]] | None:
         """The outermost open frame with a decimal number, and that number: the section the next
@@ -503,14 +519,15 @@ class Nester:
         return heading
 
     def _keeps_margin_text(self) -> bool:
-        """Rule "a section keeps its text at the margin": a titled numbered section directly in a
-        container (" 3.3       Other Sources", its heading indented a space, its paragraphs at
-        the margin) owns the paragraphs after it, however indented, until the next label. Backing
-        out of it, as out of an indented list, files them under no number at all ("p9" beside
-        "3.3")."""
+        """Rule "a section keeps its text at the margin": a titled numbered section (" 3.3
+        Other Sources" directly in a container, or "   2.6. Warranty." under section 2, its
+        heading indented, its paragraphs at the margin) owns the paragraphs after it, however
+        indented, until the next label. Backing out of it, as out of an indented list, files
+        them under no number at all ("p9" beside "3.3") or under the parent section ("2/p1"
+        for the rest of 2.6's sentence after a page break, "5/p1" for 5.2's second paragraph).
+        Lists are not sections: "(a)" or an untitled "1." still ends where the margin returns."""
         return (
             len(self.stack) > 1
-            and self.stack[-2].container
             and _numbered_section(self.stack[-1].proto)
             and bool(self.stack[-1].proto.title)
         )
