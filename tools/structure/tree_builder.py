@@ -369,10 +369,11 @@ class Nester:
 
     def _far_past_last_section(self, reading: Reading, f: BlockFacts) -> bool:
         """Rule "a number far past the last section is not a section unless it looks like one":
-        where every numbered frame was closed (a heading in capitals, "TW8 9LL" in an address,
-        opened a container), a titled number is taken as a section whose predecessors were
-        missed. After section 12, though, "90 High Street Burnham" (an address in the notices)
-        or "152 ..." (a page's figure) is no section: more than three past the last number
+        where every numbered frame was closed (a heading in capitals, a postcode "TW8 9.1.1" in
+        the notices, opened a container), a titled number is taken as a section whose
+        predecessors were missed. After section 12, though, "90 High Street Burnham" or "152
+        Proes Street" (addresses in the notices) or a cover page's "13 October 2005" is no
+        section: more than three past the last number
         placed in a container, it must read like one (a dotted or keyword label, a title), as a
         far sibling must (:func:`_far_jump_allowed`)."""
         last = self.last_top.get(reading.style)
