@@ -139,6 +139,12 @@ def _scores(
     return {"precision": precision, "recall": recall, "characters": characters}
 
 
+def _query_row(query: LegalBenchQuery, retrieved: list[tuple[str, tuple[int, int]]]) -> dict[str, Any]:
+    """One query's scores, with its text: the means are taken over these rows, and each is kept
+    (rounded) in the results file for comparing two runs query by query."""
+    return {"query": query.query, **_scores(retrieved, query.snippets)}
+
+
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
     """One query's row for the results file: its text, recall and precision at each k (%)."""
     return {
@@ -246,9 +252,7 @@ def run(
                             spans = searches[configuration.name](question, max(KS))
                             latency_ms[configuration.name].append(1000 * (time.perf_counter() - started))
                             retrieved = [(file_path, span) for _, span, _ in spans]
-                            rows[("document", configuration.name)].append(
-                                {"query": query.query, **_scores(retrieved, query.snippets)}
-                            )
+                            rows[("document", configuration.name)].append(_query_row(query, retrieved))
                         progress.advance()
                 if reranker is not None and group:
                     index = runtime.store.open(ids[file_path])
@@ -272,9 +276,7 @@ def run(
                     for configuration in corpus_rows:
                         spans = searches[configuration.name](query.query, max(KS))
                         retrieved = [(by_name[name], span) for name, span, _ in spans]
-                        rows[("corpus", configuration.name)].append(
-                            {"query": query.query, **_scores(retrieved, query.snippets)}
-                        )
+                        rows[("corpus", configuration.name)].append(_query_row(query, retrieved))
                     progress.advance()
         for (scope, name), values in rows.items():
             per_dataset[scope][name][dataset] = _mean(values)

@@ -253,9 +253,11 @@ class Nester:
                 sibling_score = 4.0 if abs(f.x0 - stack[j].proto.x0) <= self.tolerance else None
             elif step == 1:
                 sibling_score = 5.0
-            elif style in {"article", "decimal"} and 1 < step <= 3:
+            elif style in {"article", "decimal"} and 1 < step <= _NEAR_STEPS:
                 sibling_score = 3.0
-            elif 1 < step <= 3 or (style in {"article", "decimal"} and step > 3 and _far_jump_allowed(f)):
+            elif 1 < step <= _NEAR_STEPS or (
+                style in {"article", "decimal"} and step > _NEAR_STEPS and _far_jump_allowed(f)
+            ):
                 sibling_score = 2.0
             elif reading.value == 1 and j < top and stack[j].proto.title and not f.title:
                 # "1. there was a technically feasible ..." deep inside "3.0 General Terms": an
@@ -373,11 +375,11 @@ class Nester:
         the notices, opened a container), a titled number is taken as a section whose
         predecessors were missed. After section 12, though, "90 High Street Burnham" or "152
         Proes Street" (addresses in the notices) or a cover page's "13 October 2005" is no
-        section: more than three past the last number
-        placed in a container, it must read like one (a dotted or keyword label, a title), as a
-        far sibling must (:func:`_far_jump_allowed`)."""
+        section: more than :data:`_NEAR_STEPS` past the last number placed in a container, it
+        must read like one (a dotted or keyword label, a title), as a far sibling must
+        (:func:`_far_jump_allowed`)."""
         last = self.last_top.get(reading.style)
-        return last is not None and reading.value - last > 3 and not _far_jump_allowed(f)
+        return last is not None and reading.value - last > _NEAR_STEPS and not _far_jump_allowed(f)
 
     def _outer_numbered_frame(self) -> tuple[int, tuple[int, ...]] | None:
         """The outermost open frame with a decimal number, and that number: the section the next
@@ -527,11 +529,7 @@ class Nester:
         them under no number at all ("p9" beside "3.3") or under the parent section ("2/p1"
         for the rest of 2.6's sentence after a page break, "5/p1" for 5.2's second paragraph).
         Lists are not sections: "(a)" or an untitled "1." still ends where the margin returns."""
-        return (
-            len(self.stack) > 1
-            and _numbered_section(self.stack[-1].proto)
-            and bool(self.stack[-1].proto.title)
-        )
+        return _numbered_section(self.stack[-1].proto) and bool(self.stack[-1].proto.title)
 
     def _add_paragraph(self, f: BlockFacts) -> Proto:
         # "  2. INVESTMENT BY YEC" indented on its line, then its text at the margin: the text is
@@ -575,10 +573,16 @@ def _heading_only_section(proto: Proto) -> bool:
     )
 
 
+#: A number at most this many past its would-be sibling follows it (the ones between were missed:
+#: "10." then "12."); further on it must look like a section (:func:`_far_jump_allowed`).
+_NEAR_STEPS = 3
+
+
 def _far_jump_allowed(f: BlockFacts) -> bool:
-    """A number more than three past its would-be sibling ("12." then "27.") is taken as the next
-    section only when it looks like one: a dotted or keyword label with a title. A bare number on
-    a short line ("90 High Street Burnham" in an address after section 12) is not a section."""
+    """A number more than :data:`_NEAR_STEPS` past its would-be sibling ("12." then "27.") is
+    taken as the next section only when it looks like one: a dotted or keyword label with a title.
+    A bare number on a short line ("90 High Street Burnham" in an address after section 12) is not
+    a section."""
     assert f.label is not None
     return bool(f.title) and ("." in f.label.raw or bool(f.label.keyword))
 
