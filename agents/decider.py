@@ -48,9 +48,10 @@ from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
 from tools.decision.grounds import with_what_it_leads_to
 from tools.decision.instructions import addresses_a_model
-from tools.decision.matching import KnownProvision, Match, ProvisionMatcher
+from tools.decision.matching import KnownProvision
+from tools.decision.routing import QuestionRouter, Route
 from tools.passages import render_passages
-from tools.question_kind import QuestionKind, question_kind
+from tools.question_kind import QuestionKind, question_kind, value_asked_too
 from tools.retrieval.query_plan import default_plan
 from tools.retrieval.rerank import Reranker
 from tools.review.presence import ClauseScores, PresenceHead
@@ -74,8 +75,6 @@ CATEGORY_VALUE = {
     "Warranty Duration": "duration",
     "Parties": "party",
 }
-#: Value kinds that one CUAD category holds, whatever else the question says.
-SINGLE_HOLDER = {"party": "Parties", "law": "Governing Law"}
 #: Longest sentence quoted as the answer where the contract states a condition, not a value.
 CONDITION_CHARS = 400
 
@@ -104,7 +103,7 @@ class AnswerDecider:
         settings: DecisionSettings,
         index: ContractIndex,
         *,
-        matcher: ProvisionMatcher,
+        router: QuestionRouter,
         retriever: ContractRetriever,
         reranker: Reranker | None,
         presence: Presence | None = None,
@@ -120,7 +119,7 @@ class AnswerDecider:
         (``retrieval.rerank_threshold``)."""
         self.settings = settings
         self.index = index
-        self.matcher = matcher
+        self.router = router
         self.retriever = retriever
         self.reranker = reranker
         self.presence = presence
@@ -135,18 +134,16 @@ class AnswerDecider:
     def decide(self, question: str) -> Decision | None:
         """The decision on ``question`` (None for a list or open question: no short answer)."""
         kind = question_kind(question)
-        if kind.form == "free":
+        if kind.form in ("list", "free"):
+            route = self.router.route(question) if kind.form == "free" else None
+            if route is None or route.provision.family != "cuad" or route.provision.answer in ("", "none"):
+                return None
             # an open wording may still ask for a known provision's value ("What date is the
             # agreement dated?"): the provision's value kind then types it
-            match = self.matcher.match(question, family="cuad", answer=True)
-            if match is None:
-                return None
             kind = QuestionKind("value", question=kind.question)
-        elif kind.form in ("verdict", "value"):
-            match = self._match(question, kind)
         else:
-            return None
-        decision = self._decide(question, kind, match)
+            route = self.router.route(question)
+        decision = self._decide(question, kind, route)
         log.info(
             "decided %s: %s",
             decision.form,
@@ -160,45 +157,28 @@ class AnswerDecider:
         )
         return decision
 
-    def _match(self, question: str, kind: QuestionKind) -> Match | None:
-        if kind.form != "value":
-            return self.matcher.match(question)
-        # a provision that has a value first, then any provision: "What is the cap on liability?"
-        # is answered by the clause that caps it, quoted where it states a formula, not a number
-        match = self.matcher.match(question, family="cuad", answer=True) or self.matcher.match(
-            question, family="cuad"
-        )
-        held_by = SINGLE_HOLDER.get(kind.value or "")
-        if match is None and held_by is not None:
-            # rule "value kinds one provision holds": a question asking for the parties or the
-            # governing law asks about that provision, however it is worded ("Who signed it?")
-            provision = next(
-                (p for p in self.matcher.provisions if p.family == "cuad" and p.name == held_by), None
-            )
-            return Match(provision, 0.0, 0.0) if provision is not None else None
-        return match
-
-    def _decide(self, question: str, kind: QuestionKind, match: Match | None) -> Decision:
-        provision = match.provision if match else None
+    def _decide(self, question: str, kind: QuestionKind, route: Route | None) -> Decision:
+        provision = route.provision if route else None
         if kind.form == "verdict":
-            if (
-                provision is not None
-                and provision.family == "cuad"
-                and self._presence_column(provision) is not None
-            ):
-                return self._by_presence(question, provision, match)
-            if kind.hypothesis and self.ruler is not None:
+            if provision is not None and self._presence_column(provision) is not None:
+                decided = self._by_presence(question, provision)
+                if route.polarity == "absent":
+                    return self._turned(decided)
+                asked = value_asked_too(question)
+                if asked is not None and decided.verdict == "yes":
+                    return self._with_value(decided, asked, provision)
+                return decided
+            if provision is not None and provision.family == "nda" and self.ruler is not None:
                 # "does the agreement provide that X?": the classifier rules X in the user's own
                 # words when X is about what it was trained on (an NDA topic); a suite wording
                 # ruled in its place would answer another hypothesis
-                topic = self.matcher.match(kind.hypothesis, family="nda", qualifiers=False)
-                if topic is not None:
-                    return self._by_hypothesis(question, topic.provision, kind.hypothesis)
-            elif provision is not None and provision.family == "nda" and self.ruler is not None:
-                return self._by_hypothesis(question, provision, provision.hypothesis)
+                if kind.hypothesis:  # the user's own claim is ruled as worded: no turning round
+                    return self._by_hypothesis(question, provision, kind.hypothesis)
+                decided = self._by_hypothesis(question, provision, provision.hypothesis)
+                return self._turned(decided) if route.polarity == "absent" else decided
             return self._by_model(question, ask=self.settings.model_decides)
         if provision is not None and self._presence_column(provision) is not None:
-            return self._value_from_clauses(question, kind, provision, match)
+            return self._value_from_clauses(question, kind, provision)
         return self._value_from_retrieval(question, kind)
 
     # -- grounds ----------------------------------------------------------------------------------
@@ -258,7 +238,7 @@ class AnswerDecider:
         ranked = scores.above(column, 0.0, len(scores.chunks))
         return [(chunk.span, probability) for chunk, probability in ranked]
 
-    def _by_presence(self, question: str, provision: KnownProvision, match: Match | None) -> Decision:
+    def _by_presence(self, question: str, provision: KnownProvision) -> Decision:
         column = self._presence_column(provision)
         assert column is not None and self.presence is not None
         no_below, yes_at = self.presence.head.band(column)
@@ -308,11 +288,72 @@ class AnswerDecider:
                     }
                 )
             undecided += f"; the model's answer did not stand ({by_model.rationale})"
+        probability = self.presence.head.present_probability(column, best)
+        leaning = {}
+        if probability is not None and probability != 0.5:
+            leaning = {
+                "leaning": "yes" if probability > 0.5 else "no",
+                "leaning_probability": round(max(probability, 1 - probability), 2),
+            }
         return Decision(
             **common,
+            **leaning,
             verdict="unclear",
             closest=self._cite(closest),
             rationale=f"{undecided}; the closest clauses are shown",
+        )
+
+    def _with_value(self, decision: Decision, asked: QuestionKind, provision: KnownProvision) -> Decision:
+        """A "yes" to a question that also asks for the provision's value ("Does it renew, and for
+        how long?"): the value read from the clauses that hold the provision (rule "a verdict and
+        a value"), its sentence cited beside the verdict's ground; the sentence itself, quoted,
+        where it states the value as a condition; the verdict alone where neither holds."""
+        column = self._presence_column(provision)
+        assert column is not None and self.presence is not None
+        _, yes_at = self.presence.head.band(column)
+        holding = [span for span, p in self._ranked_clauses(column) if p >= yes_at][: self.settings.closest]
+        value_kind = CATEGORY_VALUE.get(provision.name) or asked.value or ""
+        read = self._read_value(asked.question, asked, value_kind, holding)
+        if read is not None:
+            cited = {c.span for c in decision.grounds}
+            grounds = [*decision.grounds, *(g for g in read.grounds if g.span not in cited)]
+            return decision.model_copy(
+                update={
+                    "value": read.value,
+                    "value_type": read.value_type,
+                    "normalized": read.normalized,
+                    "qualification": read.qualification,
+                    "grounds": grounds,
+                    "rationale": f"{decision.rationale}; the value read from the sentence that states it",
+                }
+            )
+        quote = " ".join(decision.grounds[0].quote.split()) if decision.grounds else ""
+        if quote and len(quote) <= CONDITION_CHARS and not value_kind:
+            return decision.model_copy(
+                update={
+                    "value": quote,
+                    "value_type": "condition",
+                    "rationale": f"{decision.rationale}; the clause states it as a condition, quoted",
+                }
+            )
+        return decision.model_copy(
+            update={"rationale": f"{decision.rationale}; no sentence of the clause states the value asked"}
+        )
+
+    @staticmethod
+    def _turned(decision: Decision) -> Decision:
+        """A presence decision read the other way round, for a question whose "yes" means the
+        contract lacks the provision ("Can we assign freely?"): yes and no swap, and so does the
+        leaning; the grounds stay (the clause that holds the provision is why the answer is no)."""
+        swap = {"yes": "no", "no": "yes"}
+        return decision.model_copy(
+            update={
+                "polarity": "absent",
+                "verdict": swap.get(decision.verdict or "", decision.verdict),
+                "leaning": swap.get(decision.leaning or "") or None,
+                "rationale": f"{decision.rationale}; the question asks the other way round (yes means the "
+                f"contract does not provide for {decision.provision})",
+            }
         )
 
     # -- NDA hypotheses ---------------------------------------------------------------------------
@@ -354,9 +395,7 @@ class AnswerDecider:
             return kind.value
         return CATEGORY_VALUE.get(provision.name, "") if provision else ""
 
-    def _value_from_clauses(
-        self, question: str, kind: QuestionKind, provision: KnownProvision, match: Match | None
-    ) -> Decision:
+    def _value_from_clauses(self, question: str, kind: QuestionKind, provision: KnownProvision) -> Decision:
         column = self._presence_column(provision)
         assert column is not None and self.presence is not None
         no_below, yes_at = self.presence.head.band(column)
@@ -498,12 +537,20 @@ class AnswerDecider:
         closest = self._cite([h.span for h in hits[: self.settings.closest]])
         if not ask or self.model is None or not hits:
             return Decision(
-                **common, verdict="unclear", closest=closest, rationale="no decider covers this question"
+                **common,
+                verdict="unclear",
+                deferred=True,
+                closest=closest,
+                rationale="no trained decider covers this question, and the model was not asked here",
             )
         passages = render_passages(self.index, hits, self.settings.passage_chars, focus=question)
         messages = load_prompt("decide_yes_no").messages(question=question, passages=passages)
         try:
-            said = invoke_structured(self.model, messages, ModelVerdict)
+            # asked once, within a time bound: a second attempt or a long wait costs more than
+            # the unclear answer it would most likely end in
+            said = invoke_structured(
+                self.model, messages, ModelVerdict, retries=0, seconds=self.settings.model_seconds
+            )
         except StructuredOutputError as error:
             log.warning("the model's verdict was unreadable: %s", error)
             return Decision(

@@ -129,6 +129,9 @@ def short_answer_of(decision: Decision, sources: Sequence[Source]) -> ShortAnswe
         provision=decision.provision,
         rationale=decision.rationale,
         qualification=decision.qualification,
+        leaning=decision.leaning,
+        leaning_probability=decision.leaning_probability,
+        deferred=decision.deferred,
     )
 
 

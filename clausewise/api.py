@@ -144,14 +144,15 @@ class Clausewise:
             index.close()
 
     def quick(self, contract: str, question: str) -> QuickAnswer:
-        """The short answer alone, decided without the writer (a model call only for a yes/no
-        question no classifier covers), with its sources."""
+        """The short answer alone, in seconds: decided by the trained deciders, never the model (a
+        yes/no question none of them covers is unclear and left to the full report), with its
+        sources."""
         from agents.finishing import quick_answer_of
 
         started = time.perf_counter()
         index = self.runtime.store.open(contract)
         try:
-            decision = self.runtime.decider(index).decide(question)
+            decision = self.runtime.decider(index, model=False).decide(question)
         finally:
             index.close()
         short_answer, sources = quick_answer_of(decision) if decision is not None else (None, [])
@@ -271,7 +272,8 @@ class Clausewise:
 
         index = self.runtime.store.open(contract, version)
         try:
-            yield from RoomAnswerer(self.runtime.decider(index)).answer_all(questions)
+            # a grid of quick answers: a question no trained decider covers is left to a report
+            yield from RoomAnswerer(self.runtime.decider(index, model=False)).answer_all(questions)
         finally:
             index.close()
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from agents.reviewer import ProvisionReviewer
     from tools.checks.nli import NliClassifier
     from tools.decision.matching import ProvisionMatcher
+    from tools.decision.routing import QuestionRouter
     from tools.review.presence import PresenceClassifier
 
 
@@ -117,6 +118,12 @@ class ModelHub:
                 known_provisions(), self.embedder(settings), decision.match_at, decision.match_near
             ),
         )
+
+    def router(self, settings: Settings) -> QuestionRouter:
+        """The router of questions to the known provisions' deciders."""
+        from tools.decision.routing import MatcherRouter
+
+        return MatcherRouter(self.matcher(settings))
 
 
 class Runtime:
@@ -289,7 +296,7 @@ class Runtime:
         return AnswerDecider(
             settings.decision,
             index,
-            matcher=self.hub.matcher(settings),
+            router=self.hub.router(settings),
             retriever=retriever,
             reranker=retriever.reranker,
             presence=Presence(head, scores) if scores is not None else None,

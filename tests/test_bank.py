@@ -103,6 +103,17 @@ def test_a_value_the_contract_does_not_state_is_right_only_unstated() -> None:
     assert grade(absent, Shown("", "one (1) year [1]", True, [(0, 4)])) == "wrong"
 
 
+def test_a_verdict_and_a_value_is_right_only_with_both() -> None:
+    renews = question("verdict+value", "yes", "duration", ["renews for successive one (1) year terms"])
+    assert grade(renews, Shown("yes", "Yes: one (1) year [1]", True, [(0, 4)])) == "right"
+    assert grade(renews, Shown("yes", "Yes [1]", False, [(0, 4)])) == "wrong"  # half the question unanswered
+    assert grade(renews, Shown("yes", "Yes: two (2) years [1]", True, [(0, 4)])) == "wrong"
+    assert grade(renews, Shown("unclear", "Unclear: leans yes, 0.70", False)) == "abstained"
+    lapses = question("verdict+value", "no", "duration")
+    assert grade(lapses, Shown("no", "No", False)) == "right"
+    assert grade(lapses, Shown("no", "No: one (1) year [1]", True, [(0, 4)])) == "wrong"
+
+
 def test_parties_need_two_of_the_annotated_names() -> None:
     parties = question("value", "stated", "parties", ["Acme Corp.", "Beta LLC", "Company"])
     assert grade(parties, Shown("", 'Acme Corp. ("Company") and Beta LLC [1]', True, [(0, 1)])) == "right"
@@ -123,7 +134,13 @@ def test_the_bank_is_split_by_contract_and_balanced(bench_data) -> None:
     yes_no = [q for q in check.questions if q.kind == "yes/no"]
     assert abs(sum(q.gold == "yes" for q in yes_no) - sum(q.gold == "no" for q in yes_no)) < len(yes_no) * 0.2
     chosen = sample(check.questions, 40)
-    assert len(chosen) == 40 and {q.kind for q in chosen} == {"yes/no", "value", "verdict", "open"}
+    assert len(chosen) == 40 and {q.kind for q in chosen} == {
+        "yes/no",
+        "value",
+        "verdict+value",
+        "verdict",
+        "open",
+    }
     assert build_bank(bench_data, "check").questions == check.questions  # the same seed, the same bank
 
 

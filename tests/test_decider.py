@@ -367,3 +367,92 @@ def test_the_quick_answer_is_the_decision_with_its_verified_sources(contracts, c
     text = indexes[contract].document.text
     assert all(text[s.span[0] : s.span[1]] == s.quote for s in answer.sources)
     assert line in answer.to_markdown()
+
+
+LAW = "Governing Law"
+
+
+class FixedRouter:
+    """A router stand-in: every question goes to ``provision`` (a CUAD category name), asked the
+    ``polarity`` way round."""
+
+    def __init__(self, provision: str, polarity: str = "present") -> None:
+        from tools.decision.catalogue import known_provisions
+
+        self.provision = next(p for p in known_provisions() if p.family == "cuad" and p.name == provision)
+        self.polarity = polarity
+
+    def route(self, question: str):
+        from tools.decision.routing import Route
+
+        return Route(self.provision, self.polarity, 0.99)
+
+
+@pytest.mark.parametrize(
+    ("contract", "question", "clause"),
+    [
+        ("services-agreement", "Can the supplier assign the agreement freely, without asking?", "11.3"),
+        ("mutual-nda", "Can a party transfer the agreement to anyone without consent?", "9.4"),
+    ],
+)
+def test_a_question_asked_the_other_way_round_turns_the_verdict(contracts, contract, question, clause):
+    built = decider(contracts, contract, router=FixedRouter("Anti-Assignment", "absent"))
+    decision = built.decide(question)
+    straight = decider(contracts, contract, router=FixedRouter("Anti-Assignment")).decide(question)
+    assert straight.verdict == "yes"  # the contract restricts assignment ...
+    assert decision.verdict == "no" and decision.polarity == "absent"  # ... so it cannot be assigned freely
+    assert decision.grounds == straight.grounds and "other way round" in decision.rationale
+    assert decision.grounds[0].node_id.startswith(clause)
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "mutual-nda"])
+def test_an_unclear_answer_leans_the_way_the_calibrated_probability_says(contracts, contract):
+    built = _undecided(decider(contracts, contract, router=FixedRouter("Governing Law")))
+    head = built.presence.head
+    if head.calibration is None:
+        pytest.skip("the shipped presence head has no calibration")
+    decision = built.decide("Is there a governing law clause?")
+    assert decision.verdict == "unclear" and decision.leaning == "yes"
+    assert 0.5 < decision.leaning_probability <= 1.0
+    from agents.finishing import quick_answer_of
+
+    short, _ = quick_answer_of(decision)
+    assert short.text().startswith(f"Unclear: leans yes, {decision.leaning_probability:.2f}")
+    turned = _undecided(decider(contracts, contract, router=FixedRouter("Governing Law", "absent")))
+    assert turned.decide("Is the contract silent on which law applies?").leaning == "no"
+
+
+@pytest.mark.parametrize(
+    ("contract", "question", "provision", "value"),
+    [
+        (
+            "services-agreement",
+            "Does the agreement renew automatically, and for how long?",
+            "Renewal Term",
+            "one (1) year",
+        ),
+        ("services-agreement", "Is there a choice-of-law clause? Which law does it pick?", LAW, "New York"),
+        ("mutual-nda", "Does the agreement choose a governing law, and which one?", LAW, "England"),
+    ],
+)
+def test_a_question_asking_a_verdict_and_a_value_gets_both(contracts, contract, question, provision, value):
+    from agents.finishing import quick_answer_of
+
+    decision = decider(contracts, contract, router=FixedRouter(provision)).decide(question)
+    assert decision.verdict == "yes" and value in decision.value
+    short, sources = quick_answer_of(decision)
+    assert short.text().startswith(f"Yes: {decision.value}")
+    text = contracts[1][contract].document.text
+    assert any(value in text[s.span[0] : s.span[1]] for s in sources)
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "mutual-nda"])
+def test_a_question_no_decider_covers_is_left_to_the_full_report_by_the_quick_answer(contracts, contract):
+    from clausewise.api import Clausewise
+
+    runtime, _ = contracts
+    answer = Clausewise(runtime=runtime).quick(contract, "Are the parties independent contractors?")
+    short = answer.short_answer
+    assert short is not None and short.verdict == "unclear" and short.deferred
+    assert "left to the full report" in short.text()
+    assert not runtime.ledger.records  # no model was asked

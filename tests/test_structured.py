@@ -148,3 +148,35 @@ def test_yes_probability_sums_case_and_space_variants() -> None:
     assert yes_probability(model, [HumanMessage(content="relevant?")]) == pytest.approx(0.6 / 0.8)
     assert model.calls[0][1]["max_tokens"] == 1 and model.calls[0][1]["top_logprobs"] == 20
     assert yes_probability(ScriptedChatModel(replies=["Yes"]), [HumanMessage(content="x")]) is None
+
+
+class SlowModel(ScriptedChatModel):
+    """Streams its reply a word every ``pause`` seconds and records whether it was stopped."""
+
+    pause: float = 0.05
+    stopped: bool = False
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        import time
+
+        from langchain_core.messages import AIMessageChunk
+        from langchain_core.outputs import ChatGenerationChunk
+
+        text = self._next(messages, kwargs)
+        try:
+            for word in text.split(" "):
+                time.sleep(self.pause)
+                yield ChatGenerationChunk(message=AIMessageChunk(content=word + " "))
+        except GeneratorExit:
+            self.stopped = True
+            raise
+
+
+def test_a_bounded_call_is_cut_at_its_time_and_asked_once() -> None:
+    reply = '{"label": "Entailment", "confidence": 0.9, "note": "' + "word " * 200 + '"}'
+    slow = SlowModel(replies=[reply], repeat_last=True)
+    with pytest.raises(StructuredOutputError):
+        invoke_structured(slow, [HumanMessage(content="?")], Verdict, retries=0, seconds=0.3)
+    assert slow.stopped and len(slow.calls) == 1  # generation stopped, never retried
+    quick = SlowModel(replies=['{"label": "Entailment", "confidence": 0.9}'], pause=0.0)
+    assert invoke_structured(quick, [HumanMessage(content="?")], Verdict, seconds=5).label == "Entailment"

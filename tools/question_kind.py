@@ -90,6 +90,31 @@ _COMPOUND = re.compile(
 )
 
 
+#: A later part of a question that asks for a value: "..., and for how long?", "If so, how long is
+#: each renewal term?", "..., and which one?" (rule ``a verdict and a value``).
+_VALUE_PART = re.compile(
+    r"^(?:(?:and|or)\s+)?(?:if\s+so,?\s+)?(?:for\s+|until\s+|by\s+|under\s+|in\s+)?"
+    r"(?:what|which|how\s+(?:long|much|many|far)|when|whose|who)\b",
+    re.I,
+)
+_PARTS = re.compile(r"[,;]\s+(?=(?:and|or)\s)|\?\s+")
+
+
+def value_asked_too(question: str) -> QuestionKind | None:
+    """For a yes/no question that also asks for a value ("Does it renew automatically, and for how
+    long?"), the kind of that value (its ``value`` None when the words name no kind: "..., and
+    which one?" asks for the provision's own); None when the question asks no value after its
+    verdict (rule "a verdict and a value")."""
+    text = " ".join(question.split()).strip()
+    parts = [p.strip(" ,;?") for p in _PARTS.split(text) if p.strip(" ,;?")]
+    for part in parts[1:]:
+        if _VALUE_PART.match(part):
+            asked = re.sub(r"^(?:(?:and|or)\s+)?(?:if\s+so,?\s+)?", "", part, flags=re.I) + "?"
+            kind = question_kind(asked[:1].upper() + asked[1:])
+            return QuestionKind("value", kind.value if kind.form == "value" else None, question=asked)
+    return None
+
+
 def looks_compound(question: str) -> bool:
     """Whether ``question`` asks more than one thing (rule "compound question")."""
     return bool(_COMPOUND.search(" ".join(question.split())))

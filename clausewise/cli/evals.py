@@ -848,6 +848,46 @@ def _eval_bank(
     write_results(ctx, results, out)
 
 
+@eval_app.command("routing")
+def eval_routing(
+    ctx: typer.Context,
+    half: str = typer.Option(
+        "check", "--half", help="check (read for figures), tune (what the router is fitted on) or both."
+    ),
+    out: Path = typer.Option(Path("bench-results/routing.json"), "--out", help="JSON results file."),
+) -> None:
+    """Routing of questions in anyone's words to the decider trained for them: right provision,
+    wrong provision, none; questions outside the catalogue matched; per register."""
+    from clausewise.evals import routing_bench
+
+    halves = {"check": ("check",), "tune": ("tune",), "both": ("tune", "check")}.get(half)
+    if halves is None:
+        raise ConfigError(f"unknown half {half!r}", hint="use check, tune or both")
+    runtime = state_of(ctx).runtime()
+    router = runtime.hub.router(runtime.settings)
+    results = routing_bench.run(lambda text: routing_bench.routed_by(router, text), halves)
+    goals = routing_bench.GOALS
+    for name, found in results["halves"].items():
+        figures = found["figures"]
+        catalogue, outside = figures["catalogue"], figures["outside"]
+        table = Table("register", "n", "right", "wrong", "none", title=f"Routing, {name} half")
+        for register, row in figures["by_register"].items():
+            shares = (str(row[f"{k}_share"]) for k in ("right", "wrong", "none"))
+            table.add_row(register, str(row["n"]), *shares)
+        console.print(table)
+        console.print(
+            f"{name} half: {catalogue['n']} catalogue questions, right "
+            f"{_mark(catalogue['right_share'], goals['right'], True)}, wrong "
+            f"{_mark(catalogue['wrong_share'], goals['wrong'], False)}, none {catalogue['none_share']}; "
+            f"{outside['n']} outside the catalogue matched "
+            f"{_mark(outside['matched_share'], goals['outside_matched'], False)}; qualified routed away "
+            f"{figures['qualified_routed_away']['none_share']} of {figures['qualified_routed_away']['n']}; "
+            f"seconds p50 {figures['seconds']['p50']} / p95 {figures['seconds']['p95']}"
+        )
+    results["router"] = type(router).__name__
+    write_results(ctx, results, out)
+
+
 @eval_app.command("support")
 def eval_support(
     ctx: typer.Context,

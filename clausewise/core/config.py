@@ -539,10 +539,18 @@ class DecisionSettings(Section):
         "tune half it decided 2 of 50 such questions, both wrong (docs/decisions.md).",
     )
     model_passages: int = Field(
-        default=5,
+        default=3,
         ge=1,
         le=12,
-        description="Passages the model reads to decide a question no classifier covers.",
+        description="Passages the model reads to decide a question no classifier covers (each one adds "
+        "about five seconds of reading for the embedded 1.5B model on two cores).",
+    )
+    model_seconds: float = Field(
+        default=30.0,
+        ge=1,
+        le=600,
+        description="Longest the model may take over its one verdict on a question no classifier covers: "
+        "its reply is cut then and, unread, the answer is unclear (the report researches the question).",
     )
     passage_chars: int = Field(
         default=600,

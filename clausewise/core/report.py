@@ -70,6 +70,15 @@ class ShortAnswer(BaseModel):
         description="The words of the value's own sentence that qualify it (\"however, obligations "
         'relating to trade secrets continue ..."), verbatim from the source.',
     )
+    leaning: Literal["yes", "no"] | None = Field(
+        default=None, description="Where unclear: the answer the evidence leans to (never the answer)."
+    )
+    leaning_probability: float | None = Field(
+        default=None, description="The calibrated probability of the leaning answer."
+    )
+    deferred: bool = Field(
+        default=False, description="No trained decider covers the question: left to the full report."
+    )
 
     def text(self) -> str:
         """One line: "Yes [2]", "three (3) years [4]", with a qualification
@@ -79,14 +88,26 @@ class ShortAnswer(BaseModel):
         closest = "".join(f" [{n}]" for n in self.closest)
         nearest = f" (closest clauses:{closest})" if closest else ""
         if self.verdict == "unclear":
+            if self.deferred:
+                return f"Unclear: no trained decider covers this question; left to the full report{nearest}"
+            if self.leaning and self.leaning_probability is not None:
+                return (
+                    f"Unclear: leans {self.leaning}, {self.leaning_probability:.2f}; the contract does not "
+                    f"settle this{nearest}"
+                )
             return f"Unclear: the contract does not settle this{nearest}"
+        qualified = f'; "{self.qualification}"{refs}' if self.qualification else ""
         if self.form == "verdict":
-            return f"{(self.verdict or 'not addressed').capitalize()}{refs}"
+            verdict = (self.verdict or "not addressed").capitalize()
+            if self.value and self.value_type == "condition":
+                return f'{verdict}: as the contract states it, "{self.value}"{refs}'
+            if self.value:
+                return f"{verdict}: {self.value}{refs}{qualified}"
+            return f"{verdict}{refs}"
         if not self.value:
             return f"Not stated in the contract{nearest}"
         if self.value_type == "condition":
             return f'As the contract states it: "{self.value}"{refs}'
-        qualified = f'; "{self.qualification}"{refs}' if self.qualification else ""
         return f"{self.value}{refs}{qualified}"
 
     def notes(self) -> list[str]:

@@ -267,7 +267,24 @@ class Decision(BaseModel):
     qualification: str = ""
     decided_by: DecidedBy = "none"
     provision: str = Field(default="", description="The known provision the question was tied to.")
+    polarity: Literal["present", "absent"] = Field(
+        default="present",
+        description="Which way round the question asks: present (yes = the contract has the provision) "
+        'or absent (yes = it does not: "Can we assign freely?").',
+    )
     confidence: float | None = None
+    leaning: Literal["yes", "no"] | None = Field(
+        default=None,
+        description="Where unclear: the answer the evidence leans to (never given as the answer).",
+    )
+    leaning_probability: float | None = Field(
+        default=None, description="The calibrated probability of the leaning answer (0.5 to 1)."
+    )
+    deferred: bool = Field(
+        default=False,
+        description="No trained decider covers the question and the model was not asked here: the full "
+        "report researches it.",
+    )
     rationale: str = ""
     grounds: list[VerifiedCitation] = Field(default_factory=list)
     closest: list[VerifiedCitation] = Field(default_factory=list)

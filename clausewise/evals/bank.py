@@ -9,6 +9,9 @@ Four kinds of question, each from a development dataset's own annotations:
   states it (gold: the annotated text, however the contract puts it: a date, a duration, a
   condition such as "until the last warranty period ends") and on some that do not (gold "not
   stated");
+- **verdict+value** (CUAD): a yes/no question that asks for the provision's value in the same
+  breath ("Does it renew automatically, and for how long?"), on contracts with the provision
+  (gold "yes" and the annotated value) and without it (gold "no");
 - **verdict** (ContractNLI): "Does the agreement provide that <hypothesis>?", a third of the
   questions per gold label (yes, no, not addressed);
 - **open** (LegalBench-RAG): the benchmark's queries whose evidence lies in one document, scored
@@ -30,13 +33,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clausewise.core.domain import Span
-from clausewise.evals.bank_phrasings import VALUES, YES_NO
+from clausewise.evals.bank_phrasings import BOTH, VALUES, YES_NO
 from clausewise.evals.data import contractnli, legalbench_queries, require
 from clausewise.evals.folds import is_heldout
 
 Half = Literal["tune", "check"]
-Kind = Literal["yes/no", "value", "verdict", "open"]
-KINDS: tuple[Kind, ...] = ("yes/no", "value", "verdict", "open")
+Kind = Literal["yes/no", "value", "verdict+value", "verdict", "open"]
+KINDS: tuple[Kind, ...] = ("yes/no", "value", "verdict+value", "verdict", "open")
 VERDICT_OF_LABEL = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}
 
 
@@ -165,6 +168,37 @@ def value_questions(
     return items
 
 
+def both_questions(
+    contracts: Sequence[tuple[str, str, dict[str, list[tuple[str, Span]]]]], rng: random.Random, per_side: int
+) -> list[BankQuestion]:
+    """Per category of :data:`BOTH`, up to ``per_side`` contracts with the provision and as many
+    without, each asked whether it has the provision and what its value is."""
+    items = []
+    for category, (reading, wordings) in BOTH.items():
+        present = [c for c in contracts if c[2].get(category)]
+        absent = [c for c in contracts if not c[2].get(category)]
+        for gold, side in (("yes", present), ("no", absent)):
+            for title, _, answers in rng.sample(side, min(per_side, len(side))):
+                phrasing = rng.randrange(len(wordings))
+                spans = answers.get(category, [])
+                items.append(
+                    BankQuestion(
+                        id=f"both:{category}:{title}",
+                        kind="verdict+value",
+                        source="cuad",
+                        contract=title,
+                        question=wordings[phrasing],
+                        gold=gold,
+                        category=category,
+                        phrasing=phrasing,
+                        reading=reading,
+                        gold_texts=tuple(t for t, _ in spans),
+                        gold_spans=tuple(s for _, s in spans),
+                    )
+                )
+    return items
+
+
 def verdict_questions(
     root: Path, half: Half, rng: random.Random, per_label: int
 ) -> tuple[list[BankQuestion], dict]:
@@ -240,20 +274,31 @@ def build_bank(
     per_value: int = 9,
     per_label: int = 15,
     open_count: int = 20,
+    per_both: int = 4,
 ) -> Bank:
     """The bank of one half (the same ``seed`` gives the same questions)."""
     rng = random.Random(seed)
     contracts = _cuad(root, half)
     questions = yes_no_questions(contracts, rng, per_side) + value_questions(contracts, rng, per_value)
-    texts = {title: text for title, text, _ in contracts if any(q.contract == title for q in questions)}
     verdicts, verdict_texts = verdict_questions(root, half, rng, per_label)
     opens, open_texts = open_questions(root, half, rng, open_count)
+    # drawn last, from a generator of its own: the other kinds' questions stay what they were
+    # before this kind was added, so earlier figures compare
+    questions += both_questions(contracts, random.Random(seed + 1), per_both)
+    texts = {title: text for title, text, _ in contracts if any(q.contract == title for q in questions)}
     return Bank(half, questions + verdicts + opens, {**texts, **verdict_texts, **open_texts})
 
 
 #: How a run of ``--limit`` questions is shared among the kinds (the rest of the bank's mix would
 #: be mostly yes/no questions: 41 categories against 8 value categories).
-KIND_SHARES: dict[str, float] = {"yes/no": 0.5, "value": 0.25, "verdict": 0.15, "open": 0.10}
+KIND_SHARES: dict[str, float] = {
+    "yes/no": 0.5,
+    "value": 0.25,
+    "verdict": 0.15,
+    "open": 0.10,
+    # added later, beside the others: a run of other kinds samples the questions it sampled before
+    "verdict+value": 0.08,
+}
 
 
 def _round_robin(questions: Sequence[BankQuestion], limit: int, rng: random.Random) -> list[BankQuestion]:

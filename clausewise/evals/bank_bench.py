@@ -49,7 +49,13 @@ GOALS = {
     "citation_validity": 1.0,
     "seconds_per_question": 120.0,
 }
-BASELINE_FORM = {"yes/no": "yes/no", "verdict": "yes/no", "value": "value", "open": "open"}
+BASELINE_FORM = {
+    "yes/no": "yes/no",
+    "verdict": "yes/no",
+    "value": "value",
+    "verdict+value": "yes/no",
+    "open": "open",
+}
 LABEL_OF = {"yes": "Entailment", "no": "Contradiction", "not addressed": "NotMentioned"}
 
 
@@ -70,7 +76,7 @@ def shown_of(short: ShortAnswer | None, sources: Sequence[Source]) -> Shown | No
     return Shown(
         verdict=short.verdict or "",
         line=short.text(),
-        states_value=short.form == "value" and bool(short.value),
+        states_value=bool(short.value),
         source_spans=[by_number[n] for n in short.sources if n in by_number],
     )
 
@@ -165,12 +171,16 @@ def _product_quick(decider, question: BankQuestion) -> dict[str, Any]:
     short, sources = quick_answer_of(decision) if decision is not None else (None, [])
     shown = shown_of(short, sources)
     cited, gold = evidence_recall(question.gold_spans, [s.span for s in sources])
+    first_three, _ = evidence_recall(question.gold_spans, [s.span for s in sources[:3]])
     return {
         "line": shown.line if shown else None,
         "verdict": shown.verdict if shown else None,
+        "states_value": shown.states_value if shown else False,
         "decided_by": decision.decided_by if decision else None,
         "provision": decision.provision if decision else "",
         "confidence": decision.confidence if decision else None,
+        # the clause a lawyer should read first: is a gold clause among the first three shown?
+        "gold_in_first_three": bool(first_three),
         # why it was decided so (or left unclear): the JSON says which step refused a verdict
         "rationale": decision.rationale if decision else "",
         "outcome": grade(question, shown),
@@ -186,7 +196,8 @@ def _baseline(rag, text: str, question: BankQuestion) -> dict[str, Any]:
     shown = Shown(
         verdict=answer.verdict or "",
         line=answer.text if question.kind == "value" else answer.text.split("\n", 1)[0],
-        states_value=bool(answer.value),
+        # asked a verdict and a value, the baseline's "Yes, ..." line is read for the value
+        states_value=bool(answer.value) or (question.kind == "verdict+value" and answer.verdict == "yes"),
         source_spans=answer.spans,
     )
     cited, gold = evidence_recall(question.gold_spans, answer.spans)
@@ -254,17 +265,36 @@ def _seconds(rows: Sequence[dict[str, Any]], side: str, key: str = "seconds") ->
 
 def figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     """Every figure of one side, overall, per kind, per category and per wording."""
-    by_kind = {
-        kind: [r for r in rows if r["kind"] == kind] for kind in ("yes/no", "value", "verdict", "open")
-    }
+    by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in KINDS}
     out: dict[str, Any] = {
         "yes_no": accuracy(by_kind["yes/no"], side),
         "value": accuracy(by_kind["value"], side),
+        "verdict_value": {
+            **accuracy(by_kind["verdict+value"], side),
+            # of the gold "yes" ones, answered "yes" with a value beside it (right or not)
+            "yes_with_a_value": _share(
+                sum(
+                    r[side]["verdict"] == "yes" and bool(r[side].get("states_value", True))
+                    for r in by_kind["verdict+value"]
+                    if side in r and r["gold"] == "yes"
+                ),
+                sum(1 for r in by_kind["verdict+value"] if side in r and r["gold"] == "yes"),
+            ),
+        },
         "verdict": _verdict_metrics(rows, side),
         "seconds_per_question": _seconds(rows, side),
     }
     if side == "product":
         out["seconds_to_answer"] = _seconds(rows, side, "seconds_to_answer")
+        missed = [
+            r
+            for r in by_kind["yes/no"]
+            if side in r and r["gold"] == "yes" and r[side]["verdict"] != "yes" and r["gold_spans"]
+        ]
+        out["gold_yes_not_yes_gold_in_first_three"] = {
+            "n": len(missed),
+            "share": _share(sum(bool(r[side].get("gold_in_first_three")) for r in missed), len(missed)),
+        }
         out["decided_by"] = dict(Counter(str(r[side].get("decided_by")) for r in rows))
     cited = sum(r[side]["gold_spans_cited"] for r in by_kind["open"] if side in r)
     gold = sum(r[side]["gold_spans"] for r in by_kind["open"] if side in r)

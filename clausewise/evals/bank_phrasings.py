@@ -290,3 +290,49 @@ VALUES: dict[str, tuple[str, tuple[str, str, str]]] = {
         ),
     ),
 }
+
+#: Category with a value -> (how the gold value is read, three wordings asking whether the contract
+#: has the provision and, in the same question, its value). "Yes" with the value is right when the
+#: contract has it; "no" (and no value) when it does not.
+BOTH: dict[str, tuple[str, tuple[str, str, str]]] = {
+    "Renewal Term": (
+        "duration",
+        (
+            "Does the agreement renew automatically, and for how long?",
+            "Is there an automatic renewal? If so, how long is each renewal term?",
+            "Will the contract roll over at the end of its term, and for what period?",
+        ),
+    ),
+    "Notice Period to Terminate Renewal": (
+        "duration",
+        (
+            "Must notice be given to stop the agreement from renewing, and how much?",
+            "Is there a non-renewal notice period, and how long is it?",
+            "Do we have to tell them in advance if we don't want to renew, and how far ahead?",
+        ),
+    ),
+    "Warranty Duration": (
+        "duration",
+        (
+            "Is there a warranty period, and how long is it?",
+            "Does the agreement warrant the product for a set time, and for how long?",
+            "Is the work guaranteed for some period, and what period?",
+        ),
+    ),
+    "Governing Law": (
+        "law",
+        (
+            "Does the agreement choose a governing law, and which one?",
+            "Is there a choice-of-law clause? Which law does it pick?",
+            "Does the contract say what law applies to it, and what law is that?",
+        ),
+    ),
+    "Expiration Date": (
+        "date-or-duration",
+        (
+            "Does the agreement have a fixed initial term, and when does it end?",
+            "Is there an expiry date, and what is it?",
+            "Does the contract run for a set period, and how long is it?",
+        ),
+    ),
+}

@@ -11,6 +11,9 @@ rules, per kind of question:
   addressed": the contract does not provide for it) when it does not.
 - verdict (a ContractNLI hypothesis): the verdict must be the gold label's (yes / no / not
   addressed).
+- verdict+value (a CUAD provision asked with its value): gold "no" is right when the answer says
+  "no" (or "not addressed") and states no value; gold "yes" when it says "yes" and its value is
+  right by the value rules below (a "yes" without the value is wrong: half the question unanswered).
 - value, gold "not stated": right when the answer states no value; wrong when it states one.
 - value, gold "stated": the answer must cite a source, and
   - where the gold text states values of the kind asked (a law, a date, a duration), one of the
@@ -121,6 +124,13 @@ def grade(question: BankQuestion, shown: Shown | None) -> Outcome:
         return "right" if said == question.gold else "wrong"
     if question.kind == "verdict":
         return "right" if verdict == question.gold else "wrong"
+    if question.kind == "verdict+value":
+        said = "no" if verdict == "not addressed" else verdict
+        if said != question.gold:
+            return "wrong"
+        if question.gold == "no":
+            return "wrong" if shown.states_value else "right"
+        return grade_value(question, shown)
     return grade_value(question, shown)
 
 

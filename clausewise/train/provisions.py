@@ -274,6 +274,92 @@ def abstention_bands(
     return bands
 
 
+def _logit(best: np.ndarray) -> np.ndarray:
+    clipped = np.clip(best, 1e-6, 1 - 1e-6)
+    return np.log(clipped / (1 - clipped))
+
+
+#: Fewest contracts on each side for a category's own calibration; below it, the categories'
+#: pooled one (a slope and an intercept fitted on seven contracts with a provision say little).
+CALIBRATION_MIN_SIDE = 8
+
+
+def fit_calibration(gold: np.ndarray, best: np.ndarray, regularisation: float = 1.0) -> np.ndarray:
+    """Per category, [slope, intercept] of P(the contract has the provision) over the logit of its
+    best clause probability, fitted on out-of-fold probabilities with the two sides weighted
+    alike (the prior a question bank asks with, and a neutral one for a user who asks); a
+    category with fewer than :data:`CALIBRATION_MIN_SIDE` contracts on a side takes the pooled fit."""
+    from sklearn.linear_model import LogisticRegression
+
+    def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+        model = LogisticRegression(C=regularisation, class_weight="balanced", max_iter=1000)
+        model.fit(x.reshape(-1, 1), y)
+        return float(model.coef_[0, 0]), float(model.intercept_[0])
+
+    logits = _logit(best)
+    pooled = fit(logits.ravel(), gold.ravel().astype(int))
+    calibration = np.zeros((gold.shape[1], 2), dtype=np.float32)
+    for k in range(gold.shape[1]):
+        with_it = int(gold[:, k].sum())
+        if min(with_it, len(gold) - with_it) < CALIBRATION_MIN_SIDE:
+            calibration[k] = pooled
+        else:
+            calibration[k] = fit(logits[:, k], gold[:, k].astype(int))
+    return calibration
+
+
+def calibrated(calibration: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """P(present) of documents' best clause probabilities [contracts, categories]."""
+    z = _logit(best) * calibration[:, 0] + calibration[:, 1]
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _macro_tradeoff(gold: np.ndarray, decided: np.ndarray) -> dict[str, float]:
+    """Right of committed, unclear and right overall of decisions (1 yes, -1 no, 0 unclear)
+    [contracts, categories]: per category the contracts with and without the provision count
+    alike (a question bank asks about as many of each), then the categories are averaged, as the
+    bank's figures are."""
+    committed, unclear, right_overall = [], [], []
+    for k in range(gold.shape[1]):
+        with_it, without = gold[:, k], ~gold[:, k]
+        if not with_it.any() or not without.any():
+            continue
+        answers = decided[:, k]
+        right = ((answers[with_it] == 1).mean() + (answers[without] == -1).mean()) / 2
+        wrong = ((answers[with_it] == -1).mean() + (answers[without] == 1).mean()) / 2
+        if right + wrong:
+            committed.append(right / (right + wrong))
+        unclear.append(1 - right - wrong)
+        right_overall.append(right)
+    return {
+        "right_of_committed": round(statistics.fmean(committed), 4),
+        "unclear": round(statistics.fmean(unclear), 4),
+        "right_overall": round(statistics.fmean(right_overall), 4),
+    }
+
+
+#: Calibrated probabilities at which :func:`calibrated_frontier` estimates what committing trades.
+FRONTIER_LEVELS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97)
+
+
+def calibrated_frontier(
+    gold: np.ndarray, best: np.ndarray, folds: int, levels: Sequence[float] = FRONTIER_LEVELS
+) -> list[dict[str, float]]:
+    """What deciding by the calibrated probability trades: "yes" at or above a level, "no" at or
+    below one minus it, unclear between; calibrations fitted on the other folds' out-of-fold
+    probabilities decide each held-back fold (no contract scores the fit it was part of)."""
+    probability = np.zeros_like(best)
+    fold_of = np.arange(len(gold)) % folds
+    for fold in range(folds):
+        rest, held = fold_of != fold, fold_of == fold
+        probability[held] = calibrated(fit_calibration(gold[rest], best[rest]), best[held])
+    frontier = []
+    for level in levels:
+        decided = np.where(probability >= level, 1, np.where(probability <= 1 - level, -1, 0))
+        frontier.append({"level": level, **_macro_tradeoff(gold, decided)})
+    return frontier
+
+
 #: Error rates each way at which :func:`band_frontier` estimates what the bands trade.
 FRONTIER_RATES = (0.01, 0.02, 0.05, 0.10, 0.15, 0.20, 0.30)
 
@@ -299,29 +385,7 @@ def band_frontier(
             no_below, yes_at = abstention_bands(gold[rest], best[rest], thresholds, rate, rate).T
             scored = best[held]
             decided[number, held] = np.where(scored >= yes_at, 1, np.where(scored < no_below, -1, 0))
-    frontier = []
-    for number, rate in enumerate(rates):
-        committed, unclear, right_overall = [], [], []
-        for k in range(gold.shape[1]):
-            with_it, without = gold[:, k], ~gold[:, k]
-            if not with_it.any() or not without.any():
-                continue
-            answers = decided[number, :, k]
-            right = ((answers[with_it] == 1).mean() + (answers[without] == -1).mean()) / 2
-            wrong = ((answers[with_it] == -1).mean() + (answers[without] == 1).mean()) / 2
-            if right + wrong:
-                committed.append(right / (right + wrong))
-            unclear.append(1 - right - wrong)
-            right_overall.append(right)
-        frontier.append(
-            {
-                "rate": rate,
-                "right_of_committed": round(statistics.fmean(committed), 4),
-                "unclear": round(statistics.fmean(unclear), 4),
-                "right_overall": round(statistics.fmean(right_overall), 4),
-            }
-        )
-    return frontier
+    return [{"rate": rate, **_macro_tradeoff(gold, decided[number])} for number, rate in enumerate(rates)]
 
 
 def presence_report(
@@ -383,8 +447,11 @@ def run(config: ProvisionTrainConfig, embedder: Embedder, log: Log) -> dict[str,
     thresholds, threshold_estimates = choose_thresholds(train_gold, oof, config.folds)
     log(f"thresholds, nested out-of-fold macro F1: {threshold_estimates}")
     bands = abstention_bands(train_gold, oof, thresholds, config.false_yes, config.false_no)
+    calibration = fit_calibration(train_gold, oof)
     weights, bias = fit_head(training, categories, config, wording)
-    head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id, wording, bands)
+    head = PresenceHead(
+        tuple(categories), weights, bias, thresholds, embedder.model_id, wording, bands, calibration
+    )
     heldout_gold = np.array([c.present for c in heldout])
     heldout_best = document_probabilities(head, heldout)
     report = {
@@ -397,6 +464,7 @@ def run(config: ProvisionTrainConfig, embedder: Embedder, log: Log) -> dict[str,
         ),
         "threshold_choice": threshold_estimates,
         "band_frontier": band_frontier(train_gold, oof, config.folds),
+        "calibrated_frontier": calibrated_frontier(train_gold, oof, config.folds),
         "out_of_fold": presence_report(train_gold, oof, thresholds, categories),
         "heldout": presence_report(heldout_gold, heldout_best, thresholds, categories),
         "heldout_at_0.5": presence_report(

@@ -26,6 +26,14 @@ class Hypothesis(BaseModel):
     text: str = Field(min_length=5, max_length=2000)
     topic: str = ""
     contractnli: str | None = Field(default=None, description="The matching ContractNLI hypothesis key.")
+    examples: list[str] = Field(
+        default_factory=list,
+        description='Questions whose "yes" means the hypothesis holds (the router learns the topic '
+        "from them).",
+    )
+    inverse_examples: list[str] = Field(
+        default_factory=list, description='Questions whose "yes" means the hypothesis does not hold.'
+    )
 
     @field_validator("key", "text", "topic")
     @classmethod

@@ -116,6 +116,16 @@ class PresenceHead:
     embedding_model: str
     wording: Wording | None = None
     bands: np.ndarray | None = None  # [categories, 2]: below the first "no", from the second "yes"
+    calibration: np.ndarray | None = None  # [categories, 2]: slope and intercept over the best logit
+
+    def present_probability(self, column: int, best: float) -> float | None:
+        """P(the contract has the provision) given its best clause probability ``best``, with the
+        two answers equally likely beforehand (None: a head without a calibration)."""
+        if self.calibration is None:
+            return None
+        clipped = min(max(best, 1e-6), 1 - 1e-6)
+        slope, intercept = (float(v) for v in self.calibration[column])
+        return float(1.0 / (1.0 + np.exp(-(slope * np.log(clipped / (1 - clipped)) + intercept))))
 
     def band(self, column: int) -> tuple[float, float]:
         """The category's (no below, yes at) probabilities: between them the classifier is not
@@ -166,6 +176,11 @@ class PresenceHead:
                 if self.bands is not None
                 else {}
             ),
+            **(
+                {"calibration": [[round(float(a), 5), round(float(b), 5)] for a, b in self.calibration]}
+                if self.calibration is not None
+                else {}
+            ),
             "embedding_model": self.embedding_model,
             "sha256": hashlib.sha256(head.read_bytes()).hexdigest(),
             **(extra or {}),
@@ -197,17 +212,21 @@ def read_head(folder: Path) -> PresenceHead:
     categories = tuple(config["categories"])
     thresholds = np.asarray(config["thresholds"], dtype=np.float32)
     bands = np.asarray(config["bands"], dtype=np.float32) if "bands" in config else None
+    calibration = np.asarray(config["calibration"], dtype=np.float32) if "calibration" in config else None
     if (
         weights.shape[0] != len(categories)
         or bias.shape != (len(categories),)
         or len(thresholds) != len(categories)
         or (bands is not None and bands.shape != (len(categories), 2))
+        or (calibration is not None and calibration.shape != (len(categories), 2))
     ):
         raise ModelIntegrityError(
             f"the provision presence classifier in {folder} has inconsistent shapes",
             hint="run `clausewise train provisions` again",
         )
-    return PresenceHead(categories, weights, bias, thresholds, config["embedding_model"], wording, bands)
+    return PresenceHead(
+        categories, weights, bias, thresholds, config["embedding_model"], wording, bands, calibration
+    )
 
 
 class PresenceClassifier:

@@ -41,6 +41,15 @@ class Provision(BaseModel):
     aliases: list[str] = Field(
         default_factory=list, description="Names lawyers give the provision (match questions to it)."
     )
+    examples: list[str] = Field(
+        default_factory=list,
+        description='Questions that ask about the provision, "yes" meaning it is present (or asking for '
+        "its value): the router learns the provision from them.",
+    )
+    inverse_examples: list[str] = Field(
+        default_factory=list,
+        description='Questions whose "yes" means the provision is absent ("Can we assign freely?").',
+    )
     question: str = Field(min_length=5)
     keywords: list[str] = Field(default_factory=list)
     answer: AnswerKind = "none"

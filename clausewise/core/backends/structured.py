@@ -9,6 +9,7 @@ import json
 import logging
 import math
 import re
+import time
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
@@ -144,18 +145,21 @@ def invoke_structured(
     mode: str = "json_schema",
     retries: int = 1,
     config: RunnableConfig | None = None,
+    seconds: float | None = None,
 ) -> T:
     """Call ``model`` and return a validated ``schema`` instance.
 
     ``mode``: ``json_schema`` (constrained decoding where supported), ``json_object`` or
-    ``prompt`` (no constraint: the prompt alone asks for JSON).
+    ``prompt`` (no constraint: the prompt alone asks for JSON). ``seconds`` bounds each attempt:
+    the reply is streamed and generation stops when the time is up (what was written by then is
+    read like a reply cut off by the token limit; the prompt's own reading is bounded only by
+    its length).
     """
     bound = _constrained(model, schema, mode)
     conversation = list(messages)
     last_error = ""
     for attempt in range(retries + 1):
-        answer = bound.invoke(conversation, config=config)
-        text = answer.content if isinstance(answer.content, str) else json.dumps(answer.content)
+        text = _reply_text(bound, conversation, config, seconds)
         try:
             return validate_reply(text, schema)
         except (ValueError, ValidationError) as exc:
@@ -180,6 +184,27 @@ def invoke_structured(
         f"the model did not produce a valid {schema.__name__} after {retries + 1} attempt(s) ({last_error})",
         hint="use a larger model for this role, or raise models.llm.max-tokens if answers are cut off",
     )
+
+
+def _reply_text(
+    model: Runnable, messages: list[BaseMessage], config: RunnableConfig | None, seconds: float | None
+) -> str:
+    """The model's reply, streamed and cut at ``seconds`` when given."""
+    if seconds is None:
+        answer = model.invoke(messages, config=config)
+        return answer.content if isinstance(answer.content, str) else json.dumps(answer.content)
+    deadline = time.monotonic() + seconds
+    pieces: list[str] = []
+    stream = model.stream(messages, config=config)
+    try:
+        for chunk in stream:
+            pieces.append(chunk.content if isinstance(chunk.content, str) else json.dumps(chunk.content))
+            if time.monotonic() >= deadline:
+                log.info("the reply was cut at %.0f s", seconds)
+                break
+    finally:
+        getattr(stream, "close", lambda: None)()  # stops the generation on the backend
+    return "".join(pieces)
 
 
 def _describe(error: Exception) -> str:
