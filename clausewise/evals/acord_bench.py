@@ -116,7 +116,7 @@ def run(
         allowed = judgements if pool == "judged" else None
         lexical = [doc for doc, _ in bm25.search(text, len(ids)) if allowed is None or doc in allowed]
         lexical = lexical[: settings.bm25_top_k]
-        scores = matrix @ runtime.embedder.embed([text])[0]
+        scores = matrix @ runtime.embedder.embed_queries([text])[0]
         dense = [ids[i] for i in np.argsort(-scores) if allowed is None or ids[i] in allowed]
         dense = dense[: settings.dense_top_k]
         fused = [

@@ -167,7 +167,7 @@ class ProvisionMatcher:
         """Every provision (of ``family``; with ``answer``, only those that have a value) with the
         best similarity of its texts to ``question``, most similar first."""
         owner, vectors = self._profile()
-        query = self.embedder.embed([question])[0].astype(np.float32)
+        query = self.embedder.embed_queries([question])[0].astype(np.float32)
         scores = vectors @ query
         best: dict[int, float] = {}
         for number, score in zip(owner, scores.tolist(), strict=True):

@@ -105,7 +105,7 @@ class ContractRetriever:
             depth = search_depth(self.settings.bm25_top_k, k)
             rankings["lexicon"] = [cid for cid, _ in self.index.bm25.search(" ".join(terms), depth)]
         if "dense" in use:
-            vector = self.embedder.embed([query.dense])[0]
+            vector = self.embedder.embed_queries([query.dense])[0]
             depth = search_depth(self.settings.dense_top_k, k)
             rankings["dense"] = [cid for cid, _ in self.index.vectors.search(vector, depth)]
         if "headings" in use or self.settings.headings == "always":

@@ -57,7 +57,7 @@ class CorpusRetriever:
     def _dense(self, query: str, k: int) -> list[str]:
         if not len(self.vector_ids):
             return []
-        scores = self.matrix @ self.embedder.embed([query])[0]
+        scores = self.matrix @ self.embedder.embed_queries([query])[0]
         k = min(k, scores.size)
         top = np.argpartition(-scores, k - 1)[:k]
         return [self.vector_ids[i] for i in top[np.argsort(-scores[top], kind="stable")]]

@@ -49,7 +49,7 @@ def _embedding_adapter(embedder: Embedder) -> Any:
             self._embedder = inner
 
         def _get_query_embedding(self, query: str) -> list[float]:
-            return self._embedder.embed([query])[0].tolist()
+            return self._embedder.embed_queries([query])[0].tolist()
 
         def _get_text_embedding(self, text: str) -> list[float]:
             return self._embedder.embed([text])[0].tolist()
