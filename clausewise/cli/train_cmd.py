@@ -205,6 +205,13 @@ def train_provisions(
         "--work-dir",
         help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
     ),
+    training_contracts: int = typer.Option(
+        0,
+        "--training-contracts",
+        min=0,
+        help="Fit on the first N training contracts only, to compare embedders in bounded time "
+        "(0 = all); the held-out contracts are all scored.",
+    ),
 ) -> None:
     """Fit the provision presence classifier on CUAD (outside the held-out fold) and calibrate it."""
     from clausewise.train.provisions import PROVISIONS_ASSETS_DIR, ProvisionTrainConfig, run
@@ -219,6 +226,7 @@ def train_provisions(
         min_df=min_df,
         ngram_weight=ngram_weight,
         work_dir=work_dir or runtime.settings.paths.data_dir / "train" / "provisions",
+        training_contracts=training_contracts or None,
     )
     report = run(config, runtime.embedder, log=_log)
     table = Table(title="Provision presence, macro F1")
