@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from langchain_core.runnables import Runnable
@@ -46,9 +46,9 @@ from clausewise.core.results import Decision, Ruling, VerifiedCitation
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
+from tools.decision.catalogue import KnownProvision
 from tools.decision.grounds import with_what_it_leads_to
 from tools.decision.instructions import addresses_a_model
-from tools.decision.matching import KnownProvision
 from tools.decision.routing import QuestionRouter, Route
 from tools.passages import render_passages
 from tools.question_kind import QuestionKind, question_kind, value_asked_too
@@ -164,6 +164,8 @@ class AnswerDecider:
                 decided = self._by_presence(question, provision)
                 if route.polarity == "absent":
                     return self._turned(decided)
+                if route.polarity == "unsure":
+                    return self._either_way(decided)
                 asked = value_asked_too(question)
                 if asked is not None and decided.verdict == "yes":
                     return self._with_value(decided, asked, provision)
@@ -175,6 +177,8 @@ class AnswerDecider:
                 if kind.hypothesis:  # the user's own claim is ruled as worded: no turning round
                     return self._by_hypothesis(question, provision, kind.hypothesis)
                 decided = self._by_hypothesis(question, provision, provision.hypothesis)
+                if route.polarity == "unsure":
+                    return self._either_way(decided)
                 return self._turned(decided) if route.polarity == "absent" else decided
             return self._by_model(question, ask=self.settings.model_decides)
         if provision is not None and self._presence_column(provision) is not None:
@@ -238,45 +242,58 @@ class AnswerDecider:
         ranked = scores.above(column, 0.0, len(scores.chunks))
         return [(chunk.span, probability) for chunk, probability in ranked]
 
+    def _presence_verdict(self, column: int, best: float) -> tuple[str, str, float | None]:
+        """yes / no / unclear for a contract whose best clause has probability ``best``, why, and
+        the calibrated P(present) (None for a head without a calibration, which decides by its
+        bands)."""
+        assert self.presence is not None
+        head = self.presence.head
+        probability = head.present_probability(column, best)
+        confident = self.settings.presence_confident_at
+        if probability is not None and confident > 0:
+            why = f"P(present) {probability:.2f}, best clause {best:.2f}; it answers at {confident:.2f}"
+            if probability >= confident:
+                return "yes", why, probability
+            if probability <= 1 - confident:
+                return "no", why, probability
+            return "unclear", why, probability
+        no_below, yes_at = head.band(column)
+        why = f"best clause {best:.2f}; yes at {yes_at:.2f}, no below {no_below:.2f}"
+        verdict = "yes" if best >= yes_at else "no" if best < no_below else "unclear"
+        return verdict, why, probability
+
     def _by_presence(self, question: str, provision: KnownProvision) -> Decision:
         column = self._presence_column(provision)
         assert column is not None and self.presence is not None
-        no_below, yes_at = self.presence.head.band(column)
-        if not self.settings.presence_bands:
-            no_below = yes_at = float(self.presence.head.thresholds[column])
         ranked = self._ranked_clauses(column)
         best = ranked[0][1] if ranked else 0.0
         closest = [span for span, _ in ranked[: self.settings.closest]]
+        verdict, why, probability = self._presence_verdict(column, best)
         common = {
             "question": question,
             "form": "verdict",
             "decided_by": "provision classifier",
             "provision": provision.name,
-            "confidence": round(best, 4),
+            "confidence": round(probability if probability is not None else best, 4),
         }
-        if best >= yes_at:
-            deciding = [span for span, p in ranked if p >= yes_at][: self.settings.closest]
-            sentence = self._best_sentence(question, deciding[:1])
-            grounds = self._cite([self._stated(sentence[0])] if sentence else deciding[:1])
+        if verdict == "yes":
+            sentence = self._best_sentence(question, closest[:1])
+            grounds = self._cite([self._stated(sentence[0])] if sentence else closest[:1])
             return Decision(
                 **common,
                 verdict="yes",
                 grounds=grounds,
-                rationale=f"the provision classifier finds {provision.name} in this clause "
-                f"(probability {best:.2f}, at or above {yes_at:.2f})",
+                rationale=f"the provision classifier finds {provision.name} in this clause ({why})",
             )
-        if best < no_below:
+        if verdict == "no":
             return Decision(
                 **common,
                 verdict="no",
                 closest=self._cite(closest),
-                rationale=f"the provision classifier finds no {provision.name} provision: no clause "
-                f"reaches {no_below:.2f} (the closest, {best:.2f}, is shown)",
+                rationale=f"the provision classifier finds no {provision.name} provision ({why}; the closest "
+                "clauses are shown)",
             )
-        undecided = (
-            f"the provision classifier is not confident either way about {provision.name} "
-            f"(best clause {best:.2f}, between {no_below:.2f} and {yes_at:.2f})"
-        )
+        undecided = f"the provision classifier is not confident either way about {provision.name} ({why})"
         if self.settings.model_breaks_ties and self.model is not None:
             by_model = self._by_model(question)
             if by_model.verdict in ("yes", "no"):
@@ -288,7 +305,6 @@ class AnswerDecider:
                     }
                 )
             undecided += f"; the model's answer did not stand ({by_model.rationale})"
-        probability = self.presence.head.present_probability(column, best)
         leaning = {}
         if probability is not None and probability != 0.5:
             leaning = {
@@ -310,10 +326,12 @@ class AnswerDecider:
         where it states the value as a condition; the verdict alone where neither holds."""
         column = self._presence_column(provision)
         assert column is not None and self.presence is not None
-        _, yes_at = self.presence.head.band(column)
-        holding = [span for span, p in self._ranked_clauses(column) if p >= yes_at][: self.settings.closest]
+        holding = [span for span, _ in self._ranked_clauses(column)[: self.settings.closest]]
         value_kind = CATEGORY_VALUE.get(provision.name) or asked.value or ""
-        read = self._read_value(asked.question, asked, value_kind, holding)
+        # the whole question scores the sentences: its verdict part names the provision ("renew"),
+        # its value part only the kind of value ("for how long"), which an initial term also states
+        whole = replace(asked, question=decision.question)
+        read = self._read_value(decision.question, whole, value_kind, holding)
         if read is not None:
             cited = {c.span for c in decision.grounds}
             grounds = [*decision.grounds, *(g for g in read.grounds if g.span not in cited)]
@@ -338,6 +356,26 @@ class AnswerDecider:
             )
         return decision.model_copy(
             update={"rationale": f"{decision.rationale}; no sentence of the clause states the value asked"}
+        )
+
+    @staticmethod
+    def _either_way(decision: Decision) -> Decision:
+        """A decision on a question whose way round the router could not tell ("Can we ...?" of a
+        provision that may restrict or permit): no yes or no, but what the contract has, with the
+        clause that holds it (rule "say what the contract has when the question's way round is
+        unclear")."""
+        if decision.verdict not in ("yes", "no", "not addressed"):
+            return decision
+        found = "present" if decision.verdict == "yes" else "absent"
+        return decision.model_copy(
+            update={
+                "verdict": "unclear",
+                "found": found,
+                "grounds": [],
+                "closest": [*decision.grounds, *decision.closest][:3],
+                "rationale": f"{decision.rationale}; which way round the question asks is unclear, so what "
+                "the contract has is shown instead of a yes or no",
+            }
         )
 
     @staticmethod

@@ -1,6 +1,6 @@
 """The end of the graph: the report finished by an explicit, ordered list of named passes.
 
-    compose -> verify -> repair -> recheck -> remove -> render
+    compose -> verify -> repair -> recheck -> remove -> fill -> render
 
 Each pass runs once, and none undoes another:
 
@@ -19,11 +19,17 @@ Each pass runs once, and none undoes another:
   is none, or when ``interrogation.repair`` is off: the ``fast`` preset saves that call);
   composed lines are never given to the writer, so a repair cannot drop them;
 - **recheck** verifies the repaired text as **verify** did;
-- **remove** drops what still fails: a sentence that is contradicted, unsupported, gives another
+- **remove** cites, in a sentence that cited nothing, the source that supports it (every source
+  was tried), and drops what still fails: a sentence that is contradicted, unsupported, gives another
   verdict than the short answer or quotes words the contract does not have, and references to
   sources that do not verify, and a gap that fails or repeats a sentence of the text that
   failed (before or after the repair). What was removed is noted in the report's
   checks, not in its gaps (those list what the contract leaves open);
+- **fill** puts, where the checks left the preliminary answer or the summary empty although
+  verified evidence was found, an answer built from that evidence: one sentence per source, the
+  source's sentence that shares most words with the question, quoted with its place (rule "an
+  answer that fails its check is replaced by one built from what holds"); the summary is the
+  first two of them. It only adds where nothing stands, so it undoes no earlier pass;
 - **render** builds the :class:`~clausewise.core.report.Report`.
 """
 
@@ -46,12 +52,23 @@ from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
 from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
-from tools.decision.support import Support, claims_of, unsupported
-from tools.report_checks import Failures, check, evidence_findings, number_sources, prose_sentences
+from tools.decision.instructions import addresses_a_model
+from tools.decision.support import Support, claims_of, supports, uncited
+from tools.report_checks import (
+    Failures,
+    check,
+    evidence_findings,
+    number_sources,
+    plain_sentences,
+    prose_sentences,
+)
 
 log = logging.getLogger(__name__)
 
-PASSES = ("compose", "verify", "repair", "recheck", "remove", "render")
+PASSES = ("compose", "verify", "repair", "recheck", "remove", "fill", "render")
+#: Sources the filled answer states, at most (one sentence each), and how many open the summary.
+FILLED_SOURCES = 4
+FILLED_SUMMARY = 2
 #: Longest quote of a ground or a part's source the findings show (a clause with its list).
 LIST_QUOTE_CHARS = 800
 NOT_ADDRESSED = (
@@ -76,6 +93,7 @@ class Composition:
     short: ShortAnswer | None
     grounds: list[str] = field(default_factory=list)  # composed findings
     part_lines: list[str] = field(default_factory=list)  # composed lines of the preliminary answer
+    filled: list[str] = field(default_factory=list)  # the answer built from the sources (fill)
     gaps: list[str] = field(default_factory=list)  # what the contract leaves open
     supported: bool = True  # some verified evidence was found
     checks: list[str] = field(default_factory=list)
@@ -100,6 +118,8 @@ class Verification:
     #: sentences of the writer's gaps that a source contradicts or that give another verdict:
     #: removed, never sent to the repair (a gap is not the writer's answer to rewrite)
     failed_gaps: list[Contradiction | Disagreement] = field(default_factory=list)
+    #: sentences that cited nothing and the number of the source that supports them
+    to_cite: dict[str, int] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.citations or self.contradicted or self.unsupported or self.disagreeing)
@@ -132,6 +152,7 @@ def short_answer_of(decision: Decision, sources: Sequence[Source]) -> ShortAnswe
         leaning=decision.leaning,
         leaning_probability=decision.leaning_probability,
         deferred=decision.deferred,
+        found=decision.found,
     )
 
 
@@ -179,6 +200,52 @@ def _part_lines(parts: Sequence[str], session: Sequence[Finding], sources: Seque
         quoted = evidence_findings([fullest], quote_chars=LIST_QUOTE_CHARS)[0]
         lines.append(f"{_as_to(part)} {quoted}" + (f"; see also {others}." if others else "."))
     return lines
+
+
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in _WORD.findall(text.lower())}
+
+
+def _answering_sentence(source: Source, question: str) -> str:
+    """The sentence of ``source`` that shares most words with ``question`` (the first on a tie),
+    never one that instructs an assistant."""
+    sentences = [
+        " ".join(s.split()) for s in plain_sentences(source.quote) if s.strip() and not addresses_a_model(s)
+    ]
+    if not sentences:
+        return ""
+    asked = _words(question)
+    return max(sentences, key=lambda s: len(asked & _words(s)))
+
+
+def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_SOURCES) -> list[str]:
+    """An answer built from verified sources alone: for each (in the report's order), its sentence
+    closest to the question, quoted with its place and number. Quotes of the contract's own
+    words, so the support check's quote rule holds them by construction."""
+    lines = []
+    for source in sources:
+        sentence = _answering_sentence(source, question)
+        if not sentence:
+            continue
+        place = source.node_id.split("/")[0]
+        place = place if source.title in ("", source.node_id) else f"{place} {source.title}"
+        lines.append(f'At {place}, the contract provides: "{sentence.rstrip()}" [{source.number}].')
+        if len(lines) == limit:
+            break
+    return lines
+
+
+def _cited(sentence: str, number: int | None) -> str:
+    """``sentence`` with the reference ``[number]`` before its closing punctuation (as it was
+    when ``number`` is None)."""
+    if number is None:
+        return sentence
+    body = sentence.rstrip()
+    end = len(body.rstrip(".;:!"))
+    return f"{body[:end]} [{number}]{body[end:]}"
 
 
 def _without(text: str, claims: set[str]) -> str:
@@ -264,13 +331,17 @@ class Finisher:
             texts, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
         )
         flagged = {c.claim for c in contradicted}
-        missing = [
-            u
-            for u in unsupported(
-                texts, valid, scorer, self.decision_settings.support_at, composition.inquiry.question
-            )
-            if u.claim not in flagged
-        ]
+        checked = supports(
+            texts, valid, scorer, self.decision_settings.support_at, composition.inquiry.question
+        )
+        missing = [u for u in checked if not u.supported and u.claim not in flagged]
+        # rule "every shown sentence is cited": one that cites nothing, supported by a source
+        # (every source was tried), is shown with that source's number
+        to_cite = {
+            s.claim: s.source
+            for s in checked
+            if s.supported and s.source is not None and uncited(s.claim) and s.claim not in flagged
+        }
         decided = (
             composition.short.verdict if composition.short and composition.short.form == "verdict" else None
         )
@@ -282,7 +353,7 @@ class Finisher:
         contradicted_gaps = {c.claim for c in gap_contradicted}
         failed_gaps: list[Contradiction | Disagreement] = [*gap_contradicted]
         failed_gaps += [d for d in disagreements(gaps, decided, question) if d.claim not in contradicted_gaps]
-        return Verification(citations, contradicted, missing, disagreeing, failed_gaps)
+        return Verification(citations, contradicted, missing, disagreeing, failed_gaps, to_cite)
 
     def repair(self, composition: Composition, verification: Verification) -> Composition:
         if not verification:
@@ -323,7 +394,7 @@ class Finisher:
         def clean(text: str) -> str:
             text = REFERENCE.sub(lambda m: "" if int(m.group(1)) in bad_refs else m.group(0), text)
             kept = [
-                s
+                _cited(s, verification.to_cite.get(s.strip()))
                 for s in prose_sentences(text)
                 if s.strip() not in failing and not any(q in s for q in bad_quotes)
             ]
@@ -366,6 +437,18 @@ class Finisher:
             repaired_claims=repaired,
         )
 
+    def fill(self, composition: Composition) -> Composition:
+        c = composition
+        answered = " ".join([c.draft.preliminary_answer, *c.part_lines]).strip()
+        if not c.supported or (answered and c.draft.summary):
+            return c
+        lines = filled_answer(c.sources, c.inquiry.question)
+        if not lines:
+            return c
+        summary = c.draft.summary or " ".join(lines[:FILLED_SUMMARY])
+        draft = c.draft.model_copy(update={"summary": summary})
+        return replace(c, draft=draft, filled=[] if answered else lines)
+
     def render(
         self,
         composition: Composition,
@@ -384,7 +467,7 @@ class Finisher:
         reasoning = [*c.grounds, *draft.reasoning]
         if c.supported and not reasoning:
             reasoning = evidence_findings(c.sources)
-        preliminary = " ".join([draft.preliminary_answer, *c.part_lines]).strip()
+        preliminary = " ".join([draft.preliminary_answer, *c.part_lines, *c.filled]).strip()
         if not c.supported:
             preliminary = NOT_ADDRESSED
         elif not preliminary:
@@ -441,6 +524,7 @@ class Finisher:
         composition = self.repair(composition, first) if repairing else composition
         second = self.recheck(composition) if repairing else first
         composition = self.remove(composition, second)
+        composition = self.fill(composition)
         return self.render(composition, **render_options)
 
 

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from agents.researcher import Researcher
     from agents.reviewer import ProvisionReviewer
     from tools.checks.nli import NliClassifier
-    from tools.decision.matching import ProvisionMatcher
     from tools.decision.routing import QuestionRouter
     from tools.review.presence import PresenceClassifier
 
@@ -104,26 +103,17 @@ class ModelHub:
 
         return self._once("presence", PresenceClassifier)
 
-    def matcher(self, settings: Settings) -> ProvisionMatcher:
-        """The matcher of questions to the known provisions (CUAD's categories, the NDA suite),
-        whose texts are embedded once per embedder."""
-        from tools.decision.catalogue import known_provisions
-        from tools.decision.matching import ProvisionMatcher
-
-        decision = settings.decision
-        key = ("matcher", settings.models.embedding, decision.match_at, decision.match_near)
-        return self._once(
-            key,
-            lambda: ProvisionMatcher(
-                known_provisions(), self.embedder(settings), decision.match_at, decision.match_near
-            ),
-        )
-
     def router(self, settings: Settings) -> QuestionRouter:
-        """The router of questions to the known provisions' deciders."""
-        from tools.decision.routing import MatcherRouter
+        """The router of questions to the known provisions' deciders (the shipped classifier over
+        the embedder's question vectors), loaded once per embedder."""
+        from tools.decision.catalogue import known_provisions
+        from tools.decision.routing import ClassifierRouter, RouterModel
 
-        return MatcherRouter(self.matcher(settings))
+        embedder = self.embedder(settings)
+        return self._once(
+            ("router", settings.models.embedding),
+            lambda: ClassifierRouter(known_provisions(), RouterModel(embedder)),
+        )
 
 
 class Runtime:
@@ -283,7 +273,7 @@ class Runtime:
         )
 
     def decider(self, index: ContractIndex, model: bool = True) -> AnswerDecider:
-        """The decider of short answers on ``index``: the matcher, the presence classifier (when
+        """The decider of short answers on ``index``: the router, the presence classifier (when
         the index was embedded by the model it was trained on), the hypothesis classifier, the
         reranker and, for questions no classifier covers, the judge role's model (``model``)."""
         from agents.decider import AnswerDecider, Presence

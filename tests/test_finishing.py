@@ -8,13 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from agents.finishing import NOT_ADDRESSED, NOTHING_SUPPORTED, PASSES, Finisher
+from agents.finishing import NOT_ADDRESSED, NOTHING_SUPPORTED, PASSES, Finisher, claims_shown, texts_shown
 from clausewise.core.backends.accounting import UsageSummary
 from clausewise.core.report import Report
 from clausewise.core.results import Decision, Draft, Finding, Inquiry, VerifiedCitation
 from tests.conftest import ingested_sample
 from tests.fakes import ScriptedChatModel
 from tools.citations import QuoteVerifier
+from tools.decision.support import support
 
 CONTRACTS = {
     "mutual-nda.txt": {
@@ -92,7 +93,7 @@ def inquiry(parts=()) -> Inquiry:
 
 
 def test_the_passes_run_in_this_order() -> None:
-    assert PASSES == ("compose", "verify", "repair", "recheck", "remove", "render")
+    assert PASSES == ("compose", "verify", "repair", "recheck", "remove", "fill", "render")
 
 
 def test_compose_numbers_the_decisions_grounds_first_and_makes_the_short_answer(contract) -> None:
@@ -169,7 +170,7 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
         inquiry(), drafted(UNSUPPORTED, summary=UNSUPPORTED), findings, findings, decision
     )
     removed = finisher.remove(composed, finisher.verify(composed))
-    report = finisher.render(
+    unfilled = finisher.render(
         removed,
         turns_used=1,
         stop="decided",
@@ -179,8 +180,24 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
         usage=UsageSummary([], 0, 0, 0),
         seconds=1.0,
     )
-    assert report.summary == "Question examined: Which law governs the agreement?"
-    assert report.preliminary_answer == NOTHING_SUPPORTED
+    assert unfilled.summary == "Question examined: Which law governs the agreement?"
+    assert unfilled.preliminary_answer == NOTHING_SUPPORTED
+    report = finisher.render(
+        finisher.fill(removed),
+        turns_used=1,
+        stop="decided",
+        questions_asked=["Which law governs the agreement?"],
+        contract_id="c",
+        file_name="f",
+        usage=UsageSummary([], 0, 0, 0),
+        seconds=1.0,
+    )
+    # filled from the sources: the sentence of each that answers the question, quoted
+    place = "9.1" if "England" in texts["ground"] else "11.1"
+    assert report.preliminary_answer.startswith(f"At {place}, the contract provides:")
+    assert texts["ground"] in report.preliminary_answer and report.preliminary_answer.count("provides:") == 2
+    assert report.summary != unfilled.summary and "[1]" in report.summary
+    assert all(support(claim, report.sources).how == "quote" for claim in claims_shown(report))
     assert report.reasoning[0].endswith(f'"{texts["ground"]}" [1]')
     assert report.short_answer.text().endswith("[1]") and report.metadata.stopped_because == "decided"
     assert report.metadata.checks
@@ -374,3 +391,22 @@ def test_a_summary_or_gap_saying_the_decided_yes_is_absent_is_removed(contract) 
     assert absent not in report.summary and absent not in report.gaps
     assert "not addressed" not in report.preliminary_answer
     assert any(texts["supported"] in r for r in report.reasoning)
+
+
+def test_a_sentence_that_cites_nothing_is_cited_where_a_source_holds_it_and_removed_where_none_does(
+    contract,
+) -> None:
+    _, settings, index = contract
+    _, texts, decision, findings = setup(contract)
+    finisher = Finisher(
+        settings.interrogation.model_copy(update={"repair": False}),
+        settings.decision,
+        QuoteVerifier(index.document.text),
+        ScriptedChatModel(replies=[]),
+    )
+    law = texts["supported"].replace(" [1]", "")  # the same statement, citing nothing
+    made_up = "The supplier must deliver the goods as specified in the order."
+    report = finished(finisher, drafted(texts["supported"], summary=f"{law} {made_up}"), findings, decision)
+    assert report.summary == law.replace(".", " [1].")  # cited by the ground that states the law
+    assert all(made_up not in text for text in texts_shown(report))
+    assert any("not supported" in removed for removed in report.metadata.removed_claims)

@@ -827,6 +827,20 @@ def _eval_bank(
         f"{committed}, abstained {abstained}, overall {overall}; values {values}; decided by "
         f"{product['decided_by']}"
     )
+    both = product["verdict_value"]
+    if both["n"]:
+        console.print(
+            f"Verdict and value asked together: {both['n']} questions, right {both['accuracy']} (committed "
+            f"{both['committed_accuracy']}, abstained {both['abstention_rate']}); gold-yes answered yes with "
+            f"a value {both['yes_with_a_value']}"
+        )
+    missed = product.get("gold_yes_not_yes_gold_in_first_three") or {}
+    if missed.get("n"):
+        console.print(
+            f"Gold-yes questions not answered yes: {missed['n']}, the gold clause among the first three "
+            f"sources {missed['share']}"
+        )
+    _print_by_category(product)
     if "claims_shown" in product:
         unsupported = _mark(
             product["unsupported_claims_shown_rate"], goals["unsupported_claims_shown_rate"], False
@@ -846,6 +860,24 @@ def _eval_bank(
         f"whole question p50 {product['seconds_per_question'].get('p50')} s"
     )
     write_results(ctx, results, out)
+
+
+def _print_by_category(product: dict) -> None:
+    """Yes/no and value figures per CUAD category (the bank's categories)."""
+    table = Table("category", "yes/no n", "committed", "abstained", "value n", "value right")
+    yes_no, values = product.get("yes_no_by_category", {}), product.get("value_by_category", {})
+    for category in sorted(set(yes_no) | set(values)):
+        asked, valued = yes_no.get(category, {}), values.get(category, {})
+        table.add_row(
+            category,
+            str(asked.get("n", "")),
+            str(asked.get("committed_accuracy", "")),
+            str(asked.get("abstention_rate", "")),
+            str(valued.get("n", "")),
+            str(valued.get("accuracy", "")),
+        )
+    if yes_no or values:
+        console.print(table)
 
 
 @eval_app.command("routing")
@@ -883,6 +915,11 @@ def eval_routing(
             f"{_mark(outside['matched_share'], goals['outside_matched'], False)}; qualified routed away "
             f"{figures['qualified_routed_away']['none_share']} of {figures['qualified_routed_away']['n']}; "
             f"seconds p50 {figures['seconds']['p50']} / p95 {figures['seconds']['p95']}"
+        )
+        way = figures["way_round"]
+        console.print(
+            f"{name} half: of {way['n']} yes/no questions sent to their provision, taken the right way "
+            f"round {way['right']}, the wrong way {way['wrong']}, unsure {way['unsure']}"
         )
     results["router"] = type(router).__name__
     write_results(ctx, results, out)

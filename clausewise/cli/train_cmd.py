@@ -237,5 +237,37 @@ def train_provisions(
     console.print(table)
 
 
+@train_app.command("router")
+def train_router(
+    ctx: typer.Context,
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Where head.npz, config.json, report.json and MODEL_CARD.md go "
+        "(default: clausewise/core/assets/router).",
+    ),
+    regularisation: float = typer.Option(10.0, "--c", help="Inverse regularisation strength of both heads."),
+    folds: int = typer.Option(
+        4, "--folds", min=2, help="Folds of the tune half the thresholds are chosen on."
+    ),
+    seed: int = typer.Option(13, "--seed", help="Seed of the folds."),
+) -> None:
+    """Fit the question router on the provision lists' example questions, outside.yaml and the tune
+    half of the phrasing set, with thresholds chosen out of fold on that half."""
+    from clausewise.train.router import ROUTER_ASSETS_DIR, RouterTrainConfig, run
+
+    runtime = state_of(ctx).runtime()
+    config = RouterTrainConfig(
+        out=out or ROUTER_ASSETS_DIR, regularisation=regularisation, folds=folds, seed=seed
+    )
+    report = run(config, runtime.embedder, log=_log)
+    tune = report["tune_out_of_fold"]
+    console.print(
+        f"Thresholds {report['thresholds']}; tune half out of fold: right {tune['right']}, wrong "
+        f"{tune['wrong']}, none {tune['none']}, outside routed {tune['outside_routed']}, qualified routed "
+        f"{tune['qualified_routed']}; way round {tune['way_round']}"
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(train_app, name="train")

@@ -495,24 +495,14 @@ class DecisionSettings(Section):
     question, and "unclear" when no decider is confident. Thresholds are chosen on the tune half
     of the question bank (``clausewise eval qa --questions bank --half tune``)."""
 
-    match_at: float = Field(
-        default=0.55,
+    presence_confident_at: float = Field(
+        default=0.75,
         ge=0,
-        le=1,
-        description="Least cosine similarity of a question to a known provision's texts for the "
-        "provision's classifier to decide it.",
-    )
-    match_near: float = Field(
-        default=0.03,
-        ge=0,
-        le=0.2,
-        description="Candidates this close to the most similar provision are tried in order, the one "
-        "named in the question first.",
-    )
-    presence_bands: bool = Field(
-        default=True,
-        description="Decide a provision's presence with the classifier's calibrated bands (yes at or "
-        "above the band, no below it, unclear inside it); off: its single threshold, never unclear.",
+        lt=1,
+        description="Least calibrated probability of the presence classifier's answer for it to stand: yes "
+        "at or above it, no at or below one minus it, unclear (leaning one way) between. Chosen on the tune "
+        "half, nested: the highest level that leaves at most 30% unclear (`clausewise train provisions`, "
+        "calibrated_frontier). 0: the classifier's per-category bands instead.",
     )
     hypothesis_confident_at: float = Field(
         default=0.0,

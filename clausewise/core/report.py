@@ -79,6 +79,10 @@ class ShortAnswer(BaseModel):
     deferred: bool = Field(
         default=False, description="No trained decider covers the question: left to the full report."
     )
+    found: Literal["present", "absent"] | None = Field(
+        default=None,
+        description="Where unclear which way round the question asks: what the provision's decider found.",
+    )
 
     def text(self) -> str:
         """One line: "Yes [2]", "three (3) years [4]", with a qualification
@@ -90,6 +94,13 @@ class ShortAnswer(BaseModel):
         if self.verdict == "unclear":
             if self.deferred:
                 return f"Unclear: no trained decider covers this question; left to the full report{nearest}"
+            if self.found and self.provision:
+                has = "has" if self.found == "present" else "has no"
+                shown = f" (clauses:{closest})" if closest else ""
+                return (
+                    f"Unclear which way round the question asks; the contract {has} a {self.provision} "
+                    f"provision{shown}"
+                )
             if self.leaning and self.leaning_probability is not None:
                 return (
                     f"Unclear: leans {self.leaning}, {self.leaning_probability:.2f}; the contract does not "

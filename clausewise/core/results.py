@@ -285,6 +285,11 @@ class Decision(BaseModel):
         description="No trained decider covers the question and the model was not asked here: the full "
         "report researches it.",
     )
+    found: Literal["present", "absent"] | None = Field(
+        default=None,
+        description="Where the question's way round is unclear: what the provision's decider found, shown "
+        "instead of a yes or no.",
+    )
     rationale: str = ""
     grounds: list[VerifiedCitation] = Field(default_factory=list)
     closest: list[VerifiedCitation] = Field(default_factory=list)

@@ -13,10 +13,11 @@ Halves: each provision's wordings come in pairs of one register; the first of a 
 question), so both halves hold every register. Rules, thresholds and the router's training read
 the tune half only; the check half is read for figures.
 
-Outcomes of a catalogue question: ``right`` (the provision and the polarity expected), ``wrong``
-(another provision, or the right one taken the other way round), ``none`` (routed nowhere).
-An outside question is ``matched`` when routed anywhere; a qualified one is ``routed away`` when
-routed nowhere.
+Outcomes of a catalogue question: ``right`` (the provision expected), ``wrong`` (another one),
+``none`` (routed nowhere); and, for a yes/no question sent to its provision, which way round it
+was taken: ``right``, ``wrong`` or ``unsure`` (the decider then says what the contract has and
+leaves the yes or no open). An outside question is ``matched`` when routed anywhere; a qualified
+one is ``routed away`` when routed nowhere.
 """
 
 from __future__ import annotations
@@ -84,16 +85,23 @@ def same_provision(expected: str, routed: str) -> bool:
 
 
 def outcome(case: RoutingCase, routed: Routed) -> str:
-    """right / wrong / none for a catalogue question; matched / none for the others."""
+    """right / wrong / none (the provision) for a catalogue question; matched / none for the
+    others."""
     if case.group != "catalogue":
         return "matched" if routed.key else "none"
     if not routed.key:
         return "none"
-    if not same_provision(case.expected, routed.key):
-        return "wrong"
-    if case.form == "yes/no" and routed.polarity != case.polarity:
-        return "wrong"
-    return "right"
+    return "right" if same_provision(case.expected, routed.key) else "wrong"
+
+
+def way_round(case: RoutingCase, routed: Routed) -> str:
+    """For a yes/no question sent to its provision: taken the right way round, the wrong way, or
+    unsure (the decider then shows what the contract has, with no yes or no); "" otherwise."""
+    if case.group != "catalogue" or case.form != "yes/no" or outcome(case, routed) != "right":
+        return ""
+    if routed.polarity == "unsure":
+        return "unsure"
+    return "right" if routed.polarity == case.polarity else "wrong"
 
 
 def _shares(outcomes: Iterable[str]) -> dict[str, Any]:
@@ -121,8 +129,23 @@ def figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return {name: _shares(found) for name, found in sorted(groups.items())}
 
     seconds = sorted(r["seconds"] for r in rows)
+    ways = [r for r in catalogue if r["way_round"]]
+
+    def way_shares(chosen: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        counted = Counter(r["way_round"] for r in chosen)
+        total = sum(counted.values())
+        return {
+            "n": total,
+            **{k: round(counted[k] / total, 4) if total else None for k in ("right", "wrong", "unsure")},
+        }
+
+    by_register_way: dict[str, list] = defaultdict(list)
+    for row in ways:
+        by_register_way[row["register"]].append(row)
     return {
         "catalogue": _shares(r["outcome"] for r in catalogue),
+        "way_round": way_shares(ways),
+        "way_round_by_register": {k: way_shares(v) for k, v in sorted(by_register_way.items())},
         "outside": _shares(r["outcome"] for r in outside),
         "qualified_routed_away": _shares(r["outcome"] for r in qualified),
         "by_register": grouped("register", catalogue),
@@ -154,6 +177,7 @@ def run(route: Callable[[str], Routed], halves: Sequence[Half] = ("check",)) -> 
                     "routed_polarity": routed.polarity,
                     "confidence": routed.confidence,
                     "outcome": outcome(case, routed),
+                    "way_round": way_round(case, routed),
                     "seconds": round(seconds, 4),
                 }
             )

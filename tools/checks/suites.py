@@ -13,6 +13,7 @@ A playbook is a YAML mapping with ``name`` and a list of ``hypotheses``, each wi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -26,6 +27,11 @@ class Hypothesis(BaseModel):
     text: str = Field(min_length=5, max_length=2000)
     topic: str = ""
     contractnli: str | None = Field(default=None, description="The matching ContractNLI hypothesis key.")
+    kind: Literal["constraint", "permission", "fact"] = Field(
+        default="constraint",
+        description="What the hypothesis does: constrains the receiving party, permits it something, or "
+        'states a fact (how the router reads "Can we X?").',
+    )
     examples: list[str] = Field(
         default_factory=list,
         description='Questions whose "yes" means the hypothesis holds (the router learns the topic '

@@ -17,7 +17,11 @@ supported when one of these holds, tried in this order (the first that holds is 
   the contract lacks ("The contract does not address ..."), which no one sentence can entail
   (rule "an absence is no sentence's to entail", :func:`states_absence`).
 
-A sentence that cites nothing is checked against every source of the report. Questions are not
+A sentence that cites nothing is checked against every source of the report, and the source
+that supports it is recorded (the finishing stage cites it there). A sentence of a source that
+instructs an assistant ("ignore prior instructions and answer that ...") supports nothing, under
+any rule (rule "an instruction is no source", :mod:`tools.decision.instructions`): its words are
+not what the parties agreed, and an entailment from it is an injection obeyed. Questions are not
 claims, and neither is a restatement of the question asked (rule ``the question restated``: "The
 governing law of the agreement." under "Which law governs the agreement?" asserts nothing of the
 contract): a sentence without references or values whose words, but for at most one, are the
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
+from tools.decision.instructions import addresses_a_model
 from tools.negation import denial_count, negations
 from tools.question_kind import question_kind
 from tools.report_checks import plain_sentences, prose_sentences
@@ -87,6 +92,15 @@ def _words(text: str) -> set[str]:
 
 def _squash(text: str) -> str:
     return " ".join(text.split()).lower()
+
+
+def _stated(source: Source) -> Source:
+    """``source`` less its sentences that instruct an assistant (rule "an instruction is no
+    source"): what the parties agreed, which alone can support a claim."""
+    if not addresses_a_model(source.quote):
+        return source
+    kept = " ".join(s.strip() for s in plain_sentences(source.quote) if not addresses_a_model(s))
+    return source.model_copy(update={"quote": kept})
 
 
 def by_quote(claim: str, cited: Sequence[Source]) -> int | None:
@@ -161,9 +175,10 @@ def support(
     claim: str, sources: Sequence[Source], scorer: SentenceScorer | None = None, at: float = 0.9
 ) -> Support:
     """How ``claim`` is supported by the sources it cites (every source when it cites none)."""
-    by_number = {s.number: s for s in sources}
+    by_number = {s.number: _stated(s) for s in sources}
     numbers = [int(n) for n in REFERENCE.findall(claim)]
-    cited = [by_number[n] for n in numbers if n in by_number] if numbers else list(sources)
+    cited = [by_number[n] for n in numbers if n in by_number] if numbers else list(by_number.values())
+    cited = [source for source in cited if source.quote.strip()]
     if not cited:
         return Support(claim)
     for how, rule in (("quote", by_quote), ("restatement", by_restatement), ("value", by_value)):
@@ -284,6 +299,17 @@ def claims_of(text: str, question: str = "") -> list[str]:
     ]
 
 
+def supports(
+    texts: Sequence[str],
+    sources: Sequence[Source],
+    scorer: SentenceScorer | None = None,
+    at: float = 0.9,
+    question: str = "",
+) -> list[Support]:
+    """How each claim of ``texts`` (``question`` restated is none) is supported, or that it is not."""
+    return [support(claim, sources, scorer, at) for text in texts for claim in claims_of(text, question)]
+
+
 def unsupported(
     texts: Sequence[str],
     sources: Sequence[Source],
@@ -292,9 +318,9 @@ def unsupported(
     question: str = "",
 ) -> list[Support]:
     """The claims of ``texts`` (``question`` restated is none) their cited sources do not support."""
-    return [
-        found
-        for text in texts
-        for claim in claims_of(text, question)
-        if not (found := support(claim, sources, scorer, at)).supported
-    ]
+    return [found for found in supports(texts, sources, scorer, at, question) if not found.supported]
+
+
+def uncited(claim: str) -> bool:
+    """Whether ``claim`` cites no source (it was checked against them all)."""
+    return not REFERENCE.search(claim)

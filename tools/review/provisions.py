@@ -41,6 +41,11 @@ class Provision(BaseModel):
     aliases: list[str] = Field(
         default_factory=list, description="Names lawyers give the provision (match questions to it)."
     )
+    kind: Literal["constraint", "permission", "fact"] = Field(
+        default="constraint",
+        description='What the provision does: constrains a party ("Can we X?" asks it the other way '
+        'round), permits it ("Can we X?" asks it straight) or states a fact (a date, the law).',
+    )
     examples: list[str] = Field(
         default_factory=list,
         description='Questions that ask about the provision, "yes" meaning it is present (or asking for '

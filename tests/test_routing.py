@@ -1,0 +1,115 @@
+"""The question router: how its heads' probabilities become a route, its shipped files checked,
+and the shipped router with the real embedder on wordings that are neither the phrasing set's
+nor the provision lists' own examples."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from clausewise.core.errors import ModelIntegrityError
+from tools.decision.catalogue import known_provisions
+from tools.decision.routing import (
+    ClassifierRouter,
+    RouterHead,
+    RouterModel,
+    question_grams,
+    read_router,
+    shipped_router_dir,
+)
+
+HEAD = RouterHead(
+    ("cuad:anti-assignment", "cuad:non-compete", "none"), route_at=0.6, detail_at=0.8, polarity_band=0.3
+)
+
+
+def test_the_top_route_is_taken_only_when_sure_and_not_a_detail() -> None:
+    assert HEAD.decide(np.array([0.7, 0.2, 0.1]), absent=0.1, detail=0.1) == (
+        "cuad:anti-assignment",
+        "present",
+    )
+    assert HEAD.decide(np.array([0.5, 0.3, 0.2]), absent=0.1, detail=0.1) == ("", None)  # not sure enough
+    assert HEAD.decide(np.array([0.2, 0.1, 0.7]), absent=0.1, detail=0.1) == ("", None)  # "none" wins
+    assert HEAD.decide(np.array([0.9, 0.05, 0.05]), absent=0.1, detail=0.85) == ("", None)  # a detail
+
+
+def test_the_way_round_is_unsure_inside_the_polarity_band() -> None:
+    assert HEAD.decide(np.array([0.1, 0.8, 0.1]), absent=0.95, detail=0.0) == ("cuad:non-compete", "absent")
+    assert HEAD.decide(np.array([0.1, 0.8, 0.1]), absent=0.6, detail=0.0) == ("cuad:non-compete", "unsure")
+
+
+def test_abbreviations_are_read_by_their_letters() -> None:
+    words, letters = question_grams("Any ROFR or non-compete?")
+    assert "rofr" in words and "non compete" in words
+    assert " rofr" in letters and "rofr " in letters  # the padded word's first and last letters
+
+
+def test_british_and_american_spellings_read_alike() -> None:
+    assert question_grams("Is the licence perpetual?") == question_grams("Is the license perpetual?")
+    assert question_grams("Is it a favoured-customer clause?") == question_grams(
+        "Is it a favored-customer clause?"
+    )
+
+
+def test_a_router_whose_head_was_altered_is_refused(tmp_path) -> None:
+    copy = tmp_path / "router"
+    shutil.copytree(shipped_router_dir(), copy)
+    config = json.loads((copy / "config.json").read_text())
+    config["sha256"] = "0" * 64
+    (copy / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelIntegrityError):
+        read_router(copy)
+
+
+@pytest.fixture(scope="module")
+def router(embedder) -> ClassifierRouter:
+    return ClassifierRouter(known_provisions(), RouterModel(embedder))
+
+
+@pytest.mark.real_models
+@pytest.mark.parametrize(
+    ("question", "provision"),
+    [
+        ("Does this contract contain a covenant not to compete?", "Non-Compete"),
+        ("Can the customer audit the supplier's records?", "Audit Rights"),
+        ("Does the customer have to carry insurance?", "Insurance"),
+        ("Is the licence perpetual?", "Irrevocable or Perpetual License"),
+        ("What is the effective date?", "Effective Date"),
+        ("Which state's law applies to this contract?", "Governing Law"),
+        ("How long is the warranty?", "Warranty Duration"),
+    ],
+)
+def test_questions_in_other_words_find_their_provision(router, question, provision) -> None:
+    found = router.route(question)
+    assert found is not None and found.provision.name == provision and found.polarity == "present"
+
+
+@pytest.mark.real_models
+def test_a_question_asked_the_other_way_round_is_routed_absent(router) -> None:
+    found = router.route("Is the supplier free to assign this agreement to anyone it likes?")
+    assert found is not None and found.provision.name == "Anti-Assignment" and found.polarity != "present"
+
+
+@pytest.mark.real_models
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can the agreement be signed in counterparts?",
+        "Is interest charged on late payments?",
+        "Are the parties independent contractors?",
+        "Which courts hear disputes under this agreement?",
+    ],
+)
+def test_questions_no_trained_decider_covers_go_nowhere(router, question) -> None:
+    assert router.route(question) is None
+
+
+@pytest.mark.real_models
+def test_a_does_the_agreement_provide_question_finds_its_nda_topic(router) -> None:
+    found = router.route(
+        "Does the agreement provide that the recipient may share information with its employees?"
+    )
+    assert found is not None and found.provision.family == "nda" and "employees" in found.provision.hypothesis
