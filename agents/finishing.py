@@ -1,6 +1,6 @@
 """The end of the graph: the report finished by an explicit, ordered list of named passes.
 
-    compose -> verify -> repair -> recheck -> remove -> fill -> render
+    compose -> restate -> verify -> repair -> recheck -> remove -> fill -> render
 
 Each pass runs once, and none undoes another:
 
@@ -9,6 +9,11 @@ Each pass runs once, and none undoes another:
   and puts two kinds of text side by side: the *composed* lines, quotes of verified sources that
   the system writes (the grounds of the short answer, the answer to each part of a compound
   question), and the *written* text, the writer model's summary, findings and preliminary answer;
+- **restate** composes the answer of an open or list question from the verified sources: the
+  writer restates each source in one plain sentence (a small model can restate one sentence
+  faithfully; it cannot ground a paragraph), cited with that source's number, grouped by the
+  question's parts and then by whom each is about; the summary is the first two of them
+  (``interrogation.compose_answer``; a question a decider settled keeps the writer's draft);
 - **verify** checks everything shown: every quote and reference (:mod:`tools.report_checks`),
   every sentence of the written text against the sources it cites, for contradiction
   (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`), and against the
@@ -25,11 +30,12 @@ Each pass runs once, and none undoes another:
   sources that do not verify, and a gap that fails or repeats a sentence of the text that
   failed (before or after the repair). What was removed is noted in the report's
   checks, not in its gaps (those list what the contract leaves open);
-- **fill** puts, where the checks left the preliminary answer or the summary empty although
-  verified evidence was found, an answer built from that evidence: one sentence per source, the
-  source's sentence that shares most words with the question, quoted with its place (rule "an
-  answer that fails its check is replaced by one built from what holds"); the summary is the
-  first two of them. It only adds where nothing stands, so it undoes no earlier pass;
+- **fill** quotes, for each source whose restated sentence the checks removed, the source's
+  sentence that shares most words with the question, with its place (rule "an answer that fails
+  its check is replaced by one built from what holds"); where the checks left the preliminary
+  answer empty although verified evidence was found, it quotes the sources so; an empty summary
+  becomes the answer's first two sentences. It only adds where nothing stands, so it undoes no
+  earlier pass;
 - **render** builds the :class:`~clausewise.core.report.Report`.
 """
 
@@ -47,13 +53,14 @@ from clausewise.core.config import DecisionSettings, InterrogationSettings
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.report import REFERENCE, Report, ReportMetadata, ShortAnswer, Source
-from clausewise.core.results import Decision, Draft, Finding, Inquiry
+from clausewise.core.results import Decision, Draft, Finding, Inquiry, Restatement
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
 from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
 from tools.decision.support import Support, claims_of, supports, uncited
+from tools.question_kind import question_kind
 from tools.report_checks import (
     Failures,
     check,
@@ -65,7 +72,7 @@ from tools.report_checks import (
 
 log = logging.getLogger(__name__)
 
-PASSES = ("compose", "verify", "repair", "recheck", "remove", "fill", "render")
+PASSES = ("compose", "restate", "verify", "repair", "recheck", "remove", "fill", "render")
 #: Sources the filled answer states, at most (one sentence each), and how many open the summary.
 FILLED_SOURCES = 4
 FILLED_SUMMARY = 2
@@ -94,6 +101,7 @@ class Composition:
     grounds: list[str] = field(default_factory=list)  # composed findings
     part_lines: list[str] = field(default_factory=list)  # composed lines of the preliminary answer
     filled: list[str] = field(default_factory=list)  # the answer built from the sources (fill)
+    restating: list[int] = field(default_factory=list)  # sources the composed answer states (restate)
     gaps: list[str] = field(default_factory=list)  # what the contract leaves open
     supported: bool = True  # some verified evidence was found
     checks: list[str] = field(default_factory=list)
@@ -238,6 +246,41 @@ def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_
     return lines
 
 
+def composed_lines(restatement: Restatement, offered: Sequence[Source], parts: Sequence[str]) -> list[str]:
+    """The restated sentences in answer order, each ending with its source's number: by the
+    question's parts (in their order), then by whom or what each is about (in order of first
+    mention); one sentence per source (its first), none for a source not offered or one that
+    instructs an assistant."""
+    numbers = {s.number for s in offered}
+    seen: set[int] = set()
+    kept = []
+    for sentence in restatement.sentences:
+        text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
+        if sentence.source not in numbers or sentence.source in seen or len(text.split()) < 3:
+            continue
+        if addresses_a_model(text):
+            continue
+        seen.add(sentence.source)
+        text = text if text.endswith((".", "!", "?")) else f"{text}."
+        kept.append((sentence, _cited(text, sentence.source)))
+    part_rank = {p.lower(): i for i, p in enumerate(parts)}
+    about_rank: dict[str, int] = {}
+    for sentence, _ in kept:
+        about_rank.setdefault(sentence.about.strip().lower(), len(about_rank))
+    kept.sort(
+        key=lambda pair: (
+            part_rank.get(pair[0].part.strip().lower(), len(part_rank)),
+            about_rank[pair[0].about.strip().lower()],
+        )
+    )
+    return [line for _, line in kept]
+
+
+def _asks_for_an_account(question: str) -> bool:
+    """Whether ``question`` is open or asks for a list (no verdict or value answers it)."""
+    return question_kind(question).form in ("list", "free")
+
+
 def _cited(sentence: str, number: int | None) -> str:
     """``sentence`` with the reference ``[number]`` before its closing punctuation (as it was
     when ``number`` is None)."""
@@ -316,6 +359,38 @@ class Finisher:
             gaps=list(dict.fromkeys(gaps)),
             supported=supported,
         )
+
+    def restate(self, composition: Composition) -> Composition:
+        c = composition
+        settled = c.short is not None and c.short.form in ("verdict", "value")
+        if not (self.settings.compose_answer and c.supported and not settled):
+            return c
+        if not _asks_for_an_account(c.inquiry.question):
+            return c
+        offered = [s for s in c.sources if not addresses_a_model(s.quote)][: self.settings.composed_sources]
+        if not offered:
+            return c
+        messages = load_prompt("answer_restate").messages(
+            question=c.inquiry.question,
+            parts="\n".join(f"- {part}" for part in c.inquiry.parts) or "none",
+            sources="\n".join(
+                f'[{s.number}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else "?"}): "{s.quote[:600]}"'
+                for s in offered
+            ),
+        )
+        try:
+            restated = invoke_structured(self.writer, messages, Restatement)
+        except StructuredOutputError as error:
+            log.warning("restatement unreadable, the sources are quoted instead: %s", error)
+            return replace(c, restating=[s.number for s in offered])
+        lines = composed_lines(restated, offered, c.inquiry.parts)
+        if not lines:
+            return replace(c, restating=[s.number for s in offered])
+        draft = c.draft.model_copy(
+            update={"preliminary_answer": " ".join(lines), "summary": " ".join(lines[:FILLED_SUMMARY])}
+        )
+        stated = [int(n) for line in lines for n in REFERENCE.findall(line)]
+        return replace(c, draft=draft, restating=stated)
 
     def verify(self, composition: Composition) -> Verification:
         if self.settings.claim_check == "off":
@@ -439,15 +514,19 @@ class Finisher:
 
     def fill(self, composition: Composition) -> Composition:
         c = composition
+        if not c.supported:
+            return c
         answered = " ".join([c.draft.preliminary_answer, *c.part_lines]).strip()
-        if not c.supported or (answered and c.draft.summary):
-            return c
-        lines = filled_answer(c.sources, c.inquiry.question)
-        if not lines:
-            return c
-        summary = c.draft.summary or " ".join(lines[:FILLED_SUMMARY])
-        draft = c.draft.model_copy(update={"summary": summary})
-        return replace(c, draft=draft, filled=[] if answered else lines)
+        cited = {int(n) for n in REFERENCE.findall(answered)}
+        by_number = {s.number: s for s in c.sources}
+        lost = [by_number[n] for n in c.restating if n not in cited and n in by_number]
+        question = c.inquiry.question
+        if lost:
+            lines = filled_answer(lost, question, limit=len(lost))
+        else:
+            lines = [] if answered else filled_answer(c.sources, question)
+        summary = c.draft.summary or " ".join([*prose_sentences(answered), *lines][:FILLED_SUMMARY])
+        return replace(c, draft=c.draft.model_copy(update={"summary": summary}), filled=lines)
 
     def render(
         self,
@@ -519,6 +598,7 @@ class Finisher:
     ) -> Report:
         """:data:`PASSES` in order, each once."""
         composition = self.compose(inquiry, draft, findings, session, decision)
+        composition = self.restate(composition)
         first = self.verify(composition)
         repairing = bool(first) and self.settings.repair
         composition = self.repair(composition, first) if repairing else composition

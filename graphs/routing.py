@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from clausewise.core.domain import Span
-from clausewise.core.results import Finding
+from clausewise.core.report import REFERENCE
+from clausewise.core.results import Draft, Finding
 from graphs.state import QAState, StopReason
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
@@ -44,6 +45,13 @@ def pending_parts(state: QAState) -> list[str]:
     return [p for p in state.get("parts", []) if p.lower() not in asked]
 
 
+def cites_a_source(draft: Draft) -> bool:
+    """Rule "an answer citing nothing is no answer": a draft whose preliminary answer cites no
+    source is removed by the support check at the end (a small writer's paragraph often is),
+    however complete and confident the writer says it is, so it does not end the research."""
+    return bool(REFERENCE.search(draft.preliminary_answer))
+
+
 def stop_reason(state: QAState, threshold: float) -> StopReason:
     """Why the interrogation should stop now ("" = keep going).
 
@@ -52,11 +60,16 @@ def stop_reason(state: QAState, threshold: float) -> StopReason:
     confidence does not end the research while parts of a compound question remain
     unasked: the first turn searches the whole question, whose strongest part crowds out the
     others ("how long ... and what exceptions apply?" finds the term, not the exceptions), and a
-    small writer declares itself complete from that alone."""
+    small writer declares itself complete from that alone. Nor does a draft that answers without
+    citing a source (:func:`cites_a_source`)."""
     draft = state.get("draft")
     turn, max_turns = state.get("turn", 0), state.get("max_turns", 1)
     confident = (
-        draft is not None and draft.complete and draft.confidence >= threshold and not pending_parts(state)
+        draft is not None
+        and draft.complete
+        and draft.confidence >= threshold
+        and not pending_parts(state)
+        and (not draft.addressed or cites_a_source(draft))
     )
     supported = draft is not None and draft.addressed and any(f.citations for f in state.get("findings", []))
     if confident and (supported or turn >= min(TURNS_BEFORE_ABSENCE, max_turns)):

@@ -343,8 +343,11 @@ def test_an_answer_without_verified_evidence_needs_a_second_search() -> None:
     assert reason(silent, 2, 3, uncited) == "confident"
     assert reason(silent, 1, 1, uncited) == "confident"
     assert reason(found, 1, 3, uncited) == ""  # "addressed" with nothing verified is not evidence
-    assert reason(found, 1, 3, cited) == "confident"
-    assert reason(found.model_copy(update={"confidence": 0.5}), 3, 3, cited) == "turn limit"
+    assert reason(found, 1, 3, cited) == ""  # an answer citing nothing is no answer
+    answered = found.model_copy(update={"preliminary_answer": "The laws of England and Wales [1]."})
+    assert reason(answered, 1, 3, cited) == "confident"
+    assert reason(answered.model_copy(update={"confidence": 0.5}), 3, 3, cited) == "turn limit"
+    assert reason(found, 3, 3, cited) == "turn limit"
 
 
 def test_confidence_does_not_stop_while_parts_of_the_question_are_unasked() -> None:

@@ -651,8 +651,10 @@ def eval_qa(
         "mixed",
         "--questions",
         help="bank: the question bank (yes/no questions on CUAD's 41 provisions, values, ContractNLI "
-        "verdicts, LegalBench-RAG) beside a one-call RAG baseline, graded right or wrong; mixed: half "
-        "LegalBench-RAG queries, half ContractNLI (evidence recall, citations, contradicted claims).",
+        "verdicts, LegalBench-RAG) beside a one-call RAG baseline, graded right or wrong; open-bank: "
+        "a lawyer's everyday open questions (payment, obligations, termination, ...) with hand-checked "
+        "gold clauses (answer present, gold-clause recall per kind); mixed: half LegalBench-RAG "
+        "queries, half ContractNLI (evidence recall, citations, contradicted claims).",
     ),
     half: str = typer.Option(
         "check", "--half", help="bank: the check half (contracts no shipped model was trained on) or tune."
@@ -689,10 +691,11 @@ def eval_qa(
     answer in the JSON."""
     from clausewise.evals import qa_bench
 
-    if questions == "bank":
+    if questions in ("bank", "open-bank"):
         _eval_bank(
             ctx,
             data,
+            questions=questions,
             limit=limit,
             half=half,
             quick=quick,
@@ -757,6 +760,7 @@ def _eval_bank(
     ctx: typer.Context,
     data: Path | None,
     *,
+    questions: str = "bank",
     limit: int,
     half: str,
     quick: bool,
@@ -781,7 +785,7 @@ def _eval_bank(
         ctx, data, {"paths": {"tenant": "qa-bank"}, "structure": {"knowledge_graph": None}}
     )
     with TerminalProgress(console) as progress:
-        progress.item("eval qa --questions bank")
+        progress.item(f"eval qa --questions {questions}")
         results = bank_bench.run(
             bench,
             root,
@@ -795,6 +799,7 @@ def _eval_bank(
             turns=turns,
             minutes=minutes or None,
             progress=progress,
+            questions=questions,
         )
     if results.get("unasked"):
         console.print(
@@ -816,6 +821,8 @@ def _eval_bank(
     if "baseline" in results:
         table.add_row("one-call RAG baseline", *_accuracy_cells(results["baseline"]))
     console.print(table)
+    if questions == "open-bank":
+        _print_open_by_kind(results)
     product, goals = results["product"], bank_bench.GOALS
     yes_no = product["yes_no"]
     committed = _mark(yes_no["committed_accuracy"], goals["yes_no_committed_accuracy"], True)
@@ -860,6 +867,29 @@ def _eval_bank(
         f"whole question p50 {product['seconds_per_question'].get('p50')} s"
     )
     write_results(ctx, results, out)
+
+
+def _print_open_by_kind(results: dict) -> None:
+    """Open questions per kind: how many, the share answered, gold-clause recall (and the
+    baseline's)."""
+    product, baseline = results["product"], results.get("baseline") or {}
+    columns = ["kind", "n", "answered", "gold-clause recall"]
+    if baseline:
+        columns += ["baseline answered", "baseline recall"]
+    table = Table(*columns, title="Open questions by kind")
+    kinds = product.get("open_by_category", {})
+    for kind, mine in kinds.items():
+        cells = [kind, str(mine["n"]), str(mine["answered"]), str(mine["evidence_recall"])]
+        if baseline:
+            theirs = baseline.get("open_by_category", {}).get(kind, {})
+            cells += [str(theirs.get("answered")), str(theirs.get("evidence_recall"))]
+        table.add_row(*cells)
+    if kinds:
+        console.print(table)
+    console.print(
+        f"Open questions: answered {product['open_answered']}, gold-clause recall "
+        f"{product['open_evidence_recall']}"
+    )
 
 
 def _print_by_category(product: dict) -> None:

@@ -403,6 +403,15 @@ class InterrogationSettings(Section):
         description="Open the report with a short answer: a verdict for a yes/no question, the value for "
         "a question asking for a duration, date, law, amount, notice period or party.",
     )
+    compose_answer: bool = Field(
+        default=True,
+        description="For an open or list question, compose the answer from the verified sources: the "
+        "writer restates each in one sentence, checked against that source, and a source whose sentence "
+        "fails is quoted instead (off: the writer's own paragraph, checked as a whole).",
+    )
+    composed_sources: int = Field(
+        default=6, ge=1, le=20, description="Sources an open question's composed answer restates, at most."
+    )
     repair: bool = Field(
         default=True,
         description="Ask the writer once to rewrite the report's sentences that fail the checks before "

@@ -227,6 +227,22 @@ class Draft(BaseModel):
     confidence: float = Field(default=0.0, ge=0, le=1)
 
 
+class RestatedSentence(BaseModel):
+    """One answer sentence restating one source (its number), about one subject or part."""
+
+    source: int
+    about: str = ""
+    part: str = ""
+    text: str
+
+
+class Restatement(BaseModel):
+    """The writer's restatement of the report's sources, one sentence each (the answer of an open
+    question is composed from these, each checked against its one source)."""
+
+    sentences: list[RestatedSentence] = Field(default_factory=list)
+
+
 # --- hypothesis checks and provision reviews ------------------------------------------------------
 
 Label = Literal["Entailment", "Contradiction", "NotMentioned"]

@@ -16,10 +16,15 @@ Two modes:
 
 The baseline (:mod:`clausewise.evals.rag_baseline`, llama-index, same embedder and model, top-5
 chunks, one call) answers the same questions in the same run, graded the same way.
+
+``--questions open-bank`` asks the open-question bank instead (:mod:`clausewise.evals.open_bank`:
+twelve kinds of everyday question with the clauses a lawyer would cite) through the same run: an
+answer present or not, and the gold clauses the cited sources overlap, per kind.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 import tempfile
 import time
@@ -29,10 +34,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clausewise.core.progress import NoProgress, Progress
-from clausewise.evals.bank import KINDS, BankQuestion, build_bank, sample
+from clausewise.evals.bank import KINDS, Bank, BankQuestion, build_bank, sample
 from clausewise.evals.contractnli_bench import label_metrics
 from clausewise.evals.data import document_ids, ingest_text
 from clausewise.evals.grading import Shown, evidence_recall, grade
+from clausewise.evals.open_bank import open_bank
 
 if TYPE_CHECKING:
     from clausewise.core.report import Report, ShortAnswer, Source
@@ -57,6 +63,9 @@ BASELINE_FORM = {
     "open": "open",
 }
 LABEL_OF = {"yes": "Entailment", "no": "Contradiction", "not addressed": "NotMentioned"}
+_CITES = re.compile(r"\[\d+\]")
+#: Where ``--questions`` takes the questions from.
+QUESTION_SOURCES = ("bank", "open-bank")
 
 
 def contract_ids(questions: Sequence[BankQuestion]) -> dict[str, str]:
@@ -145,6 +154,9 @@ def _product_full(
         "decided_by": report.short_answer.decided_by if report.short_answer else None,
         "provision": report.short_answer.provision if report.short_answer else "",
         "outcome": grade(question, shown),
+        # an answer present: the preliminary answer cites a source (a removed answer is replaced by
+        # a fixed note, which cites none); read here, not taken from the product's own flags
+        "addressed": bool(_CITES.search(report.preliminary_answer or "")),
         "seconds": seconds,
         "seconds_to_answer": first_answer,
         "quick_line": quick_line,
@@ -184,6 +196,9 @@ def _product_quick(decider, question: BankQuestion) -> dict[str, Any]:
         # why it was decided so (or left unclear): the JSON says which step refused a verdict
         "rationale": decision.rationale if decision else "",
         "outcome": grade(question, shown),
+        "addressed": (
+            shown is not None and bool(shown.line) and shown.verdict not in ("unclear", "not addressed")
+        ),
         "seconds": seconds,
         "seconds_to_answer": seconds,
         "gold_spans_cited": cited,
@@ -192,6 +207,8 @@ def _product_quick(decider, question: BankQuestion) -> dict[str, Any]:
 
 
 def _baseline(rag, text: str, question: BankQuestion) -> dict[str, Any]:
+    from clausewise.evals.rag_baseline import parse_value
+
     answer = rag.answer(text, question.question, BASELINE_FORM[question.kind])
     shown = Shown(
         verdict=answer.verdict or "",
@@ -205,6 +222,7 @@ def _baseline(rag, text: str, question: BankQuestion) -> dict[str, Any]:
         "text": answer.text,
         "verdict": answer.verdict,
         "outcome": grade(question, shown),
+        "addressed": bool(parse_value(answer.text)),
         "seconds": round(answer.seconds, 2),
         "index_seconds": round(answer.index_seconds, 2),
         "tokens": (answer.prompt_tokens or 0) + (answer.completion_tokens or 0),
@@ -263,6 +281,19 @@ def _seconds(rows: Sequence[dict[str, Any]], side: str, key: str = "seconds") ->
     }
 
 
+def _open_figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
+    """Open questions: how many, the share with an answer present (the report's preliminary answer
+    cites a source; the baseline does not say "Not stated"), and gold-clause recall of the sources."""
+    asked = [r[side] for r in rows if side in r]
+    return {
+        "n": len(asked),
+        "answered": _share(sum(bool(a.get("addressed")) for a in asked), len(asked)),
+        "evidence_recall": _share(
+            sum(a["gold_spans_cited"] for a in asked), sum(a["gold_spans"] for a in asked)
+        ),
+    }
+
+
 def figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     """Every figure of one side, overall, per kind, per category and per wording."""
     by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in KINDS}
@@ -299,6 +330,11 @@ def figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     cited = sum(r[side]["gold_spans_cited"] for r in by_kind["open"] if side in r)
     gold = sum(r[side]["gold_spans"] for r in by_kind["open"] if side in r)
     out["open_evidence_recall"] = _share(cited, gold)
+    out["open_answered"] = _open_figures(by_kind["open"], side)["answered"]
+    opens: dict[str, list] = defaultdict(list)
+    for row in by_kind["open"]:
+        opens[row["category"]].append(row)
+    out["open_by_category"] = {c: _open_figures(g, side) for c, g in sorted(opens.items())}
     for kind in ("yes/no", "value"):
         groups: dict[str, list] = defaultdict(list)
         for row in by_kind[kind]:
@@ -348,14 +384,21 @@ def run(
     turns: int | None = None,
     minutes: float | None = None,
     progress: Progress | None = None,
+    questions: str = "bank",
 ) -> dict[str, Any]:
     """Ask the bank's questions (``limit`` sampled by ``seed``) contract by contract. ``minutes``
     bounds a full-mode run on a slow machine: no question is started after it, and the results
-    say how many were left unasked, so a bounded run still reports every answer it has."""
+    say how many were left unasked, so a bounded run still reports every answer it has.
+    ``questions`` "open-bank" asks the open-question bank of the half instead."""
     from clausewise.api import Clausewise
 
     progress = progress or NoProgress()
-    bank = build_bank(root, half)  # type: ignore[arg-type]
+    if questions == "open-bank":
+        bank = Bank(half, *open_bank(root, half))  # type: ignore[arg-type]
+    elif questions == "bank":
+        bank = build_bank(root, half)  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"unknown question source {questions!r} (use {', '.join(QUESTION_SOURCES)})")
     asked = [q for q in bank.questions if not kinds or q.kind in kinds]
     if contracts:  # the first N contracts in the bank's order: a bounded run ingests only those
         first = list(dict.fromkeys(q.contract for q in asked))[:contracts]
@@ -398,7 +441,7 @@ def run(
         if out_of_time():
             break  # before the next contract is ingested
     results: dict[str, Any] = {
-        "benchmark": "qa-bank",
+        "benchmark": "qa-bank" if questions == "bank" else f"qa-{questions}",
         "data": str(root),
         "half": half,
         "mode": "quick" if quick else "full",
