@@ -69,6 +69,7 @@ from tools.report_checks import (
     plain_sentences,
     prose_sentences,
 )
+from tools.retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +309,8 @@ class Finisher:
         *,
         scorer: SentenceScorer | None = None,
         contradiction_at: float = 0.5,
+        relevance: Reranker | None = None,
+        relevant_at: float = 0.2,
     ) -> None:
         self.settings = settings
         self.decision_settings = decision_settings
@@ -315,6 +318,8 @@ class Finisher:
         self.writer = writer
         self.scorer = scorer
         self.contradiction_at = contradiction_at
+        self.relevance = relevance
+        self.relevant_at = relevant_at
 
     # -- the passes ---------------------------------------------------------------------------
 
@@ -360,6 +365,23 @@ class Finisher:
             supported=supported,
         )
 
+    def _most_relevant(self, sources: list[Source], inquiry: Inquiry) -> list[Source]:
+        """The sources an open answer restates, most relevant first: ordered by the reranker's
+        probability that each answers the question, those below ``relevant_at`` (the retrieval's
+        own "not about the question" flag) left out but for the best one (rule "an open answer
+        states what is about the question"); in the report's order without a reranker."""
+        if self.relevance is None or not sources:
+            return sources[: self.settings.composed_sources]
+        asked = " ".join([inquiry.question, *inquiry.parts])
+        scores = self.relevance.score(asked, [s.quote for s in sources])
+        ranked = sorted(zip(sources, (float(x) for x in scores), strict=True), key=lambda pair: -pair[1])
+        kept = [
+            source
+            for number, (source, score) in enumerate(ranked)
+            if number == 0 or score >= self.relevant_at
+        ]
+        return kept[: self.settings.composed_sources]
+
     def restate(self, composition: Composition) -> Composition:
         c = composition
         settled = c.short is not None and c.short.form in ("verdict", "value")
@@ -367,7 +389,7 @@ class Finisher:
             return c
         if not _asks_for_an_account(c.inquiry.question):
             return c
-        offered = [s for s in c.sources if not addresses_a_model(s.quote)][: self.settings.composed_sources]
+        offered = self._most_relevant([s for s in c.sources if not addresses_a_model(s.quote)], c.inquiry)
         if not offered:
             return c
         messages = load_prompt("answer_restate").messages(

@@ -554,3 +554,52 @@ def test_no_shown_sentence_says_what_an_injected_instruction_says(
         assert report.summary and report.preliminary_answer  # what holds is shown instead
     finally:
         index.close()
+
+
+class WordRelevance:
+    """A reranker stand-in: a source is relevant (0.9) when it holds ``word``, else 0.05."""
+
+    name = "word"
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def score(self, query, passages):
+        return np.array([0.9 if self.word in p else 0.05 for p in passages])
+
+
+def test_an_open_answer_states_what_is_about_the_question_first_and_leaves_the_rest(contract) -> None:
+    _, settings, index = contract
+    texts = CONTRACTS[contract[0]]
+    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    restated = {
+        "sentences": [
+            {
+                "source": 1,
+                "about": "the agreement",
+                "text": f"The agreement is governed by the laws of {law}.",
+            },
+            {"source": 2, "about": "the obligations", "text": f"The obligations {texts['other']}."},
+        ]
+    }
+    writer = ScriptedChatModel(replies=[json.dumps(restated)])
+    finisher = Finisher(
+        settings.interrogation.model_copy(update={"repair": False}),
+        settings.decision,
+        QuoteVerifier(index.document.text),
+        writer,
+        relevance=WordRelevance("termination"),
+    )
+    both = Finding(
+        turn=1,
+        question="q",
+        answer="a",
+        addressed=True,
+        citations=[citation(index, texts["ground"]), citation(index, texts["other"])],
+    )
+    asked = Inquiry(question="What happens to the obligations after termination?", max_turns=3)
+    report = finished(finisher, drafted("x"), [both], None, stop="", asked=asked)
+    offered = writer.calls[0][0][-1].content  # the sources the writer was given: the relevant one only
+    assert "[2]" in offered and "[1]" not in offered
+    assert report.preliminary_answer.startswith(f"The obligations {texts['other']} [2].")
+    assert law not in report.preliminary_answer and law not in report.summary
