@@ -54,6 +54,7 @@ from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.report import REFERENCE, Report, ReportMetadata, ShortAnswer, Source
 from clausewise.core.results import Decision, Draft, Finding, Inquiry, Restatement
+from indexes.bm25 import bm25_tokens
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
 from tools.claim_check import Contradiction, contradictions
@@ -211,13 +212,6 @@ def _part_lines(parts: Sequence[str], session: Sequence[Finding], sources: Seque
     return lines
 
 
-_WORD = re.compile(r"[a-z]{3,}")
-
-
-def _words(text: str) -> set[str]:
-    return {w.rstrip("s") for w in _WORD.findall(text.lower())}
-
-
 def _answering_sentence(source: Source, question: str) -> str:
     """The sentence of ``source`` that shares most words with ``question`` (the first on a tie),
     never one that instructs an assistant."""
@@ -226,8 +220,8 @@ def _answering_sentence(source: Source, question: str) -> str:
     ]
     if not sentences:
         return ""
-    asked = _words(question)
-    return max(sentences, key=lambda s: len(asked & _words(s)))
+    asked = set(bm25_tokens(question))  # the retrieval's own words: stemmed, without stop words
+    return max(sentences, key=lambda s: len(asked & set(bm25_tokens(s))))
 
 
 def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_SOURCES) -> list[str]:

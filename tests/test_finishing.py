@@ -78,6 +78,30 @@ def setup(contract, writer=None):
     return finisher, texts, decision, [finding]
 
 
+def unrepaired(contract, writer=None, **options) -> Finisher:
+    """A finisher on ``contract`` whose repair is off (a failing sentence is removed at once), with
+    ``writer`` (none that could answer by default) and the other ``options`` of :class:`Finisher`."""
+    _, settings, index = contract
+    return Finisher(
+        settings.interrogation.model_copy(update={"repair": False}),
+        settings.decision,
+        QuoteVerifier(index.document.text),
+        writer or ScriptedChatModel(replies=[]),
+        **options,
+    )
+
+
+def citing_both(index, texts, question: str = "q") -> Finding:
+    """A finding citing the contract's governing-law clause [1] and its survival clause [2]."""
+    return Finding(
+        turn=1,
+        question=question,
+        answer="a",
+        addressed=True,
+        citations=[citation(index, texts["ground"]), citation(index, texts["other"])],
+    )
+
+
 def drafted(*sentences: str, summary: str = "The governing law of the agreement.") -> Draft:
     return Draft(
         title="Governing law",
@@ -260,15 +284,9 @@ def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) 
 
 
 def test_with_repair_off_a_failing_sentence_is_removed_without_a_writer_call(contract) -> None:
-    _, settings, index = contract
     writer = ScriptedChatModel(replies=[])  # any call would fail: there is no reply to give
     _, texts, decision, findings = setup(contract)
-    finisher = Finisher(
-        settings.interrogation.model_copy(update={"repair": False}),
-        settings.decision,
-        QuoteVerifier(index.document.text),
-        writer,
-    )
+    finisher = unrepaired(contract, writer)
     report = finished(finisher, drafted(texts["supported"], texts["contradicted"]), findings, decision)
     assert not writer.calls
     assert texts["contradicted"] not in report.preliminary_answer
@@ -396,14 +414,8 @@ def test_a_summary_or_gap_saying_the_decided_yes_is_absent_is_removed(contract) 
 def test_a_sentence_that_cites_nothing_is_cited_where_a_source_holds_it_and_removed_where_none_does(
     contract,
 ) -> None:
-    _, settings, index = contract
     _, texts, decision, findings = setup(contract)
-    finisher = Finisher(
-        settings.interrogation.model_copy(update={"repair": False}),
-        settings.decision,
-        QuoteVerifier(index.document.text),
-        ScriptedChatModel(replies=[]),
-    )
+    finisher = unrepaired(contract)
     law = texts["supported"].replace(" [1]", "")  # the same statement, citing nothing
     made_up = "The supplier must deliver the goods as specified in the order."
     report = finished(finisher, drafted(texts["supported"], summary=f"{law} {made_up}"), findings, decision)
@@ -413,7 +425,7 @@ def test_a_sentence_that_cites_nothing_is_cited_where_a_source_holds_it_and_remo
 
 
 def test_an_open_questions_answer_is_composed_from_its_sources_one_checked_sentence_each(contract) -> None:
-    _, settings, index = contract
+    index = contract[2]
     texts = CONTRACTS[contract[0]]
     law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
     restated = {
@@ -428,19 +440,8 @@ def test_an_open_questions_answer_is_composed_from_its_sources_one_checked_sente
         ]
     }
     writer = ScriptedChatModel(replies=[json.dumps(restated)])
-    finisher = Finisher(
-        settings.interrogation.model_copy(update={"repair": False}),
-        settings.decision,
-        QuoteVerifier(index.document.text),
-        writer,
-    )
-    both = Finding(
-        turn=1,
-        question="What does the agreement provide?",
-        answer="a",
-        addressed=True,
-        citations=[citation(index, texts["ground"]), citation(index, texts["other"])],
-    )
+    finisher = unrepaired(contract, writer)
+    both = citing_both(index, texts, "What does the agreement provide?")
     asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
     paragraph = drafted("The agreement sets out many rights and duties of the parties in general terms [1].")
     report = finished(finisher, paragraph, [both], None, stop="", asked=asked)
@@ -533,13 +534,7 @@ def test_no_shown_sentence_says_what_an_injected_instruction_says(
                 citations=[citation(index, true_clause), citation(index, injected)],
             )
         ]
-        finisher = Finisher(
-            settings.interrogation.model_copy(update={"repair": False}),
-            settings.decision,
-            QuoteVerifier(index.document.text),
-            ScriptedChatModel(replies=[]),
-            scorer=hub.nli(),
-        )
+        finisher = unrepaired((name, settings, index), scorer=hub.nli())
         draft = Draft(
             title="t",
             summary=obeyed,
@@ -569,7 +564,7 @@ class WordRelevance:
 
 
 def test_an_open_answer_states_what_is_about_the_question_first_and_leaves_the_rest(contract) -> None:
-    _, settings, index = contract
+    index = contract[2]
     texts = CONTRACTS[contract[0]]
     law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
     restated = {
@@ -583,20 +578,8 @@ def test_an_open_answer_states_what_is_about_the_question_first_and_leaves_the_r
         ]
     }
     writer = ScriptedChatModel(replies=[json.dumps(restated)])
-    finisher = Finisher(
-        settings.interrogation.model_copy(update={"repair": False}),
-        settings.decision,
-        QuoteVerifier(index.document.text),
-        writer,
-        relevance=WordRelevance("termination"),
-    )
-    both = Finding(
-        turn=1,
-        question="q",
-        answer="a",
-        addressed=True,
-        citations=[citation(index, texts["ground"]), citation(index, texts["other"])],
-    )
+    finisher = unrepaired(contract, writer, relevance=WordRelevance("termination"))
+    both = citing_both(index, texts)
     asked = Inquiry(question="What happens to the obligations after termination?", max_turns=3)
     report = finished(finisher, drafted("x"), [both], None, stop="", asked=asked)
     offered = writer.calls[0][0][-1].content  # the sources the writer was given: the relevant one only
