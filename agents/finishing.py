@@ -13,7 +13,12 @@ Each pass runs once, and none undoes another:
   writer restates each source in one plain sentence (a small model can restate one sentence
   faithfully; it cannot ground a paragraph), cited with that source's number, grouped by the
   question's parts and then by whom each is about; the summary is the first two of them
-  (``interrogation.compose_answer``; a question a decider settled keeps the writer's draft);
+  (``interrogation.compose_answer``; a question a decider settled keeps the writer's draft). The
+  sources are offered in the order research cited them (the answerer's own quotes first), not
+  re-ranked: the shipped cross-encoder put "automatically renewed at the end of every ten (10)
+  year term" (0.88) above "the remaining 50% of the total order cost must be paid prior to the
+  goods leaving the warehouse" (0.10) for "What are the payment terms?". A source the writer
+  skips as not about the question is not stated;
 - **verify** checks everything shown: every quote and reference (:mod:`tools.report_checks`),
   every sentence of the written text against the sources it cites, for contradiction
   (:mod:`tools.claim_check`) and for support (:mod:`tools.decision.support`), and against the
@@ -21,7 +26,8 @@ Each pass runs once, and none undoes another:
   the writer's gaps, which say what the contract leaves open and so cite nothing, must not be
   contradicted by any source nor give another verdict;
 - **repair** asks the writer once to rewrite its text, naming every failure (skipped when there
-  is none, or when ``interrogation.repair`` is off: the ``fast`` preset saves that call);
+  is none, when ``interrogation.repair`` is off, the ``fast`` preset saving that call, and when
+  all the text was composed: the fill pass quotes what failed, :meth:`Finisher.all_composed`);
   composed lines are never given to the writer, so a repair cannot drop them;
 - **recheck** verifies the repaired text as **verify** did;
 - **remove** cites, in a sentence that cited nothing, the source that supports it (every source
@@ -43,11 +49,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from langchain_core.runnables import Runnable
 
+from clausewise.core.backends.accounting import UsageSummary
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import DecisionSettings, InterrogationSettings
 from clausewise.core.errors import StructuredOutputError
@@ -61,7 +68,7 @@ from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
 from tools.decision.support import Support, claims_of, supports, uncited
-from tools.question_kind import question_kind
+from tools.question_kind import asks_for_an_account
 from tools.report_checks import (
     Failures,
     check,
@@ -70,7 +77,6 @@ from tools.report_checks import (
     plain_sentences,
     prose_sentences,
 )
-from tools.retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
 
@@ -271,9 +277,16 @@ def composed_lines(restatement: Restatement, offered: Sequence[Source], parts: S
     return [line for _, line in kept]
 
 
-def _asks_for_an_account(question: str) -> bool:
-    """Whether ``question`` is open or asks for a list (no verdict or value answers it)."""
-    return question_kind(question).form in ("list", "free")
+def renumbered(restatement: Restatement, offered: Sequence[Source]) -> Restatement:
+    """``restatement`` with the writer's numbers (1..k, the order ``offered`` was shown in) turned
+    into the report's; a number outside 1..k becomes 0, which no source has."""
+    numbers = [s.number for s in offered]
+    return Restatement(
+        sentences=[
+            s.model_copy(update={"source": numbers[s.source - 1] if 1 <= s.source <= len(numbers) else 0})
+            for s in restatement.sentences
+        ]
+    )
 
 
 def _cited(sentence: str, number: int | None) -> str:
@@ -303,8 +316,6 @@ class Finisher:
         *,
         scorer: SentenceScorer | None = None,
         contradiction_at: float = 0.5,
-        relevance: Reranker | None = None,
-        relevant_at: float = 0.2,
     ) -> None:
         self.settings = settings
         self.decision_settings = decision_settings
@@ -312,8 +323,6 @@ class Finisher:
         self.writer = writer
         self.scorer = scorer
         self.contradiction_at = contradiction_at
-        self.relevance = relevance
-        self.relevant_at = relevant_at
 
     # -- the passes ---------------------------------------------------------------------------
 
@@ -359,39 +368,23 @@ class Finisher:
             supported=supported,
         )
 
-    def _most_relevant(self, sources: list[Source], inquiry: Inquiry) -> list[Source]:
-        """The sources an open answer restates, most relevant first: ordered by the reranker's
-        probability that each answers the question, those below ``relevant_at`` (the retrieval's
-        own "not about the question" flag) left out but for the best one (rule "an open answer
-        states what is about the question"); in the report's order without a reranker."""
-        if self.relevance is None or not sources:
-            return sources[: self.settings.composed_sources]
-        asked = " ".join([inquiry.question, *inquiry.parts])
-        scores = self.relevance.score(asked, [s.quote for s in sources])
-        ranked = sorted(zip(sources, (float(x) for x in scores), strict=True), key=lambda pair: -pair[1])
-        kept = [
-            source
-            for number, (source, score) in enumerate(ranked)
-            if number == 0 or score >= self.relevant_at
-        ]
-        return kept[: self.settings.composed_sources]
-
     def restate(self, composition: Composition) -> Composition:
         c = composition
         settled = c.short is not None and c.short.form in ("verdict", "value")
         if not (self.settings.compose_answer and c.supported and not settled):
             return c
-        if not _asks_for_an_account(c.inquiry.question):
+        if not asks_for_an_account(c.inquiry.question):
             return c
-        offered = self._most_relevant([s for s in c.sources if not addresses_a_model(s.quote)], c.inquiry)
+        offered = [s for s in c.sources if not addresses_a_model(s.quote)][: self.settings.composed_sources]
         if not offered:
             return c
+        # numbered 1..k as the writer reads them (a small model given [2] alone answers "source": 1)
         messages = load_prompt("answer_restate").messages(
             question=c.inquiry.question,
             parts="\n".join(f"- {part}" for part in c.inquiry.parts) or "none",
             sources="\n".join(
-                f'[{s.number}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else "?"}): "{s.quote[:600]}"'
-                for s in offered
+                f'[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else "?"}): "{s.quote[:600]}"'
+                for n, s in enumerate(offered, start=1)
             ),
         )
         try:
@@ -399,7 +392,7 @@ class Finisher:
         except StructuredOutputError as error:
             log.warning("restatement unreadable, the sources are quoted instead: %s", error)
             return replace(c, restating=[s.number for s in offered])
-        lines = composed_lines(restated, offered, c.inquiry.parts)
+        lines = composed_lines(renumbered(restated, offered), offered, c.inquiry.parts)
         if not lines:
             return replace(c, restating=[s.number for s in offered])
         draft = c.draft.model_copy(
@@ -474,6 +467,14 @@ class Finisher:
         fixed = sorted(verification.failing_claims())
         return replace(composition, draft=draft, repaired_claims=fixed)
 
+    @staticmethod
+    def all_composed(composition: Composition) -> bool:
+        """Whether every text the checks read was composed from the sources (the restated answer
+        and summary, no writer's findings): a failing sentence of it is then quoted from its
+        source by the fill pass, so the repair call would rewrite nothing worth its cost (rule "a
+        restated sentence that fails is quoted, not rewritten")."""
+        return bool(composition.restating) and not composition.draft.reasoning
+
     def recheck(self, composition: Composition) -> Verification:
         return self.verify(composition)
 
@@ -541,8 +542,34 @@ class Finisher:
             lines = filled_answer(lost, question, limit=len(lost))
         else:
             lines = [] if answered else filled_answer(c.sources, question)
-        summary = c.draft.summary or " ".join([*prose_sentences(answered), *lines][:FILLED_SUMMARY])
+        summary = c.draft.summary or self._summary_of(c, lines)
         return replace(c, draft=c.draft.model_copy(update={"summary": summary}), filled=lines)
+
+    @staticmethod
+    def _summary_of(c: Composition, filled: list[str]) -> str:
+        """A summary where the checks left none: the sentence of the short answer's grounds
+        closest to the question (so a decided question's summary states what decided it), then
+        the answer's own sentences, then the filled ones, then each part's, two at most and one
+        per source (a part line quotes a whole clause: it comes last)."""
+        by_number = {s.number: s for s in c.sources}
+        grounds = [by_number[n] for n in (c.short.sources if c.short else []) if n in by_number]
+        candidates = [
+            *filled_answer(grounds, c.inquiry.question, limit=1),
+            *prose_sentences(c.draft.preliminary_answer),
+            *filled,
+            *(s for line in c.part_lines for s in prose_sentences(line)),
+        ]
+        chosen: list[str] = []
+        stated: set[str] = set()
+        for sentence in candidates:
+            numbers = set(REFERENCE.findall(sentence))
+            if not sentence.strip() or (numbers and numbers <= stated):
+                continue
+            chosen.append(sentence.strip())
+            stated |= numbers
+            if len(chosen) == FILLED_SUMMARY:
+                break
+        return " ".join(chosen)
 
     def render(
         self,
@@ -553,9 +580,11 @@ class Finisher:
         questions_asked: list[str],
         contract_id: str,
         file_name: str,
-        usage,
-        seconds: float,
+        usage: Callable[[], UsageSummary],
+        seconds: Callable[[], float],
     ) -> Report:
+        """The report. ``usage`` and ``seconds`` are read now, so the model calls and time of
+        the finishing passes (the restatement, the repair) are counted too."""
         c, draft = composition, composition.draft
         inquiry = c.inquiry
         summary = draft.summary or f"Question examined: {inquiry.question}"
@@ -571,6 +600,7 @@ class Finisher:
             draft.addressed or (c.short is not None and c.short.verdict != "not addressed")
         )
         reason = "not addressed" if not addressed else (stop or "turn limit")
+        spent = usage()
         return Report(
             question=inquiry.question,
             short_answer=c.short,
@@ -589,11 +619,11 @@ class Finisher:
                 questions_asked=questions_asked,
                 stopped_because=reason,
                 confidence=draft.confidence,
-                models=usage.models,
-                llm_calls=usage.calls,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                seconds=seconds,
+                models=spent.models,
+                llm_calls=spent.calls,
+                prompt_tokens=spent.prompt_tokens,
+                completion_tokens=spent.completion_tokens,
+                seconds=seconds(),
                 removed_citations=c.removed_citations,
                 repaired_claims=c.repaired_claims,
                 removed_claims=c.removed_claims,
@@ -616,7 +646,7 @@ class Finisher:
         composition = self.compose(inquiry, draft, findings, session, decision)
         composition = self.restate(composition)
         first = self.verify(composition)
-        repairing = bool(first) and self.settings.repair
+        repairing = bool(first) and self.settings.repair and not self.all_composed(composition)
         composition = self.repair(composition, first) if repairing else composition
         second = self.recheck(composition) if repairing else first
         composition = self.remove(composition, second)

@@ -16,12 +16,13 @@ Its methods take and return domain values (questions, findings, drafts, reports)
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from agents.finishing import Finisher, decision_finding
+from agents.finishing import Finisher, decision_finding, filled_answer
 from clausewise.core.backends.accounting import UsageSummary
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import InterrogationSettings
@@ -237,6 +238,31 @@ class Interrogator:
             log.warning("draft unreadable, the finding itself becomes the draft: %s", error)
             return self._fallback_draft(inquiry, draft, latest, number)
 
+    def collect(
+        self,
+        inquiry: Inquiry,
+        findings: list[Finding],
+        session: list[Finding],
+        decision: Decision | None = None,
+    ) -> Draft:
+        """The draft of an open question whose answer the report composes from its findings
+        (``interrogation.open_research`` extract): no model call, the verified sentences of this
+        question's findings quoted with their numbers (the restate pass states them in plain words
+        at the end). Complete and confident once a finding cites something; the graph still asks
+        every part of a compound question first (:func:`graphs.routing.stop_reason`)."""
+        sources = number_sources([*decision_finding(decision), *findings])
+        cited = {(c.contract_id, c.span) for f in session for c in f.citations}
+        mine = [s for s in sources if (s.contract_id, s.span) in cited]
+        lines = filled_answer(mine, inquiry.question, limit=len(mine))
+        return Draft(
+            title=inquiry.question,
+            summary="",
+            preliminary_answer=" ".join(lines),
+            addressed=bool(mine),
+            complete=bool(mine),
+            confidence=1.0 if mine else 0.0,
+        )
+
     @staticmethod
     def _fallback_draft(inquiry: Inquiry, previous: Draft | None, latest: Finding, number: dict) -> Draft:
         """When the writer cannot produce a valid draft, the finding itself becomes the draft."""
@@ -264,13 +290,14 @@ class Interrogator:
         *,
         turns_used: int,
         stop: str,
-        usage: UsageSummary,
-        seconds: float,
+        usage: Callable[[], UsageSummary],
+        seconds: Callable[[], float],
         decision: Decision | None = None,
     ) -> Report:
         """The report on ``inquiry`` from the last draft, finished by the passes of
         :mod:`agents.finishing`. ``session`` holds the findings of this question, ``stop`` why the
-        interrogation stopped ("" = turns ran out)."""
+        interrogation stopped ("" = turns ran out); ``usage`` and ``seconds`` are read once the
+        report is finished."""
         return self.finisher.finish(
             inquiry,
             draft,

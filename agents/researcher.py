@@ -24,6 +24,7 @@ from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.results import HitSummary, QueryPlan, ResearchResult, VerifiedCitation
 from indexes.store import ContractIndex
+from tools.answering_sentences import answering_sentences
 from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence, sentence_stating
@@ -90,10 +91,13 @@ class Researcher:
 
     # -- planning ---------------------------------------------------------------------------------
 
-    def plan(self, question: str, context: str = "") -> QueryPlan:
+    def plan(self, question: str, context: str = "", rewrite: bool = True) -> QueryPlan:
+        """The queries and tools for ``question``: the rewriter model's plan (with the
+        deterministic plan's keywords), or the deterministic plan alone when rewriting is off, or
+        not wanted for this turn (``rewrite``: an extract turn spends no model call)."""
         terms = [d.term for d in self.index.definitions]
         fallback = default_plan(question, terms)
-        if self.rewriter is None or not self.settings.retrieval.rewrite_queries:
+        if self.rewriter is None or not self.settings.retrieval.rewrite_queries or not rewrite:
             return fallback
         messages = load_prompt("query_rewrite").messages(question=question, context=context or "none")
         try:
@@ -419,6 +423,43 @@ class Researcher:
         shown = [n for n, hit in enumerate(hits, start=1) if overlap(hit.span, span)]
         log.info("value reader cites %r", value, extra={"contract": self.index.contract_id, "span": span})
         return [self._citation(span, sentence, shown[0] if shown else 0, attributed=True)]
+
+    @property
+    def can_extract(self) -> bool:
+        """Whether :meth:`extract` can research (it reads sentences with the reranker)."""
+        return self.retriever.reranker is not None
+
+    def extract(self, question: str, plan: QueryPlan, hits: list[Hit], serves: str = "") -> ResearchResult:
+        """The turn's result for an open question without a model call: the sentences of the
+        passages ``hits`` that the reranker judges answering ``question`` (or the user's question
+        it ``serves``), cited in the contract's own words (:mod:`tools.answering_sentences`).
+        None judged relevant: the turn says the contract was not found to address it."""
+        reranker = self.retriever.reranker
+        assert reranker is not None, "extract research needs a reranker (Researcher.can_extract)"
+        settings = self.settings
+        found = answering_sentences(
+            [question, serves],
+            self.index.document.text,
+            [h.span for h in hits],
+            reranker,
+            at=settings.retrieval.rerank_threshold,
+            limit=settings.interrogation.open_sentences,
+        )
+        text = self.index.document.text
+        citations = [self._citation(f.span, text[f.span[0] : f.span[1]], f.passage) for f in found]
+        answer = (
+            f"{len(citations)} passage sentence(s) address this question."
+            if citations
+            else "No sentence of the passages searched addresses this question."
+        )
+        return ResearchResult(
+            question=question,
+            plan=plan,
+            hits=hits,
+            answer=answer,
+            addressed=bool(citations),
+            citations=citations,
+        )
 
     def answer(
         self,

@@ -267,8 +267,6 @@ class Runtime:
             writer,
             scorer=self.nli() if interrogation.claim_check == "values+nli" else None,
             contradiction_at=settings.checks.contradiction_at,
-            relevance=self.hub.cross_encoder(settings),
-            relevant_at=settings.retrieval.rerank_threshold,
         )
         return Interrogator(
             interrogation, view, questioner=self.chat_model("questioner"), writer=writer, finisher=finisher

@@ -6,8 +6,11 @@ intake      the question, context and instructions are taken in; in a chat the I
             answer (agents/decider.py) before anything is written;
 question    the Interrogator asks the Researcher: the user's question, then each part, then what
             fills the draft's biggest gap;
-research    the Researcher subgraph (plan -> retrieve -> answer) answers with verified citations;
-refine      the Interrogator rewrites the draft from the previous draft and the new finding;
+research    the Researcher subgraph (plan -> retrieve -> answer) answers with verified citations
+            (for an open question, the sentences the reranker judges answering: no model call);
+refine      the Interrogator rewrites the draft from the previous draft and the new finding (an
+            open question's draft is its findings' verified sentences, written by no model:
+            the report composes its answer from them, :func:`graphs.routing.composes`);
 route       stop when the draft is complete and confident enough, or at the turn limit; a
             question a decider settled goes from intake straight to the draft, which explains
             the decision from its grounds (:mod:`graphs.routing`, pure functions of the state);
@@ -43,6 +46,8 @@ from graphs.research_graph import ResearchContext, build_research_graph
 from graphs.routing import (
     after_intake,
     after_refine,
+    composes,
+    extracts,
     pending_parts,
     read_spans,
     session_findings,
@@ -154,6 +159,7 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "context": context,
             "serves": serves,
             "read": read_spans(state, state["current_question"]),
+            "extract": extracts(state, runtime.context.interrogator.settings) and researcher.can_extract,
         },
         context=ResearchContext(researcher),
     )
@@ -186,13 +192,17 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
 
 def refine(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     session = session_findings(state)
-    draft = runtime.context.interrogator.refine(
-        _inquiry(state),
-        state.get("draft"),
-        state.get("findings", []),
-        state.get("decision"),
-        latest=session[-1] if session else None,
-    )
+    interrogator = runtime.context.interrogator
+    if composes(state, interrogator.settings):
+        draft = interrogator.collect(_inquiry(state), state.get("findings", []), session)
+    else:
+        draft = interrogator.refine(
+            _inquiry(state),
+            state.get("draft"),
+            state.get("findings", []),
+            state.get("decision"),
+            latest=session[-1] if session else None,
+        )
     runtime.stream_writer(
         {"event": "draft", "turn": state["turn"], "complete": draft.complete, "confidence": draft.confidence}
     )
@@ -208,8 +218,8 @@ def final(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         session_findings(state),
         turns_used=state.get("turn", 0),
         stop=stop_reason(state, interrogator.settings.confidence_threshold),
-        usage=runtime.context.ledger.summary(since=state.get("ledger_mark", 0)),
-        seconds=round(time.time() - state.get("started", time.time()), 1),
+        usage=lambda: runtime.context.ledger.summary(since=state.get("ledger_mark", 0)),
+        seconds=lambda: round(time.time() - state.get("started", time.time()), 1),
         decision=state.get("decision"),
     )
     runtime.stream_writer(

@@ -1,5 +1,8 @@
 """The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
 
+For an open question the caller may ask for an ``extract`` turn: the plan is the deterministic one
+and the answer the sentences the reranker judges answering, so the turn costs no model call.
+
 The research node of the question-answering graph invokes it once per turn; it is the only way
 research is done, so the tests drive it as the product runs it. Each node is one call of the
 Researcher (:mod:`agents.researcher`), which the caller passes as run context.
@@ -31,6 +34,7 @@ class ResearchInput(TypedDict, total=False):
     context: str
     serves: str  # the user's question a follow-up serves ("" for the user's question itself)
     read: list[Span]  # what earlier turns on the same question showed the answerer
+    extract: bool  # an open question: the reranker picks the answering sentences, no model call
 
 
 class ResearchOutput(TypedDict):
@@ -44,7 +48,9 @@ class ResearchState(ResearchInput, ResearchOutput, total=False):
 
 
 def plan(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
-    return {"plan": runtime.context.researcher.plan(state["question"], state.get("context", ""))}
+    researcher = runtime.context.researcher
+    rewrite = not state.get("extract", False)
+    return {"plan": researcher.plan(state["question"], state.get("context", ""), rewrite=rewrite)}
 
 
 def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
@@ -55,7 +61,11 @@ def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> Researc
 
 
 def answer(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
-    result = runtime.context.researcher.answer(
+    researcher = runtime.context.researcher
+    if state.get("extract", False):
+        found = researcher.extract(state["question"], state["plan"], state["hits"], state.get("serves", ""))
+        return {"result": found}
+    result = researcher.answer(
         state["question"],
         state["plan"],
         state["hits"],

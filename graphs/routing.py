@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from clausewise.core.config import InterrogationSettings
 from clausewise.core.domain import Span
 from clausewise.core.report import REFERENCE
 from clausewise.core.results import Draft, Finding
 from graphs.state import QAState, StopReason
+from tools.question_kind import asks_for_an_account
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
 # accepted only after this many searches, or all the turns there are: one search that finds
@@ -43,6 +45,25 @@ def pending_parts(state: QAState) -> list[str]:
     """The parts of a compound question not yet researched in this question's session."""
     asked = {f.question.lower() for f in session_findings(state)}
     return [p for p in state.get("parts", []) if p.lower() not in asked]
+
+
+def composes(state: QAState, settings: InterrogationSettings) -> bool:
+    """Rule "an open answer is composed from what research found": an open or list question no
+    decider settles is drafted from its findings' verified sentences without the writer, and the
+    report's restate pass states each in one plain sentence. A writer's paragraph per turn cost a
+    call and half a minute each, and failed the support check at the end (issue 54: 11.6 calls
+    and p50 442 s a report)."""
+    return (
+        settings.compose_answer
+        and state.get("decision") is None
+        and asks_for_an_account(state.get("question", ""))
+    )
+
+
+def extracts(state: QAState, settings: InterrogationSettings) -> bool:
+    """Whether a turn on this question is researched by extraction (no model call): a composed
+    question (:func:`composes`) when ``interrogation.open_research`` is extract."""
+    return composes(state, settings) and settings.open_research == "extract"
 
 
 def cites_a_source(draft: Draft) -> bool:

@@ -8,10 +8,26 @@ import json
 import numpy as np
 import pytest
 
-from agents.finishing import NOT_ADDRESSED, NOTHING_SUPPORTED, PASSES, Finisher, claims_shown, texts_shown
+from agents.finishing import (
+    NOT_ADDRESSED,
+    NOTHING_SUPPORTED,
+    PASSES,
+    Finisher,
+    claims_shown,
+    renumbered,
+    texts_shown,
+)
 from clausewise.core.backends.accounting import UsageSummary
-from clausewise.core.report import Report
-from clausewise.core.results import Decision, Draft, Finding, Inquiry, VerifiedCitation
+from clausewise.core.report import Report, Source
+from clausewise.core.results import (
+    Decision,
+    Draft,
+    Finding,
+    Inquiry,
+    RestatedSentence,
+    Restatement,
+    VerifiedCitation,
+)
 from tests.conftest import EXAMPLES, ingested_sample
 from tests.fakes import ScriptedChatModel
 from tools.citations import QuoteVerifier
@@ -201,8 +217,8 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
         questions_asked=["Which law governs the agreement?"],
         contract_id="c",
         file_name="f",
-        usage=UsageSummary([], 0, 0, 0),
-        seconds=1.0,
+        usage=lambda: UsageSummary([], 0, 0, 0),
+        seconds=lambda: 1.0,
     )
     assert unfilled.summary == "Question examined: Which law governs the agreement?"
     assert unfilled.preliminary_answer == NOTHING_SUPPORTED
@@ -213,14 +229,18 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
         questions_asked=["Which law governs the agreement?"],
         contract_id="c",
         file_name="f",
-        usage=UsageSummary([], 0, 0, 0),
-        seconds=1.0,
+        usage=lambda: UsageSummary([], 0, 0, 0),
+        seconds=lambda: 1.0,
     )
     # filled from the sources: the sentence of each that answers the question, quoted
     place = "9.1" if "England" in texts["ground"] else "11.1"
     assert report.preliminary_answer.startswith(f"At {place}, the contract provides:")
     assert texts["ground"] in report.preliminary_answer and report.preliminary_answer.count("provides:") == 2
     assert report.summary != unfilled.summary and "[1]" in report.summary
+    # the summary opens with what decided the short answer: its ground's sentence
+    assert (
+        report.summary.startswith(f"At {place}, the contract provides:") and texts["ground"] in report.summary
+    )
     assert all(support(claim, report.sources).how == "quote" for claim in claims_shown(report))
     assert report.reasoning[0].endswith(f'"{texts["ground"]}" [1]')
     assert report.short_answer.text().endswith("[1]") and report.metadata.stopped_because == "decided"
@@ -243,8 +263,8 @@ def finished(
         questions_asked=[],
         contract_id="c",
         file_name="f",
-        usage=UsageSummary([], 0, 0, 0),
-        seconds=0.0,
+        usage=lambda: UsageSummary([], 0, 0, 0),
+        seconds=lambda: 0.0,
     )
 
 
@@ -551,38 +571,35 @@ def test_no_shown_sentence_says_what_an_injected_instruction_says(
         index.close()
 
 
-class WordRelevance:
-    """A reranker stand-in: a source is relevant (0.9) when it holds ``word``, else 0.05."""
-
-    name = "word"
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-    def score(self, query, passages):
-        return np.array([0.9 if self.word in p else 0.05 for p in passages])
-
-
-def test_an_open_answer_states_what_is_about_the_question_first_and_leaves_the_rest(contract) -> None:
+def test_an_open_answer_restates_the_sources_it_is_shown_and_leaves_those_the_writer_skips(contract) -> None:
     index = contract[2]
     texts = CONTRACTS[contract[0]]
     law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    # the writer skips the governing-law clause as not about the question
     restated = {
-        "sentences": [
-            {
-                "source": 1,
-                "about": "the agreement",
-                "text": f"The agreement is governed by the laws of {law}.",
-            },
-            {"source": 2, "about": "the obligations", "text": f"The obligations {texts['other']}."},
-        ]
+        "sentences": [{"source": 2, "about": "the obligations", "text": f"The obligations {texts['other']}."}]
     }
     writer = ScriptedChatModel(replies=[json.dumps(restated)])
-    finisher = unrepaired(contract, writer, relevance=WordRelevance("termination"))
+    finisher = unrepaired(contract, writer)
     both = citing_both(index, texts)
     asked = Inquiry(question="What happens to the obligations after termination?", max_turns=3)
     report = finished(finisher, drafted("x"), [both], None, stop="", asked=asked)
-    offered = writer.calls[0][0][-1].content  # the sources the writer was given: the relevant one only
-    assert "[2]" in offered and "[1]" not in offered
+    offered = writer.calls[0][0][-1].content  # the sources the writer was given, in research order
+    assert offered.index("[1]") < offered.index("[2]") and texts["ground"] in offered
     assert report.preliminary_answer.startswith(f"The obligations {texts['other']} [2].")
     assert law not in report.preliminary_answer and law not in report.summary
+
+
+def test_the_writers_numbers_are_turned_into_the_reports() -> None:
+    offered = [
+        Source(number=3, contract_id="c", node_id="4.1", pages=[1], span=(0, 10), quote="a b c d e f"),
+        Source(number=5, contract_id="c", node_id="7", pages=[1], span=(20, 30), quote="g h i j k l"),
+    ]
+    said = Restatement(
+        sentences=[
+            RestatedSentence(source=2, text="Second."),
+            RestatedSentence(source=1, text="First."),
+            RestatedSentence(source=7, text="None."),
+        ]
+    )
+    assert [s.source for s in renumbered(said, offered).sentences] == [5, 3, 0]

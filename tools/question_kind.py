@@ -148,3 +148,8 @@ def question_kind(question: str) -> QuestionKind:
     if _LIST.search(first):
         return QuestionKind("list", question=first)
     return QuestionKind("free", question=first)
+
+
+def asks_for_an_account(question: str) -> bool:
+    """Whether ``question`` is open or asks for a list: no verdict or value answers it."""
+    return question_kind(question).form in ("list", "free")

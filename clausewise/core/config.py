@@ -412,6 +412,16 @@ class InterrogationSettings(Section):
     composed_sources: int = Field(
         default=6, ge=1, le=20, description="Sources an open question's composed answer restates, at most."
     )
+    open_research: Literal["model", "extract"] = Field(
+        default="model",
+        description="How a turn researches an open or list question no decider settles (with "
+        "compose_answer, which drafts it from its findings without the writer): model = the answerer "
+        "quotes the passages; extract = the reranker picks the passages' answering sentences, no model "
+        "call (faster; the shipped cross-encoder judges legal sentences less well than the answerer).",
+    )
+    open_sentences: int = Field(
+        default=4, ge=1, le=12, description="Sentences one turn of extract research cites, at most."
+    )
     repair: bool = Field(
         default=True,
         description="Ask the writer once to rewrite the report's sentences that fail the checks before "
