@@ -238,19 +238,14 @@ class Interrogator:
             log.warning("draft unreadable, the finding itself becomes the draft: %s", error)
             return self._fallback_draft(inquiry, draft, latest, number)
 
-    def collect(
-        self,
-        inquiry: Inquiry,
-        findings: list[Finding],
-        session: list[Finding],
-        decision: Decision | None = None,
-    ) -> Draft:
+    def collect(self, inquiry: Inquiry, findings: list[Finding], session: list[Finding]) -> Draft:
         """The draft of an open question whose answer the report composes from its findings
-        (``interrogation.open_research`` extract): no model call, the verified sentences of this
-        question's findings quoted with their numbers (the restate pass states them in plain words
-        at the end). Complete and confident once a finding cites something; the graph still asks
-        every part of a compound question first (:func:`graphs.routing.stop_reason`)."""
-        sources = number_sources([*decision_finding(decision), *findings])
+        (:func:`graphs.routing.composes`: no decider settled it, so no grounds are numbered): no
+        model call, the verified sentences of this question's findings quoted with their numbers
+        (the restate pass states them in plain words at the end). Complete and confident once a
+        finding cites something; the graph still asks every part of a compound question first
+        (:func:`graphs.routing.stop_reason`)."""
+        sources = number_sources(findings)
         cited = {(c.contract_id, c.span) for f in session for c in f.citations}
         mine = [s for s in sources if (s.contract_id, s.span) in cited]
         lines = filled_answer(mine, inquiry.question, limit=len(mine))
