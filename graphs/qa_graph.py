@@ -47,9 +47,9 @@ from graphs.routing import (
     after_intake,
     after_refine,
     composes,
-    extracts,
     pending_parts,
     read_spans,
+    research_method,
     session_findings,
     stop_reason,
 )
@@ -159,7 +159,7 @@ def research(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "context": context,
             "serves": serves,
             "read": read_spans(state, state["current_question"]),
-            "extract": extracts(state, runtime.context.interrogator.settings) and researcher.can_extract,
+            "method": research_method(state, runtime.context.interrogator.settings, researcher.can_extract),
         },
         context=ResearchContext(researcher),
     )

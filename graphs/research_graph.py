@@ -1,7 +1,9 @@
 """The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
 
-For an open question the caller may ask for an ``extract`` turn: the plan is the deterministic one
-and the answer the sentences the reranker judges answering, so the turn costs no model call.
+For an open question the caller may ask for another ``method`` than the cited answer: ``pick``
+(the answerer names the answering sentences by number, a dozen generated tokens instead of
+hundreds) or ``extract`` (the deterministic plan and the sentences the reranker judges
+answering, so the turn costs no model call).
 
 The research node of the question-answering graph invokes it once per turn; it is the only way
 research is done, so the tests drive it as the product runs it. Each node is one call of the
@@ -11,7 +13,7 @@ Researcher (:mod:`agents.researcher`), which the caller passes as run context.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -29,12 +31,17 @@ class ResearchContext:
     researcher: Researcher
 
 
+#: How a turn answers: the answerer's cited answer, its pick of numbered sentences (an open
+#: question), or the reranker's pick without a model call (an open question, extract research).
+ResearchMethod = Literal["answer", "pick", "extract"]
+
+
 class ResearchInput(TypedDict, total=False):
     question: str
     context: str
     serves: str  # the user's question a follow-up serves ("" for the user's question itself)
     read: list[Span]  # what earlier turns on the same question showed the answerer
-    extract: bool  # an open question: the reranker picks the answering sentences, no model call
+    method: ResearchMethod  # how the turn answers (default "answer", the cited answer)
 
 
 class ResearchOutput(TypedDict):
@@ -49,7 +56,7 @@ class ResearchState(ResearchInput, ResearchOutput, total=False):
 
 def plan(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
     researcher = runtime.context.researcher
-    rewrite = not state.get("extract", False)
+    rewrite = state.get("method", "answer") != "extract"
     return {"plan": researcher.plan(state["question"], state.get("context", ""), rewrite=rewrite)}
 
 
@@ -62,9 +69,15 @@ def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> Researc
 
 def answer(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
     researcher = runtime.context.researcher
-    if state.get("extract", False):
+    method = state.get("method", "answer")
+    if method == "extract":
         found = researcher.extract(state["question"], state["plan"], state["hits"], state.get("serves", ""))
         return {"result": found}
+    if method == "pick":
+        picked = researcher.pick(
+            state["question"], state["plan"], state["hits"], context=state.get("context", "")
+        )
+        return {"result": picked}
     result = researcher.answer(
         state["question"],
         state["plan"],

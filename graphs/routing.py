@@ -8,6 +8,7 @@ from clausewise.core.config import InterrogationSettings
 from clausewise.core.domain import Span
 from clausewise.core.report import REFERENCE
 from clausewise.core.results import Draft, Finding
+from graphs.research_graph import ResearchMethod
 from graphs.state import QAState, StopReason
 from tools.question_kind import asks_for_an_account
 
@@ -60,10 +61,16 @@ def composes(state: QAState, settings: InterrogationSettings) -> bool:
     )
 
 
-def extracts(state: QAState, settings: InterrogationSettings) -> bool:
-    """Whether a turn on this question is researched by extraction (no model call): a composed
-    question (:func:`composes`) when ``interrogation.open_research`` is extract."""
-    return composes(state, settings) and settings.open_research == "extract"
+def research_method(state: QAState, settings: InterrogationSettings, can_extract: bool) -> ResearchMethod:
+    """How a turn researches the question: a composed question (:func:`composes`) by the
+    ``interrogation.open_research`` method (extract only when the Researcher ``can_extract``,
+    else the answerer's pick), any other by the answerer's cited answer, whose prose the writer
+    drafts from."""
+    if not composes(state, settings) or settings.open_research == "model":
+        return "answer"
+    if settings.open_research == "extract" and can_extract:
+        return "extract"
+    return "pick"
 
 
 def cites_a_source(draft: Draft) -> bool:

@@ -32,6 +32,22 @@ class AnsweringSentence:
     score: float
 
 
+def passage_sentences(text: str, passages: Sequence[Span]) -> list[tuple[Span, int]]:
+    """The sentences of ``passages`` worth citing, each with its passage's number (1-based, in the
+    order given): no heading or bare list marker (fewer than :data:`MIN_WORDS` words), no sentence
+    that instructs an assistant, and a sentence in two passages once, for the first."""
+    seen: set[Span] = set()
+    found: list[tuple[Span, int]] = []
+    for number, passage in enumerate(passages, start=1):
+        for piece in evidence_pieces(text, passage):
+            sentence = text[piece[0] : piece[1]]
+            if piece in seen or len(sentence.split()) < MIN_WORDS or addresses_a_model(sentence):
+                continue
+            seen.add(piece)
+            found.append((piece, number))
+    return found
+
+
 def answering_sentences(
     questions: Sequence[str],
     text: str,
@@ -46,15 +62,7 @@ def answering_sentences(
     probability at least ``at``, best first: at most ``per_passage`` from one passage (so one long
     clause does not fill the answer) and ``limit`` in all. A sentence that instructs an assistant
     is never a candidate. A sentence in two passages counts once, for the first."""
-    seen: set[Span] = set()
-    candidates: list[tuple[Span, int]] = []
-    for number, passage in enumerate(passages, start=1):
-        for piece in evidence_pieces(text, passage):
-            sentence = text[piece[0] : piece[1]]
-            if piece in seen or len(sentence.split()) < MIN_WORDS or addresses_a_model(sentence):
-                continue
-            seen.add(piece)
-            candidates.append((piece, number))
+    candidates = passage_sentences(text, passages)
     if not candidates:
         return []
     sentences = [" ".join(text[s:e].split()) for (s, e), _ in candidates]
