@@ -194,7 +194,7 @@ class HypothesisChecker:
         hypothesis names the same sentences of the contract."""
         if (span, node_id) not in self._places:
             node = self.index.tree.node(node_id)
-            label = " ".join(p for p in (node.label, node.title) if p) or node_id
+            label = node.heading or node_id
             pages = self.index.document.pages_for(span)
             self._places[(span, node_id)] = f"{label} (p. {pages[0]})" if pages else label
         return self._places[(span, node_id)]

@@ -464,6 +464,18 @@ class Researcher:
         )
         text = self.index.document.text
         citations = [self._citation(f.span, text[f.span[0] : f.span[1]], f.passage) for f in found]
+        return self._sentences_found(question, plan, hits, citations)
+
+    @staticmethod
+    def _sentences_found(
+        question: str,
+        plan: QueryPlan,
+        hits: list[Hit],
+        citations: list[VerifiedCitation],
+        rejected: Sequence[str] = (),
+    ) -> ResearchResult:
+        """The result of a turn that cited chosen sentences (extract, pick) instead of a model's
+        answer: addressed when any was cited, its answer saying how many."""
         answer = (
             f"{len(citations)} passage sentence(s) address this question."
             if citations
@@ -476,6 +488,7 @@ class Researcher:
             answer=answer,
             addressed=bool(citations),
             citations=citations,
+            rejected_quotes=list(rejected),
         )
 
     def pick(self, question: str, plan: QueryPlan, hits: list[Hit], *, context: str = "") -> ResearchResult:
@@ -509,21 +522,8 @@ class Researcher:
         chosen = list(dict.fromkeys(s for _, s in found if s is not None))[:limit]
         rejected = [f"sentence ({p.number}) {p.opens}".strip() for p, s in found if s is None]
         citations = [self._citation(s.span, text[s.span[0] : s.span[1]], s.passage) for s in chosen]
-        addressed = picked.addressed and bool(citations)
-        answer = (
-            f"{len(citations)} passage sentence(s) address this question."
-            if addressed
-            else "No sentence of the passages searched addresses this question."
-        )
-        return ResearchResult(
-            question=question,
-            plan=plan,
-            hits=hits,
-            answer=answer,
-            addressed=addressed,
-            citations=citations if addressed else [],
-            rejected_quotes=rejected,
-        )
+        # a pick that says the question is not addressed cites nothing, whatever it named
+        return self._sentences_found(question, plan, hits, citations if picked.addressed else [], rejected)
 
     def answer(
         self,

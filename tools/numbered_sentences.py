@@ -17,6 +17,7 @@ from clausewise.core.domain import Hit, Span
 from indexes.store import ContractIndex
 from tools.answering_sentences import passage_sentences
 from tools.passages import excerpt_span
+from tools.retrieval.spans import overlap
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,7 @@ def numbered_sentences(
     passages show), numbered in reading order. A sentence the window cuts is shown whole."""
     windows = [excerpt_span(hit.span, hit.text, passage_chars, focus) for hit in hits]
     sentences = passage_sentences(text, [hit.span for hit in hits])
-    shown = [
-        (span, passage)
-        for span, passage in sentences
-        if span[0] < windows[passage - 1][1] and windows[passage - 1][0] < span[1]
-    ]
+    shown = [(span, passage) for span, passage in sentences if overlap(span, windows[passage - 1])]
     return [NumberedSentence(n, span, passage) for n, (span, passage) in enumerate(shown, start=1)]
 
 
@@ -54,7 +51,7 @@ def render_numbered(index: ContractIndex, hits: Sequence[Hit], sentences: Sequen
         if not own:
             continue
         node = index.tree.node(hit.node_id)
-        heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
+        heading = node.heading or hit.node_id
         lines = "\n".join(f"({s.number}) {' '.join(text[s.span[0] : s.span[1]].split())}" for s in own)
         blocks.append(f"Passage {number}: {heading} (p. {hit.pages[0]})\n{lines}")
     return "\n\n".join(blocks)

@@ -89,7 +89,7 @@ def render_passages(index: ContractIndex, hits: Sequence[Hit], passage_chars: in
     text = index.document.text
     for number, hit in enumerate(hits, start=1):
         node = index.tree.node(hit.node_id)
-        heading = " ".join(p for p in (node.label, node.title) if p) or hit.node_id
+        heading = node.heading or hit.node_id
         links = "".join(
             f"\n  (linked {link.relation}: {link.label}) {text[link.span[0] : link.span[1]][:300]}"
             for link in hit.linked[:2]

@@ -163,6 +163,11 @@ class ClauseNode(BaseModel):
     def own_span(self) -> Span:
         return (self.start, self.own_end)
 
+    @property
+    def heading(self) -> str:
+        """Label and title as a reader names the clause ("12.4 Termination"); "" for neither."""
+        return " ".join(p for p in (self.label, self.title) if p)
+
 
 class ClauseTree(BaseModel):
     """The hierarchical structure of one contract, nodes in document (pre-)order."""
