@@ -157,6 +157,32 @@ class AnswerDecider:
         )
         return decision
 
+    # -- a known provision, decided without routing (a playbook position names its clause) ----------
+
+    def covers(self, provision: KnownProvision) -> bool:
+        """Whether the presence classifier decides ``provision`` on this contract."""
+        return self._presence_column(provision) is not None
+
+    def decide_presence(self, question: str, provision: KnownProvision) -> Decision:
+        """yes / no / unclear: does the contract hold ``provision`` (a CUAD category the presence
+        classifier covers, see :meth:`covers`)? ``question`` picks the ground's sentence."""
+        return self._by_presence(question, provision)
+
+    def decide_value(self, question: str, provision: KnownProvision, value_kind: str) -> Decision:
+        """The value of ``value_kind`` ("law", "duration", ...) the clauses holding ``provision``
+        state, read for ``question``; "not addressed" or "unclear" as :meth:`decide` says them."""
+        kind = QuestionKind("value", value_kind, question=question)  # type: ignore[arg-type]
+        return self._value_from_clauses(question, kind, provision)
+
+    def decide_hypothesis(self, question: str, provision: KnownProvision, hypothesis: str) -> Decision:
+        """The hypothesis classifier's ruling on ``hypothesis``: yes (entailed), no (contradicted),
+        not addressed, or unclear below its confidence."""
+        if self.ruler is None:
+            return Decision(
+                question=question, form="verdict", verdict="unclear", rationale="no hypothesis classifier"
+            )
+        return self._by_hypothesis(question, provision, hypothesis)
+
     def _decide(self, question: str, kind: QuestionKind, route: Route | None) -> Decision:
         provision = route.provision if route else None
         if kind.form == "verdict":

@@ -21,6 +21,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +31,27 @@ from pydantic import BaseModel, Field
 from clausewise.core.config import Settings, load_settings
 from clausewise.core.errors import ContractChanged, InputError, ThreadNotFound
 from clausewise.core.report import QuickAnswer, Report
-from clausewise.core.results import CheckResult, IngestResult, ProvisionResult, ThreadInfo
+from clausewise.core.results import (
+    CheckResult,
+    IngestResult,
+    PlaybookSummary,
+    PositionReview,
+    ProvisionResult,
+    ThreadInfo,
+)
 from clausewise.core.room import RoomCell, room_questions
 from clausewise.runtime import Runtime
+from graphs.playbook_graph import PlaybookContext, build_playbook_graph
 from graphs.qa_graph import QAContext, build_qa_graph
 from indexes.store import ContractIndex
 from tools.checks.suites import Hypothesis, Suite
 from tools.journal import ResultJournal, batch_key
+from tools.playbook.positions import Playbook
+from tools.playbook.redlines import merged
+from tools.playbook.summary import redline_queue
 from tools.retrieval.graph import open_graph
 from tools.review.provisions import ProvisionList
+from tools.tracked_docx import tracked_docx
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +246,50 @@ class Clausewise:
             with self._knowledge_graph(index) as graph:
                 for provision in provisions.provisions:
                     yield reviewer.review(provision, graph)
+        finally:
+            index.close()
+
+    def playbook_review(
+        self, contract: str, playbook: Playbook, *, version: int | None = None
+    ) -> Iterator[PositionReview | PlaybookSummary]:
+        """Each position of ``playbook`` against the contract, as each is reviewed (the LangGraph
+        loop of :mod:`graphs.playbook_graph`), then the review's risk summary, last."""
+        index = self.runtime.store.open(contract, version)
+        try:
+            context = PlaybookContext(reviewer=self.runtime.playbook_reviewer(index, playbook))
+            graph = build_playbook_graph()
+            for update in graph.stream(
+                {"queue": list(playbook.positions)},
+                context=context,
+                stream_mode="updates",
+                config={"recursion_limit": 2 * len(playbook.positions) + 8},
+            ):
+                for node, change in update.items():
+                    if node == "review_next":
+                        yield from change["reviews"]
+                    elif node == "summarise_risk":
+                        yield change["summary"]
+        finally:
+            index.close()
+
+    def redline_docx(
+        self,
+        contract: str,
+        reviews: Sequence[PositionReview],
+        *,
+        author: str,
+        when: datetime,
+        version: int | None = None,
+    ) -> bytes:
+        """A DOCX of the contract's text with the reviews' redlines as tracked changes; where two
+        positions' redlines change the same words, the higher risk's is kept (see
+        :func:`tools.playbook.redlines.merged`)."""
+        index = self.runtime.store.open(contract, version)
+        try:
+            edits, _ = merged(redline_queue(reviews))
+            return tracked_docx(
+                index.document.text, edits, author=author, when=when, title=index.manifest.title
+            )
         finally:
             index.close()
 

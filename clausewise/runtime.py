@@ -42,10 +42,12 @@ if TYPE_CHECKING:
     from agents.checker import HypothesisChecker
     from agents.decider import AnswerDecider
     from agents.interrogator import Interrogator
+    from agents.playbook_reviewer import PlaybookReviewer
     from agents.researcher import Researcher
     from agents.reviewer import ProvisionReviewer
     from tools.checks.nli import NliClassifier
     from tools.decision.routing import QuestionRouter
+    from tools.playbook.positions import Playbook
     from tools.review.presence import PresenceClassifier
 
 
@@ -331,3 +333,13 @@ class Runtime:
             scores = clause_scores(head, index)
             presence = (head, scores) if scores is not None else None
         return ProvisionReviewer(settings, index, self.retriever(index), extractor, presence)
+
+    def playbook_reviewer(self, index: ContractIndex, playbook: Playbook) -> PlaybookReviewer:
+        """A playbook reviewer on ``index``: the decider without its model (every verdict comes
+        from a classifier or the value reader), the retriever to place missing clauses, and the
+        known provisions positions name."""
+        from agents.playbook_reviewer import PlaybookReviewer
+        from tools.decision.catalogue import known_provisions
+
+        decider = self.decider(index, model=False)
+        return PlaybookReviewer(playbook, decider, index, decider.retriever, known_provisions())

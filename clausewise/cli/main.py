@@ -24,6 +24,7 @@ def _register_commands() -> None:
         exemplars_cmd,
         ingest,
         models_cmd,
+        playbook_cmd,
         review_cmd,
         serve_cmd,
         train_cmd,
@@ -34,6 +35,7 @@ def _register_commands() -> None:
     ask_cmd.register(app)
     check_cmd.register(app)
     review_cmd.register(app)
+    playbook_cmd.register(app)
     exemplars_cmd.register(app)
     contracts.register(app)
     models_cmd.register(app)

@@ -354,3 +354,71 @@ class ProvisionResult(BaseModel):
     answer: str | None = Field(default=None, description="The extracted value, when verified.")
     answer_evidence: EvidenceSpan | None = Field(default=None, description="Where the value is stated.")
     seconds: float = 0.0
+
+
+PositionVerdict = Literal[
+    "meets_standard", "meets_fallback", "deviation", "missing", "refused_ambiguous", "refused_not_covered"
+]
+RiskTier = Literal["low", "medium", "high"]
+
+
+class PlaybookCitation(BaseModel):
+    """The playbook position a verdict is measured against: which playbook, which version, which
+    position and the requirement it held the clause to (the standard, or fallback ``fallback``)."""
+
+    playbook: str
+    version: str
+    position_id: str
+    requirement: str
+    fallback: int | None = None
+
+
+class RedlineEdit(BaseModel):
+    """One tracked change: the contract's text at ``span`` (``deleted``) replaced by ``inserted``
+    (an insertion when the span is empty)."""
+
+    span: Span
+    deleted: str = ""
+    inserted: str = ""
+
+
+class Redline(BaseModel):
+    """The edits proposed for one position, how they were made, and whether the edited clause,
+    decided again, meets the position (None: not re-decidable without the models)."""
+
+    kind: Literal["value", "delete", "insert", "rewrite"]
+    edits: list[RedlineEdit] = Field(default_factory=list)
+    target: str = Field(default="", description="The requirement the edit brings the clause to.")
+    satisfies: bool | None = None
+
+
+class PositionReview(BaseModel):
+    """A playbook position reviewed in one contract."""
+
+    position_id: str
+    clause: str
+    verdict: PositionVerdict
+    fallback: int | None = Field(default=None, description="Which fallback is met (meets_fallback).")
+    risk: RiskTier
+    rationale: str
+    citations: list[VerifiedCitation] = Field(
+        default_factory=list, description="The contract's clause, quoted and verified."
+    )
+    playbook: PlaybookCitation
+    decided_by: str = "none"
+    confidence: float | None = None
+    guidance: str = ""
+    redline: Redline | None = None
+    seconds: float = 0.0
+
+
+class PlaybookSummary(BaseModel):
+    """The review's overall risk: the verdict counts and the deviations (and missing clauses) by
+    risk tier, highest first."""
+
+    counts: dict[str, int] = Field(default_factory=dict)
+    overall_risk: Literal["none", "low", "medium", "high"] = "none"
+    high: list[str] = Field(default_factory=list)
+    medium: list[str] = Field(default_factory=list)
+    low: list[str] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)
