@@ -27,7 +27,9 @@ setup-test: $(VENV)/.installed-test
 
 # System packages, installed with apt when missing and we may (root or sudo): tesseract (OCR of
 # scanned pages); for the tests also Debian's chromium (the web page's browser tests: Playwright
-# drives it, never downloading a browser of its own) and redis-server (the Celery workers' tests).
+# drives it, never downloading a browser of its own), redis-server (the Celery workers' tests) and
+# LibreOffice's writer without a GUI (the playbook redlines' DOCX opened as Word users' other
+# editor opens it).
 APT_INSTALL = if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends
 
@@ -40,6 +42,8 @@ system-deps-test: system-deps
 	@chromium --version 2>/dev/null | head -n 1
 	@command -v redis-server >/dev/null 2>&1 || { $(APT_INSTALL) redis-server >/dev/null; }
 	@redis-server --version | cut -d' ' -f1-3
+	@command -v soffice >/dev/null 2>&1 || { $(APT_INSTALL) libreoffice-writer-nogui >/dev/null; }
+	@soffice --version 2>/dev/null | head -n 1
 
 DEMO_QUESTION := How long must the Receiving Party keep the other party's information confidential, and what exceptions apply?
 

@@ -73,7 +73,7 @@ class BatchItem(BaseModel):
 
     contract_id: str
     contract_version: int | None = None
-    result: CheckResult | ProvisionResult | RoomCell | None = None
+    result: CheckResult | ProvisionResult | PositionReview | RoomCell | None = None
     error: str | None = None
     resumed: bool = False
 
@@ -271,6 +271,36 @@ class Clausewise:
                         yield change["summary"]
         finally:
             index.close()
+
+    def playbook_batch(
+        self,
+        sources: Sequence[Path | str],
+        playbook: Playbook,
+        *,
+        fresh: bool = False,
+        journal: Path | None = None,
+    ) -> Iterator[BatchItem]:
+        """Every contract (a data room) x every position, resumable (see :meth:`_batch`); the risk
+        summary of each contract is :func:`tools.playbook.summary.summarise` of its rows."""
+
+        def reviews(contract: str, keys: set[str], version: int | None) -> Iterator[PositionReview]:
+            pending = playbook.model_copy(
+                update={"positions": [p for p in playbook.positions if p.id in keys]}
+            )
+            for item in self.playbook_review(contract, pending, version=version):
+                if isinstance(item, PositionReview):
+                    yield item
+
+        return self._batch(
+            "playbooks",
+            sources,
+            playbook.model_dump_json(),
+            [p.id for p in playbook.positions],
+            PositionReview,
+            reviews,
+            fresh,
+            journal,
+        )
 
     def redline_docx(
         self,

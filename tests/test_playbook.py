@@ -370,3 +370,48 @@ def test_the_redline_docx_keeps_the_contract_outside_its_changes(reviewed):
         index.close()
     assert "twelve (12) months" in _text(body, accept=True)
     assert "three (3) months" in text
+
+
+@pytest.fixture
+def soffice() -> str:
+    import shutil
+
+    path = shutil.which("soffice")
+    if path is None:
+        pytest.skip(
+            "LibreOffice is not installed (apt-get install libreoffice-writer-nogui); `make test` installs it"
+        )
+    return path
+
+
+def test_libreoffice_opens_the_redline_with_its_insertions_and_deletions_as_changes(
+    reviewed, soffice, tmp_path
+):
+    import re
+    import subprocess
+
+    api, out = reviewed
+    data = api.redline_docx(
+        "supply-agreement", list(out["supply-agreement"].values()), author="Counsel", when=WHEN
+    )
+    (tmp_path / "redline.docx").write_bytes(data)
+    subprocess.run(
+        [
+            soffice,
+            "--headless",
+            "--convert-to",
+            "odt",
+            "--outdir",
+            str(tmp_path),
+            str(tmp_path / "redline.docx"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    with zipfile.ZipFile(tmp_path / "redline.odt") as odt:
+        content = odt.read("content.xml").decode("utf-8")
+    assert len(re.findall("<text:changed-region", content)) >= 3
+    assert "<text:insertion" in content and "<text:deletion" in content
+    assert "Counsel" in content

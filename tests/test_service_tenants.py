@@ -183,7 +183,14 @@ def test_mcp_tools_with_the_sdk_client(served) -> None:
     ]
     logged: list = []
     tools, (listed, searched, asked, checked) = asyncio.run(_mcp(live.url, key_b, calls, logged))
-    assert tools == ["ask", "ask_data_room", "check_hypothesis", "list_contracts", "search_contract"]
+    assert tools == [
+        "ask",
+        "ask_data_room",
+        "check_hypothesis",
+        "list_contracts",
+        "review_against_playbook",
+        "search_contract",
+    ]
     assert [c["contract_id"] for c in listed.structured_content["result"]] == ["mutual-nda"]
     passages = searched.structured_content["result"]
     assert passages[0]["node_id"] == "9.1" and GOVERNING in passages[0]["quote"]

@@ -1100,6 +1100,59 @@ def _print_contractnli(results: dict[str, Any]) -> None:
             console.print(f"  not_mentioned_below {threshold}: {figures}")
 
 
+@eval_app.command("playbook")
+def eval_playbook(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    half: str = typer.Option(
+        "tune", "--half", help="tune or check (split by contract, as the question bank)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many contracts."),
+    redecide: bool = typer.Option(
+        True, "--redecide/--no-redecide", help="Ingest each redlined contract and review it again."
+    ),
+    out: Path = typer.Option(Path("bench-results/playbook.json"), "--out", help="JSON results file."),
+) -> None:
+    """Playbook review on CUAD: verdict accuracy and refusals per position type, citations, redlines."""
+    from clausewise.evals import playbook_bench
+
+    if half not in {"tune", "check"}:
+        raise typer.BadParameter("use tune or check", param_hint="--half")
+    bench, root = _benchmark(ctx, data)
+    with TerminalProgress(console) as progress:
+        progress.item("eval playbook")
+        results = playbook_bench.run(
+            bench, root, half=half, limit=limit, redecide=redecide, progress=progress
+        )  # type: ignore[arg-type]
+    goals = playbook_bench.GOALS
+    table = Table(title=f"Playbook review, {results['half']} half: {results['contracts']} contracts")
+    for column in ("position type", "scored", "committed", "accuracy", "refused share"):
+        table.add_column(column)
+    for name, figures in [("all", results), *results["per_type"].items()]:
+        table.add_row(
+            name,
+            str(figures["scored"]),
+            str(figures["committed"]),
+            _mark(figures["accuracy"], goals["accuracy"], True),
+            _mark(figures["refused_share"], goals["refused_share"], False),
+        )
+    console.print(table)
+    red = results["redlines"]
+    console.print(
+        f"citation validity {_mark(results['citation_validity'], goals['citation_validity'], True)}; "
+        f"redline DOCX: python-docx opened {red['docx_opened_python_docx']}/{red['documents']}, "
+        f"LibreOffice {red['docx_opened_libreoffice'] if red['libreoffice_installed'] else 'not installed'}; "
+        "rejected text "
+        f"identical {red['rejected_text_identical']}/{red['documents']}; tracked changes match the edits "
+        f"{red['changes_match_edits']}/{red['documents']}; redlined positions meeting the position when "
+        f"reviewed again {red['redecided_meets']}/{red['redlined_positions']} "
+        f"({_mark(red['redecided_meets_share'], goals['redecided_meets'], True)}); seconds per review p50 "
+        f"{results['seconds_per_review_p50']}, max {results['seconds_per_review_max']} (longest "
+        f"{results['pages_max']} pages)"
+    )
+    write_results(ctx, results, out)
+
+
 @eval_app.command("cuad")
 def eval_cuad(
     ctx: typer.Context,

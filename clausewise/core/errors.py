@@ -111,6 +111,19 @@ class LiveVersion(IndexStoreError):
     """Deleting the live version alone was asked: it goes only with the whole contract."""
 
 
+class PlaybookNotFound(ClausewiseError):
+    """No built-in playbook and none of the tenant's with that name (or version)."""
+
+    exit_code = 4
+
+
+class PlaybookConflict(ClausewiseError):
+    """A playbook's name and version already stored with other positions: a changed playbook
+    takes a new version, so reviews made against the old one keep citing what they were held to."""
+
+    exit_code = 4
+
+
 # --- models ------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
 
@@ -410,6 +410,12 @@ class PositionReview(BaseModel):
     guidance: str = ""
     redline: Redline | None = None
     seconds: float = 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def key(self) -> str:
+        """The position's id, as batches and their journals key every row's result."""
+        return self.position_id
 
 
 class PlaybookSummary(BaseModel):

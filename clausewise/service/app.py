@@ -55,9 +55,18 @@ def create_app(
     app.state.service = service
     errors.install(app)
     app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
-    from clausewise.service.routes import contracts, health, jobs, openai_chat, questions, reviews, rooms
+    from clausewise.service.routes import (
+        contracts,
+        health,
+        jobs,
+        openai_chat,
+        playbooks,
+        questions,
+        reviews,
+        rooms,
+    )
 
-    for module in (health, contracts, questions, reviews, rooms, jobs, openai_chat):
+    for module in (health, contracts, questions, reviews, playbooks, rooms, jobs, openai_chat):
         app.include_router(module.router)
     from clausewise.service.mcp_server import mount_mcp
 

@@ -32,6 +32,8 @@ STATUS: tuple[tuple[type[domain.ClausewiseError], int], ...] = (
     (domain.IngestInProgress, 409),
     (domain.ContractChanged, 409),
     (domain.LiveVersion, 409),
+    (domain.PlaybookNotFound, 404),
+    (domain.PlaybookConflict, 409),
     (domain.IndexCorrupt, 500),
     (domain.ModelError, 503),
     (domain.ConfigError, 400),

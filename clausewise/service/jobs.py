@@ -26,11 +26,11 @@ from pydantic import BaseModel, Field
 
 from clausewise.service.errors import ApiError
 
-JobKind = Literal["ingest", "ask", "message", "check", "review", "room"]
+JobKind = Literal["ingest", "ask", "message", "check", "review", "playbook", "room"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 FINISHED = ("done", "failed", "cancelled")
 #: Kinds that pick up where they stopped when run again (journals, idempotent ingest).
-RESUMABLE: frozenset[str] = frozenset({"ingest", "check", "review", "room"})
+RESUMABLE: frozenset[str] = frozenset({"ingest", "check", "review", "playbook", "room"})
 
 
 class JobProgress(BaseModel):

@@ -1,6 +1,7 @@
 """MCP tools over streamable HTTP at ``/mcp``, with the same keys and tenants as the REST API:
 list contracts, search a contract (retrieval only: verified spans, no model), ask a question,
-check a hypothesis, ask a data room (questions over many contracts). Work that needs a model
+check a hypothesis, ask a data room (questions over many contracts), review a contract against a
+playbook. Work that needs a model
 goes through the same job queue as the REST routes.
 
 Authentication is the API's own (:func:`clausewise.service.auth.tenant_for`) applied in front of
@@ -33,6 +34,7 @@ from clausewise.retrieval import SpanSearch
 from clausewise.service.answers import answer_text, check_question, quick_text, references
 from clausewise.service.auth import tenant_for
 from clausewise.service.errors import error_body, status_of
+from clausewise.service.playbook_mcp import add_playbook_tool
 from clausewise.service.room_mcp import add_room_tool
 from clausewise.service.schemas import ContractSummary
 from clausewise.service.state import Service
@@ -158,6 +160,7 @@ def build_mcp(service: Service) -> MCPServer:
         return row["result"]
 
     add_room_tool(mcp, service, _tenant.get, clear_errors)
+    add_playbook_tool(mcp, service, _tenant.get, clear_errors)
     return mcp
 
 

@@ -242,6 +242,37 @@ class ReviewRequest(Strict):
     )
 
 
+class PlaybookUpload(Strict):
+    yaml: str = Field(min_length=1, max_length=200_000, description="The playbook's YAML text.")
+
+
+class PlaybookInfo(BaseModel):
+    name: str
+    version: str
+    positions: int
+    builtin: bool
+    description: str = ""
+
+
+class PlaybookList(BaseModel):
+    playbooks: list[PlaybookInfo]
+
+
+class PlaybookReviewRequest(Strict):
+    contracts: list[str] = Field(min_length=1, max_length=10_000)
+    playbook: str | None = Field(
+        default="playbook-commercial",
+        max_length=80,
+        description="A built-in playbook (playbook-commercial, playbook-nda) or one of yours by name.",
+    )
+    version: str | None = Field(
+        default=None, max_length=40, description="Your playbook's version (default: latest)."
+    )
+    yaml: str | None = Field(
+        default=None, max_length=200_000, description="A playbook's YAML text, instead of a stored one."
+    )
+
+
 class JobList(BaseModel):
     jobs: list[Job]
 

@@ -38,10 +38,12 @@ from clausewise.core.results import Manifest
 from clausewise.runtime import Runtime
 from clausewise.service.errors import error_text, without_server_paths
 from clausewise.service.jobs import Job
+from clausewise.service.playbook_results import playbook_result
 from clausewise.service.room_results import room_result
 from clausewise.service.uploads import discard, upload_path
 from indexes.results import ResultStore
 from tools.checks.suites import Suite
+from tools.playbook.positions import Playbook
 from tools.review.provisions import ProvisionList
 
 log = logging.getLogger(__name__)
@@ -120,7 +122,7 @@ def sources_of(request: dict[str, Any]) -> list[dict[str, str]]:
 
 
 #: Kinds whose job is a batch: one unit per contract (or uploaded file), a row per decided item.
-BATCH_KINDS = ("check", "review", "room")
+BATCH_KINDS = ("check", "review", "playbook", "room")
 
 
 def plan(job: Job) -> list[Unit]:
@@ -146,6 +148,8 @@ def assemble(job: Job, outputs: list[Any]) -> Any:
         return room_result(job.request["questions"], [row for output in outputs for row in output["rows"]])
     if job.kind in ("check", "review"):
         return {"kind": job.kind, "rows": [row for output in outputs for row in output["rows"]]}
+    if job.kind == "playbook":
+        return playbook_result(job.request["playbook"], [row for output in outputs for row in output["rows"]])
     return outputs[0]
 
 
@@ -157,6 +161,8 @@ def batch_size(job: Job) -> int:
         return len(sources_of(job.request)) * len(job.request["provisions"]["provisions"])
     if job.kind == "room":
         return len(sources_of(job.request)) * len(job.request["questions"])
+    if job.kind == "playbook":
+        return len(sources_of(job.request)) * len(job.request["playbook"]["positions"])
     return 1
 
 
@@ -333,7 +339,7 @@ def _batch_rows_of(
     context: TaskContext,
     run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
 ) -> dict[str, Any]:
-    asked = {key: payload.get(key) for key in ("suite", "provisions", "report")}
+    asked = {key: payload.get(key) for key in ("suite", "provisions", "report", "playbook")}
     if kind == "room":  # a cell is the decider's answer to a question: both change it
         asked = {
             "questions": payload["questions"],
@@ -384,6 +390,18 @@ def review_contract(payload: dict[str, Any], runtime: Runtime, context: TaskCont
     )
 
 
+def playbook_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    """A playbook's positions on one contract, a row per position as it is reviewed."""
+    playbook = Playbook.model_validate(payload["playbook"])
+    return _batch_unit(
+        "playbook",
+        payload,
+        runtime,
+        context,
+        lambda api, sources, journal: api.playbook_batch(sources, playbook, journal=journal),
+    )
+
+
 def room_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
     """A data room's questions on one contract: its indexes opened and its decider built once,
     a row per question as it is decided."""
@@ -403,6 +421,7 @@ UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
     "message": message,
     "check": check_contract,
     "review": review_contract,
+    "playbook": playbook_contract,
     "room": room_contract,
 }
 

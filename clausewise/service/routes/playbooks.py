@@ -1,0 +1,119 @@
+"""Playbooks and playbook reviews: the tenant's playbooks uploaded (validated, kept per name and
+version) and listed beside the built-in ones; a review of contracts against one as a job (202)
+whose rows stream as each position is decided; and the redlines of a finished review as a DOCX of
+tracked changes, one contract at a time.
+
+A playbook is sent as text, never as a path: the server reads no file a caller names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from clausewise.api import Clausewise
+from clausewise.core.results import PositionReview
+from clausewise.runtime import Runtime
+from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
+from clausewise.service.errors import ApiError
+from clausewise.service.jobs import FINISHED, Job
+from clausewise.service.schemas import (
+    ERROR_RESPONSES,
+    PlaybookInfo,
+    PlaybookList,
+    PlaybookReviewRequest,
+    PlaybookUpload,
+)
+from clausewise.service.work import outcome, submit
+from tools.playbook.positions import Playbook, parse_positions
+from tools.playbook.shelf import PlaybookShelf
+
+router = APIRouter(prefix="/v1", tags=["playbooks"], responses=ERROR_RESPONSES)
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def shelf_of(runtime: Runtime) -> PlaybookShelf:
+    return PlaybookShelf(runtime.tenant_dir / "playbooks")
+
+
+@router.get("/playbooks", response_model=PlaybookList)
+def list_playbooks(runtime: TenantRuntime) -> PlaybookList:
+    """The built-in playbooks and this tenant's, every version."""
+    return PlaybookList(playbooks=[PlaybookInfo(**vars(p)) for p in shelf_of(runtime).list()])
+
+
+@router.post("/playbooks", status_code=201, response_model=PlaybookInfo)
+def upload_playbook(body: PlaybookUpload, runtime: TenantRuntime) -> PlaybookInfo:
+    """Keep a playbook (YAML text) for this tenant: validated first, with errors that say where and
+    how to fix it; the same name and version with other positions is 409 (give it a new version)."""
+    return PlaybookInfo(**vars(shelf_of(runtime).put(body.yaml)))
+
+
+@router.get("/playbooks/{name}", response_model=Playbook)
+def show_playbook(
+    name: str,
+    runtime: TenantRuntime,
+    version: Annotated[str | None, Query(max_length=40, description="Default: the latest.")] = None,
+) -> Playbook:
+    return shelf_of(runtime).get(name, version)
+
+
+@router.post("/playbook-reviews", status_code=202, response_model=Job)
+def create_playbook_review(
+    body: PlaybookReviewRequest, service: CurrentService, tenant: Tenant, runtime: TenantRuntime
+) -> Job:
+    """Review contracts against a playbook: per position meets standard, meets fallback N,
+    deviation, missing or refused, with risk, the clause and the position cited, and a redline."""
+    if body.yaml:
+        playbook = parse_positions(body.yaml, "the playbook")
+    else:
+        playbook = shelf_of(runtime).get(body.playbook or "playbook-commercial", body.version)
+    contracts = list(dict.fromkeys(runtime.store.resolve_id(reference) for reference in body.contracts))
+    return submit(service, tenant, "playbook", {"contracts": contracts, "playbook": playbook.model_dump()})
+
+
+@router.get("/playbook-reviews/{job_id}/redline", responses={200: {"content": {DOCX: {}}}})
+def review_redline(
+    job_id: str,
+    service: CurrentService,
+    tenant: Tenant,
+    runtime: TenantRuntime,
+    contract: Annotated[str, Query(max_length=200, description="The contract of the review (its id).")],
+    author: Annotated[
+        str, Query(min_length=1, max_length=80, description="The changes' author.")
+    ] = "Clausewise",
+) -> Response:
+    """The redlines a finished playbook review proposed for one contract, as a DOCX of the
+    contract's text with real tracked changes (of the version the review read)."""
+    job = service.jobs.get(tenant, job_id)
+    if job.kind != "playbook":
+        raise ApiError(
+            422,
+            "not_a_playbook_review",
+            f"job {job_id!r} is a {job.kind}",
+            hint="pass a playbook review's job id",
+        )
+    if job.status not in FINISHED:
+        raise ApiError(
+            409,
+            "job_not_finished",
+            f"job {job_id!r} is still {job.status}: it has no redline yet",
+            hint=f"wait for it to end (GET /v1/jobs/{job_id}), then ask again",
+        )
+    contract_id = runtime.store.resolve_id(contract)
+    rows = [r for r in outcome(job)["rows"] if r.get("contract_id") == contract_id and r.get("result")]
+    if not rows:
+        raise ApiError(
+            404,
+            "not_in_review",
+            f"the review has no rows for {contract!r}",
+            hint="pass a contract the review read",
+        )
+    reviews = [PositionReview.model_validate(r["result"]) for r in rows]
+    data = Clausewise(runtime=runtime).redline_docx(
+        contract_id, reviews, author=author, when=datetime.now(UTC), version=rows[0].get("contract_version")
+    )
+    name = f"{contract_id}-redline.docx"
+    return Response(data, media_type=DOCX, headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -1,0 +1,159 @@
+"""Playbooks and playbook reviews over HTTP against a live uvicorn on loopback: playbooks uploaded,
+validated, versioned and kept per tenant; a review of two contracts as a job whose rows stream as
+positions are decided; the redline of one contract as a DOCX of tracked changes. The deciders are
+the real embedded models (no language model is asked)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import zipfile
+
+import pytest
+
+from clausewise.service.app import create_app
+from clausewise.service.keys import KeyStore
+from tests.conftest import EXAMPLES
+from tests.fakes import LegalScript
+from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
+from tests.test_service import GOVERNING, error_of, service_settings
+from tests.test_service_tenants import _mcp
+
+OURS = """name: our-terms
+version: "1"
+positions:
+  - id: governing-law
+    clause: Governing Law
+    question: Which law governs this agreement?
+    standard: {law: [New York]}
+    fallbacks: [{law: [California]}]
+    risk: medium
+  - id: liability-cap
+    clause: Cap on Liability
+    question: How many months of fees does the cap on liability equal?
+    standard: {duration: {at_least: 12 months}}
+    risk: high
+  - id: non-compete
+    clause: Non-Compete
+    standard: {require: absent}
+    risk: high
+"""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory):
+    data = tmp_path_factory.mktemp("playbook-service")
+    settings = service_settings(data, parsing={"max_file_mb": 5})
+    keys = KeyStore.of(settings)
+    _, key_a = keys.create("a", "tests")
+    _, key_b = keys.create("b", "tests")
+    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    with LiveServer(app) as live:
+        with live.client(key_a) as a:
+            for name in ("supply-agreement.txt", "services-agreement.txt"):
+                with (EXAMPLES / name).open("rb") as handle:
+                    upload = a.post("/v1/contracts", files={"file": (name, handle, "text/plain")})
+                assert upload.status_code == 202, upload.text
+                assert wait_job(a, upload.json()["job"]["id"])["status"] == "done"
+        yield live, key_a, key_b
+
+
+def test_a_playbook_is_validated_kept_per_version_and_per_tenant(served) -> None:
+    live, key_a, key_b = served
+    with live.client(key_a) as a, live.client(key_b) as b:
+        stored = a.post("/v1/playbooks", json={"yaml": OURS})
+        assert stored.status_code == 201, stored.text
+        assert stored.json() == {
+            "name": "our-terms",
+            "version": "1",
+            "positions": 3,
+            "builtin": False,
+            "description": "",
+        }
+        assert a.post("/v1/playbooks", json={"yaml": OURS}).status_code == 201  # the same again
+        changed = a.post("/v1/playbooks", json={"yaml": OURS.replace("high", "low")})
+        assert changed.status_code == 409 and "new version" in error_of(changed)["hint"]
+        bad = a.post("/v1/playbooks", json={"yaml": OURS.replace("risk: medium", "risk: severe")})
+        assert bad.status_code == 400 and "positions.0.risk" in error_of(bad)["message"]
+        names = {(p["name"], p["builtin"]) for p in a.get("/v1/playbooks").json()["playbooks"]}
+        assert {("playbook-commercial", True), ("playbook-nda", True), ("our-terms", False)} <= names
+        assert a.get("/v1/playbooks/our-terms").json()["positions"][0]["id"] == "governing-law"
+        # tenant b neither lists nor reads nor reviews with tenant a's playbook
+        assert ("our-terms", False) not in {
+            (p["name"], p["builtin"]) for p in b.get("/v1/playbooks").json()["playbooks"]
+        }
+        assert b.get("/v1/playbooks/our-terms").status_code == 404
+        review = b.post(
+            "/v1/playbook-reviews", json={"contracts": ["supply-agreement"], "playbook": "our-terms"}
+        )
+        assert review.status_code == 404
+
+
+def test_a_review_streams_its_rows_and_sums_each_contract_up(served) -> None:
+    live, key_a, _ = served
+    with live.client(key_a) as a:
+        a.post("/v1/playbooks", json={"yaml": OURS})
+        created = a.post(
+            "/v1/playbook-reviews",
+            json={"contracts": ["supply-agreement", "services-agreement"], "playbook": "our-terms"},
+        )
+        assert created.status_code == 202, created.text
+        job = wait_job(a, created.json()["id"])
+        assert job["status"] == "done" and job["progress"]["done"] == 6
+        with a.stream("GET", f"/v1/jobs/{job['id']}/events") as events:
+            rows = [e for e in sse_events(events) if e[0] == "row"]
+        assert len(rows) == 6
+        result = a.get(f"/v1/jobs/{job['id']}/result").json()
+        assert result["kind"] == "playbook" and result["playbook"] == {"name": "our-terms", "version": "1"}
+        verdicts = {
+            (r["contract_id"], r["result"]["position_id"]): r["result"]["verdict"] for r in result["rows"]
+        }
+        assert verdicts[("services-agreement", "governing-law")] == "meets_standard"
+        assert verdicts[("supply-agreement", "governing-law")] == "meets_fallback"
+        assert verdicts[("supply-agreement", "non-compete")] == "deviation"
+        assert result["summaries"]["supply-agreement"]["overall_risk"] == "high"
+        assert "non-compete" in result["summaries"]["supply-agreement"]["high"]
+
+        redline = a.get(
+            f"/v1/playbook-reviews/{job['id']}/redline",
+            params={"contract": "supply-agreement", "author": "Counsel"},
+        )
+        assert redline.status_code == 200 and redline.headers["content-type"].startswith(
+            "application/vnd.openxmlformats-officedocument.wordprocessingml"
+        )
+        with zipfile.ZipFile(io.BytesIO(redline.content)) as docx:
+            body = docx.read("word/document.xml").decode("utf-8")
+        assert 'w:author="Counsel"' in body and "<w:ins " in body and "<w:del " in body
+        assert "twelve (12) months" in body and "/work" not in body and "/tmp" not in body
+        other = a.get(f"/v1/playbook-reviews/{job['id']}/redline", params={"contract": "mutual-nda"})
+        assert other.status_code == 404
+
+
+def test_refusals_name_what_to_fix(served) -> None:
+    live, key_a, _ = served
+    with live.client(key_a) as a:
+        unknown = a.post("/v1/playbook-reviews", json={"contracts": ["supply-agreement"], "playbook": "nope"})
+        assert unknown.status_code == 404 and "GET /v1/playbooks" in error_of(unknown)["hint"]
+        broken = a.post(
+            "/v1/playbook-reviews", json={"contracts": ["supply-agreement"], "yaml": "name: [x\n"}
+        )
+        assert broken.status_code == 400 and "not valid YAML" in error_of(broken)["message"]
+        builtin = a.post("/v1/playbooks", json={"yaml": OURS.replace("our-terms", "playbook-nda")})
+        assert builtin.status_code == 409
+        stray = a.post("/v1/playbook-reviews", json={"contracts": ["supply-agreement"], "playbok": "x"})
+        assert stray.status_code == 422
+
+
+def test_the_mcp_tool_reviews_with_the_callers_playbooks_only(served) -> None:
+    live, key_a, key_b = served
+    with live.client(key_a) as a:
+        a.post("/v1/playbooks", json={"yaml": OURS})
+    calls = [("review_against_playbook", {"contract": "supply-agreement", "playbook": "our-terms"})]
+    _, (reviewed,) = asyncio.run(_mcp(live.url, key_a, calls))
+    content = reviewed.structured_content
+    assert content["summary"]["overall_risk"] == "high"
+    by_position = {p["position"]: p for p in content["positions"]}
+    assert by_position["governing-law"]["verdict"] == "meets fallback 1"
+    assert by_position["liability-cap"]["redline"][0]["insert"] == "twelve (12) months"
+    _, (refused,) = asyncio.run(_mcp(live.url, key_b, calls))
+    assert refused.is_error
