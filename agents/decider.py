@@ -168,6 +168,21 @@ class AnswerDecider:
         classifier covers, see :meth:`covers`)? ``question`` picks the ground's sentence."""
         return self._by_presence(question, provision)
 
+    def clauses_holding(self, provision: KnownProvision, at: float) -> list[Span]:
+        """The clauses whose own calibrated P(present) (the contract's P were it its best
+        clause) is at least ``at``, most probable first: what striking ``provision`` strikes."""
+        column = self._presence_column(provision)
+        if column is None or self.presence is None:
+            return []
+        head = self.presence.head
+        held = []
+        for span, score in self._ranked_clauses(column):
+            probability = head.present_probability(column, score)
+            if (probability if probability is not None else score) < at:
+                break
+            held.append(span)
+        return held
+
     def decide_value(self, question: str, provision: KnownProvision, value_kind: str) -> Decision:
         """The value of ``value_kind`` ("law", "duration", ...) the clauses holding ``provision``
         state, read for ``question``; "not addressed" or "unclear" as :meth:`decide` says them."""

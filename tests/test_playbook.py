@@ -415,3 +415,9 @@ def test_libreoffice_opens_the_redline_with_its_insertions_and_deletions_as_chan
     assert len(re.findall("<text:changed-region", content)) >= 3
     assert "<text:insertion" in content and "<text:deletion" in content
     assert "Counsel" in content
+
+
+def test_struck_sentences_that_overlap_are_struck_once():
+    from tools.playbook.redlines import deletions
+
+    assert deletions([(10, 20), (15, 30), (40, 50), (10, 20)]) == [Edit(10, 30, ""), Edit(40, 50, "")]

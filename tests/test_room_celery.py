@@ -1,4 +1,4 @@
-"""A data room on Celery workers, for real on loopback: a ``redis-server`` on an ephemeral port,
+"""A data room (and a playbook review) on Celery workers, for real on loopback: a ``redis-server`` on an ephemeral port,
 two ``clausewise worker`` processes, the API under uvicorn. Five contracts (the examples and
 variants of the services agreement under other laws) are uploaded and ingested by the workers,
 then asked three questions: a unit per contract, its indexes opened once; the cells equal the
@@ -91,6 +91,21 @@ def _cells(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Any]:
     return cells
 
 
+def _playbook(client: httpx.Client, contracts: list[str]) -> dict[tuple[str, str], Any]:
+    """The verdicts of a playbook review (the built-in commercial playbook) of ``contracts``."""
+    created = client.post("/v1/playbook-reviews", json={"contracts": contracts})
+    assert created.status_code == 202, created.text
+    job = wait_job(client, created.json()["id"], timeout=900)
+    assert job["status"] == "done", job
+    return {
+        (row["contract_id"], row["result"]["position_id"]): (
+            row["result"]["verdict"],
+            [(*c["span"], c["quote"]) for c in row["result"]["citations"]],
+        )
+        for row in job["result"]["rows"]
+    }
+
+
 def test_a_room_on_two_workers_equals_the_local_backend(room_files: list[Path], tmp_path: Path) -> None:
     redis = RedisServer(tmp_path / "redis").start()
     data_dir = tmp_path / "celery-data"
@@ -106,17 +121,21 @@ def test_a_room_on_two_workers_equals_the_local_backend(room_files: list[Path], 
             contracts = _upload(client, room_files)
             job, streamed = _room(client, contracts)
             again, _ = _room(client, contracts)
+            reviewed = _playbook(client, contracts[:2])
         peaks = [worker.peak_rss_mb() for worker in workers]
     finally:
         for worker in workers:
             worker.stop()
         redis.stop()
     logs = "".join((tmp_path / f"worker-{n}.log").read_text() for n in range(2))
-    assert logs.count("clausewise.unit") >= len(contracts)  # the units ran on the workers
+    assert logs.count("clausewise.unit") >= len(contracts) + 2  # the units ran on the workers
     assert all(peak > 100 for peak in peaks)
 
     with LiveServer(create_app(_settings(tmp_path / "local"))) as local, local.client(timeout=300) as client:
-        local_job, _ = _room(client, _upload(client, room_files))
+        local_contracts = _upload(client, room_files)
+        local_job, _ = _room(client, local_contracts)
+        local_reviewed = _playbook(client, local_contracts[:2])
+    assert reviewed == local_reviewed and len(reviewed) == 2 * 15  # a playbook review on the workers too
 
     rows = job["result"]["rows"]
     cells = _cells(rows)

@@ -645,6 +645,9 @@ class JobsSettings(Section):
         default=3600.0, gt=0, description="Time limit of checking one contract against a suite."
     )
     review_seconds: float = Field(default=3600.0, gt=0, description="Time limit of reviewing one contract.")
+    playbook_seconds: float = Field(
+        default=1800.0, gt=0, description="Time limit of reviewing one contract against a playbook."
+    )
     room_seconds: float = Field(
         default=1800.0, gt=0, description="Time limit of answering a data room's questions on one contract."
     )

@@ -71,7 +71,15 @@ def value_edit(mention: ValueMention, offset: int, replacement: str) -> Edit:
 
 
 def deletions(sentences: Sequence[Span]) -> list[Edit]:
-    return [Edit(start, end, "") for start, end in sorted(set(sentences))]
+    """The sentences struck, overlapping ones (a clause and a sub-clause holding the same words)
+    struck once."""
+    merged: list[list[int]] = []
+    for start, end in sorted(set(sentences)):
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [Edit(start, end, "") for start, end in merged]
 
 
 def insertion(at: int, text: str) -> Edit:
