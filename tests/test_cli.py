@@ -112,3 +112,22 @@ def test_config_show_and_setting_flags(cli) -> None:
 def test_scanned_pdf_ingests_through_ocr(cli, tesseract: str) -> None:
     code, out, _ = cli("ingest", "examples/mutual-nda-scanned.pdf")
     assert code == 0 and "4 OCR'd" in out
+
+
+def test_playbook_on_a_folder_writes_the_reviews_and_a_redline_per_contract(
+    cli, tmp_path: Path, copy_example
+) -> None:
+    copy_example("supply-agreement.txt")
+    folder = copy_example("services-agreement.txt").parent
+    out, redlines = tmp_path / "review.json", tmp_path / "redlines"
+    code, printed, _ = cli("playbook", str(folder), "--out", str(out), "--redline", str(redlines))
+    assert code == 0 and "supply-agreement: overall risk high" in printed
+    reviews = {r["contract"]: r for r in json.loads(out.read_text(encoding="utf-8"))}
+    assert set(reviews) == {"supply-agreement", "services-agreement"}
+    assert len(reviews["supply-agreement"]["positions"]) == 15
+    assert sorted(p.name for p in redlines.iterdir()) == [
+        "services-agreement-redline.docx",
+        "supply-agreement-redline.docx",
+    ]
+    code, _, err = cli("playbook", "supply-agreement", "--playbook", str(tmp_path / "missing.yaml"))
+    assert code == 2 and "no playbook" in err

@@ -16,22 +16,23 @@ from clausewise.core.results import PlaybookSummary, PositionReview
 _COLOURS = {"high": "red", "medium": "yellow", "low": "green"}
 
 
-def _table(reviews: list[PositionReview]) -> Table:
+def _table(rows: list[tuple[str, PositionReview]], folder: bool) -> Table:
     from tools.playbook.render import clause_ref, verdict_words
 
     table = Table(title="Playbook review")
-    for column in ("position", "verdict", "risk", "clause", "rationale"):
+    for column in (["contract"] if folder else []) + ["position", "verdict", "risk", "clause", "rationale"]:
         table.add_column(column, overflow="fold")
-    for r in reviews:
+    for contract, r in rows:
         open_point = r.verdict in ("deviation", "missing")
         risk = f"[{_COLOURS[r.risk]}]{r.risk}[/]" if open_point else f"[dim]{r.risk}[/]"
-        table.add_row(r.position_id, verdict_words(r), risk, clause_ref(r) or "-", r.rationale)
+        cells = [r.position_id, verdict_words(r), risk, clause_ref(r) or "-", r.rationale]
+        table.add_row(*(([contract] if folder else []) + cells))
     return table
 
 
 def playbook(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help="Contract id or ingested file."),
+    target: str = typer.Argument(..., help="Contract id, ingested file, or a folder of contracts."),
     playbook_name: str = typer.Option(
         "playbook-commercial",
         "--playbook",
@@ -40,16 +41,19 @@ def playbook(
     fmt: str | None = typer.Option(None, "--format", help="json or md (default: --out's suffix, else json)."),
     out: Path | None = typer.Option(None, "--out", help="Write the review to this file."),
     redline: Path | None = typer.Option(
-        None, "--redline", help="Write the redlines to this DOCX (tracked changes)."
+        None, "--redline", help="Write the redlines as tracked changes: a DOCX (a folder for a folder)."
     ),
     author: str = typer.Option("Clausewise", "--author", help="The author the tracked changes carry."),
+    fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
     tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
 ) -> None:
-    """Review a contract against a playbook: verdict, risk, the clause quoted, and redlines."""
+    """Review contracts against a playbook: verdict, risk, the clause quoted, and redlines."""
     from clausewise.api import Clausewise
-    from clausewise.cli.results import write_output
+    from clausewise.cli.results import folder_files, write_output
     from tools.playbook.positions import load_positions
+    from tools.playbook.redlines import merged
     from tools.playbook.render import to_json, to_markdown
+    from tools.playbook.summary import redline_queue, summarise
 
     chosen = fmt or (out.suffix.lstrip(".").lower() if out is not None else "json")
     chosen = "md" if chosen == "markdown" else chosen
@@ -57,31 +61,61 @@ def playbook(
         raise typer.BadParameter("use json or md", param_hint="--format")
     positions = load_positions(playbook_name)
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
-    reviews: list[PositionReview] = []
-    summary = PlaybookSummary()
-    total = len(positions.positions)
+    folder = Path(target).is_dir()
+    rows: list[tuple[str, PositionReview]] = []
+    versions: dict[str, int | None] = {}
     with console.status("Loading the models and the contract...") as status:
-        for item in api.playbook_review(target, positions):
-            if isinstance(item, PlaybookSummary):
-                summary = item
-                continue
-            reviews.append(item)
-            status.update(f"Reviewed {len(reviews)} of {total}: {item.position_id}...")
-    console.print(_table(reviews))
-    console.print(
-        f"Overall risk: [bold]{summary.overall_risk}[/]; "
-        f"{len(summary.high)} high, {len(summary.medium)} medium, {len(summary.low)} low open point(s); "
-        f"{len(summary.refused)} refused."
-    )
+        if folder:
+            for item in api.playbook_batch(folder_files(Path(target)), positions, fresh=fresh):
+                if item.error:
+                    console.print(f"[red]{item.contract_id}[/red]: {item.error}")
+                    continue
+                rows.append((item.contract_id, item.result))  # type: ignore[arg-type]
+                versions[item.contract_id] = item.contract_version
+                status.update(f"Reviewed {len(rows)} position(s), {item.contract_id}...")
+        else:
+            for item in api.playbook_review(target, positions):
+                if isinstance(item, PositionReview):
+                    rows.append((target, item))
+                    status.update(
+                        f"Reviewed {len(rows)} of {len(positions.positions)}: {item.position_id}..."
+                    )
+    console.print(_table(rows, folder))
+    contracts = list(dict.fromkeys(contract for contract, _ in rows))
+    by_contract = {c: [r for contract, r in rows if contract == c] for c in contracts}
+    summaries: dict[str, PlaybookSummary] = {c: summarise(reviews) for c, reviews in by_contract.items()}
+    for contract, summary in summaries.items():
+        console.print(
+            f"{contract + ': ' if folder else ''}overall risk [bold]{summary.overall_risk}[/]; "
+            f"{len(summary.high)} high, {len(summary.medium)} medium, {len(summary.low)} low open point(s); "
+            f"{len(summary.refused)} refused."
+        )
     if out is not None:
-        render = to_json if chosen == "json" else to_markdown
-        write_output(out, render(target, reviews, summary), chosen)
+        if chosen == "md":
+            text = "\n".join(to_markdown(c, by_contract[c], summaries[c]) for c in contracts)
+        elif folder:  # one JSON document: a list of the contracts' reviews
+            text = "[\n" + ",\n".join(to_json(c, by_contract[c], summaries[c]) for c in contracts) + "\n]"
+        else:
+            text = to_json(target, by_contract.get(target, []), summaries.get(target, PlaybookSummary()))
+        write_output(out, text, chosen)
     if redline is not None:
-        data = api.redline_docx(target, reviews, author=author, when=datetime.now(UTC))
-        redline.parent.mkdir(parents=True, exist_ok=True)
-        redline.write_bytes(data)
-        edits = sum(len(r.redline.edits) for r in reviews if r.redline)
-        console.print(f"Redline written to [bold]{redline}[/bold] ({edits} tracked change(s))")
+        for contract in contracts:
+            target_file = redline / f"{contract}-redline.docx" if folder else redline
+            data = api.redline_docx(
+                contract,
+                by_contract[contract],
+                author=author,
+                when=datetime.now(UTC),
+                version=versions.get(contract),
+            )
+            target_file.parent.mkdir(parents=True, exist_ok=True)
+            target_file.write_bytes(data)
+            kept, left_out = merged(redline_queue(by_contract[contract]))
+            also = f"; left out, as they change words a higher risk's edit changes: {', '.join(left_out)}"
+            console.print(
+                f"Redline written to [bold]{target_file}[/bold] ({len(kept)} tracked change(s)"
+                f"{also if left_out else ''})"
+            )
 
 
 def register(app: typer.Typer) -> None:

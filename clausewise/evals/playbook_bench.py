@@ -22,6 +22,7 @@ meet the standard or a fallback). Seconds per review (no language model), and pa
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import shutil
@@ -362,7 +363,8 @@ def _redlines(
         "redecided_meets": None,
     }
     if redecide and kept:
-        redlined_id = ingest_text(runtime, accepted, f"{contract_id}-redlined"[:80], scratch)
+        digest = hashlib.sha1(accepted.encode("utf-8")).hexdigest()[:10]  # one id per edited text
+        redlined_id = ingest_text(runtime, accepted, f"{contract_id[:60]}-redlined-{digest}", scratch)
         again, _ = _review(runtime, redlined_id, playbook)
         verdicts = {r.position_id: r.verdict for r in again}
         out["redecided_meets"] = sum(verdicts.get(p, "").startswith("meets") for p in kept)
