@@ -52,10 +52,6 @@ from tools.structure.sentences import sentence_spans
 from tools.value_reading import value_readings
 from tools.values import find_values
 
-#: A forbidden provision is struck from every clause more likely than not to hold it (its own
-#: calibrated probability at least this): striking only the deciding sentence left the
-#: provision in other clauses (tune half: 8 of 19 deletions still deviated when reviewed again).
-STRIKE_AT = 0.5
 #: The value kinds a requirement's form is read as.
 _VALUE_KIND = {"law": "law", "duration": "duration"}
 
@@ -73,14 +69,19 @@ class PlaybookReviewer:
         index: ContractIndex,
         retriever: ContractRetriever,
         catalogue: Sequence[KnownProvision],
+        strike_at: float = 0.5,
     ) -> None:
         """``decider`` settles what the contract says; ``retriever`` finds where a missing clause
-        belongs; ``catalogue`` holds the known provisions (CUAD's categories) positions name."""
+        belongs; ``catalogue`` holds the known provisions (CUAD's categories) positions name;
+        a forbidden provision is struck from every clause whose own calibrated probability of
+        holding it is at least ``strike_at`` (``playbook.strike_at``: striking only the deciding
+        sentence left it in other clauses, 8 of 19 struck positions on the tune half)."""
         self.playbook = playbook
         self.decider = decider
         self.index = index
         self.retriever = retriever
         self.catalogue = catalogue
+        self.strike_at = strike_at
 
     # -- the pipeline -----------------------------------------------------------------------------
 
@@ -188,7 +189,7 @@ class PlaybookReviewer:
             return self._as_redline("insert", edits, standard)
         if standard.form == "require":  # a forbidden clause is present: the clauses holding it go
             provision = self._provision(position)
-            held = self.decider.clauses_holding(provision, STRIKE_AT) if provision else []
+            held = self.decider.clauses_holding(provision, self.strike_at) if provision else []
             spans = held or [g.span for g in decision.grounds]
             sentences = [s for a, b in spans for s in sentence_spans(text, a, b)]
             return self._as_redline("delete", deletions(sentences), standard) if sentences else None

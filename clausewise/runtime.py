@@ -342,4 +342,11 @@ class Runtime:
         from tools.decision.catalogue import known_provisions
 
         decider = self.decider(index, model=False)
-        return PlaybookReviewer(playbook, decider, index, decider.retriever, known_provisions())
+        return PlaybookReviewer(
+            playbook,
+            decider,
+            index,
+            decider.retriever,
+            known_provisions(),
+            strike_at=self.settings.playbook.strike_at,
+        )

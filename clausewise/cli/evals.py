@@ -1138,6 +1138,7 @@ def eval_playbook(
         )
     console.print(table)
     red = results["redlines"]
+    longest = results["longest"] or {}
     console.print(
         f"citation validity {_mark(results['citation_validity'], goals['citation_validity'], True)}; "
         f"redline DOCX: python-docx opened {red['docx_opened_python_docx']}/{red['documents']}, "
@@ -1147,8 +1148,8 @@ def eval_playbook(
         f"{red['changes_match_edits']}/{red['documents']}; redlined positions meeting the position when "
         f"reviewed again {red['redecided_meets']}/{red['redlined_positions']} "
         f"({_mark(red['redecided_meets_share'], goals['redecided_meets'], True)}); seconds per review p50 "
-        f"{results['seconds_per_review_p50']}, max {results['seconds_per_review_max']} (longest "
-        f"{results['pages_max']} pages)"
+        f"{results['seconds_per_review_p50']}, max {results['seconds_per_review_max']}; the longest contract "
+        f"({longest.get('characters')} characters) in {longest.get('seconds')} s"
     )
     write_results(ctx, results, out)
 

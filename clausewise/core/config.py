@@ -489,6 +489,16 @@ class ChecksSettings(Section):
     )
 
 
+class PlaybookSettings(Section):
+    strike_at: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="A forbidden provision's redline strikes every clause whose own calibrated probability "
+        "of holding it is at least this (0.5: more likely than not).",
+    )
+
+
 class ReviewSettings(Section):
     presence: Literal["classifier", "reranker"] = Field(
         default="classifier",
@@ -681,6 +691,7 @@ class Settings(BaseSettings):
     interrogation: InterrogationSettings = InterrogationSettings()
     checks: ChecksSettings = ChecksSettings()
     review: ReviewSettings = ReviewSettings()
+    playbook: PlaybookSettings = PlaybookSettings()
     decision: DecisionSettings = DecisionSettings()
     service: ServiceSettings = ServiceSettings()
     jobs: JobsSettings = JobsSettings()
