@@ -1,9 +1,11 @@
-"""A data room (and a playbook review) on Celery workers, for real on loopback: a ``redis-server`` on an ephemeral port,
-two ``clausewise worker`` processes, the API under uvicorn. Five contracts (the examples and
-variants of the services agreement under other laws) are uploaded and ingested by the workers,
-then asked three questions: a unit per contract, its indexes opened once; the cells equal the
-local backend's, each exactly once; asked again, every cell is read back from the stored unit
-results. The shipped classifiers decide; no language model (``decision.model_decides`` off)."""
+"""A data room (and a playbook review) on Celery workers, for real on loopback: a
+``redis-server`` on an ephemeral port, two ``clausewise worker`` processes, the API under uvicorn.
+Five contracts (the examples and variants of the services agreement under other laws) are
+uploaded and ingested by the workers, then asked three questions: a unit per contract, its
+indexes opened once; the cells equal the local backend's, each exactly once; asked again, every
+cell is read back from the stored unit results; two of them are then reviewed against the
+built-in commercial playbook, with the same verdicts as the local backend's. The shipped
+classifiers decide; no language model (``decision.model_decides`` off)."""
 
 from __future__ import annotations
 
