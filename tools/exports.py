@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import pymupdf
 
 from clausewise.core.report import Report
+from tools.spreadsheet_cells import append_inert
 
 _PDF_CSS = """
 body {font-family: serif; font-size: 10.5pt; line-height: 1.35}
@@ -102,7 +103,7 @@ def rows_xlsx(sheet: str, columns: Sequence[str], rows: Sequence[Sequence[str]])
     for cell in worksheet[1]:
         cell.font = Font(bold=True)
     for row in rows:
-        worksheet.append(list(row))
+        append_inert(worksheet, row)
     worksheet.freeze_panes = "A2"
     buffer = io.BytesIO()
     workbook.save(buffer)

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from clausewise.core.domain import EvidenceSpan
+from tools.spreadsheet_cells import csv_row
 
 FORMATS = ("json", "csv", "md")
 
@@ -31,7 +32,7 @@ def rows_to_csv(
     writer = csv.writer(buffer)
     writer.writerow(columns)
     for contract, result in rows:
-        writer.writerow(list(cells(contract, result)))
+        writer.writerow(csv_row(cells(contract, result)))
     return buffer.getvalue()
 
 

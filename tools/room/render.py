@@ -16,6 +16,7 @@ from typing import Any
 from clausewise.core.room import RoomCell
 from tools.result_rows import md_cell, rows_to_csv
 from tools.room.rollup import Rollup
+from tools.spreadsheet_cells import append_inert
 
 Row = tuple[str, RoomCell | None, str]
 Questions = Sequence[tuple[str, str]]
@@ -187,7 +188,7 @@ def to_xlsx(questions: Questions, rows: Sequence[Row], summary: Rollup) -> bytes
             cell.font = Font(bold=True)
             cell.alignment = Alignment(wrap_text=True, vertical="top")
         for line in body:
-            sheet.append(line)
+            append_inert(sheet, line)
         sheet.freeze_panes = "B2" if name == "grid" else "A2"
     buffer = io.BytesIO()
     workbook.save(buffer)
