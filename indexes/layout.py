@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import re
 import shutil
 import socket
 import threading
 import time
+import unicodedata
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,10 +40,19 @@ STALE_WRITER_SECONDS = 120.0
 
 
 def contract_id_for(name: str) -> str:
-    """A stable, filesystem-safe id from a file name: 'Acme NDA (v2).pdf' -> 'acme-nda-v2'."""
+    """A stable, filesystem-safe id from a file name: 'Acme NDA (v2).pdf' -> 'acme-nda-v2',
+    'Vertrag Müller.pdf' -> 'vertrag-muller'. Letters with no ASCII form (契約, Договор) cannot
+    make an id, so a name that has any gets a hash of the whole name after what it kept
+    ('契約.pdf' -> 'contract-3f2a9c1e', 'NDA 契約.pdf' -> 'nda-8b1d04c2'): two such names never
+    share an id merely because their ASCII parts agree."""
     stem = Path(name).stem if "." in Path(name).name else name
-    slug = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
-    return (slug or "contract")[:100].rstrip("-.")
+    ascii_form = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_form.lower()).strip("-")
+    lost = any(c.isalnum() for c in unicodedata.normalize("NFKD", stem) if not c.isascii())
+    if lost or not slug:
+        digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+        return f"{slug[:80].rstrip('-.') or 'contract'}-{digest}"
+    return slug[:100].rstrip("-.")
 
 
 def validate_contract_id(contract_id: str) -> str:

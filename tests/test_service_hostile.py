@@ -483,12 +483,13 @@ def test_the_openai_endpoint_clarifies_only_when_asked_and_marks_it(hostile: Hos
 
 def _every_route(beta: httpx.Client, ids: dict[str, str]) -> dict[tuple[str, str], list[tuple[str, Any]]]:
     """A request (or several) for each route the API declares, with real ids of beta's things."""
-    contract, thread, ask, check, ingest = (
+    contract, thread, ask, check, ingest, playbook = (
         ids["contract"],
         ids["thread"],
         ids["ask"],
         ids["check"],
         ids["ingest"],
+        ids["playbook"],
     )
     reports = [f"/v1/jobs/{ask}/result?format={f}" for f in ("json", "md", "html", "docx", "pdf")]
     tables = [f"/v1/jobs/{check}/result?format={f}" for f in ("json", "csv", "xlsx")]
@@ -536,6 +537,23 @@ def _every_route(beta: httpx.Client, ids: dict[str, str]) -> dict[tuple[str, str
             for job in (check, "no-such")
             for f in ("csv", "md")
         ],
+        ("GET", "/v1/playbooks"): [("/v1/playbooks", None)],
+        ("POST", "/v1/playbooks"): [
+            ("/v1/playbooks", {"yaml": "name: [broken\n"}),
+            ("/v1/playbooks", {"yaml": "name: ours\nversion: 1\npositions: []\n"}),
+        ],
+        ("GET", "/v1/playbooks/{name}"): [
+            ("/v1/playbooks/playbook-nda", None),
+            ("/v1/playbooks/no-such", None),
+            ("/v1/playbooks/..%2F..%2Fetc%2Fpasswd", None),
+        ],
+        ("POST", "/v1/playbook-reviews"): [
+            ("/v1/playbook-reviews", {"contracts": [contract], "playbook": "playbook-nda"}),
+            ("/v1/playbook-reviews", {"contracts": ["/etc/passwd"]}),
+        ],
+        ("GET", "/v1/playbook-reviews/{job_id}/redline"): [
+            (f"/v1/playbook-reviews/{job}/redline?contract={contract}", None) for job in (playbook, check)
+        ],
         ("GET", "/v1/jobs"): [("/v1/jobs?limit=1000", None)],
         ("GET", "/v1/jobs/{job_id}"): [(f"/v1/jobs/{job}", None) for job in (ask, check, ingest)],
         ("GET", "/v1/jobs/{job_id}/result"): [(path, None) for path in reports + tables],
@@ -567,7 +585,8 @@ def test_no_response_shows_a_server_path(hostile: Hostile) -> None:
             f"/v1/contracts/{contract}/ask", json={"question": "Which law governs?", "stream": True}
         ).headers["x-job-id"]
         check = beta.post("/v1/checks", json={"contracts": [contract], "hypotheses": [SURVIVAL]}).json()["id"]
-        for job in (ask, check):
+        playbook = beta.post("/v1/playbook-reviews", json={"contracts": [contract]}).json()["id"]
+        for job in (ask, check, playbook):
             wait_job(beta, job)
         # the errors most likely to carry one: a library's message about a file it could not open
         corrupt = beta.post(
@@ -590,7 +609,15 @@ def test_no_response_shows_a_server_path(hostile: Hostile) -> None:
         ended = wait_job(beta, legacy.id)
         assert ended["request"]["path"] == "old.pdf" and ended["error"]["code"] == "input_error"
         routes = _every_route(
-            beta, {"contract": contract, "thread": thread, "ask": ask, "check": check, "ingest": ingest}
+            beta,
+            {
+                "contract": contract,
+                "thread": thread,
+                "ask": ask,
+                "check": check,
+                "ingest": ingest,
+                "playbook": playbook,
+            },
         )
         declared = {
             (method.upper(), path)
@@ -738,3 +765,35 @@ def test_exported_cells_that_start_like_a_formula_stay_text(hostile: Hostile) ->
     written = [cell for cell in cells if formula in cell.value]
     assert written and all(cell.data_type == "s" for cell in written)
     assert not any(cell.data_type == "f" for cell in cells)
+
+
+def test_names_that_keep_no_ascii_get_ids_of_their_own(hostile: Hostile) -> None:
+    """Names of only non-Latin letters or symbols all became the id "contract" (and names sharing
+    their ASCII part one id): each now gets a hash of its own name."""
+    body = NDA.encode()
+    with hostile.client("beta") as beta:
+        ids = []
+        for name in ("契約.txt", "合同.txt", "%%%.txt", "NDA 契約.txt", "NDA 合同.txt"):
+            upload = beta.post(
+                "/v1/contracts", files={"file": (name, body.replace(b"MUTUAL", name.encode()))}
+            )
+            assert upload.status_code == 202, upload.text
+            assert wait_job(beta, upload.json()["job"]["id"])["status"] == "done"
+            ids.append(upload.json()["contract_id"])
+    assert len(set(ids)) == 5 and all(i.startswith(("contract-", "nda-")) for i in ids)
+
+
+def test_two_different_files_at_once_under_one_id_the_second_is_409(hostile: Hostile) -> None:
+    """Both were accepted (202) before either was ingested; the later ingest then failed."""
+    first, second = NDA.encode(), AMENDED.encode()
+    with hostile.client("beta") as beta:
+        slow = beta.post("/v1/contracts", files={"file": ("race.txt", first)})
+        racing = beta.post("/v1/contracts", files={"file": ("race.txt", second)})
+        assert slow.status_code == 202, slow.text
+        assert racing.status_code == 409, racing.text
+        assert "being ingested" in error_of(racing)["message"] and "contract_id" in error_of(racing)["hint"]
+        assert wait_job(beta, slow.json()["job"]["id"])["status"] == "done"
+        again = beta.post("/v1/contracts", files={"file": ("race.txt", second)}, data={"new_version": "true"})
+        assert again.status_code == 202
+        assert wait_job(beta, again.json()["job"]["id"])["status"] == "done"
+    assert hostile.uploads("beta") == []

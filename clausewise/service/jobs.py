@@ -198,6 +198,18 @@ class JobStore:
             ).fetchall()
             return [served(self._job(db, row)) for row in rows]
 
+    def pending_ingests(self, tenant: str, contract_id: str) -> set[str]:
+        """The content hashes of the tenant's ingest jobs for ``contract_id`` still queued or
+        running (an upload's bytes are not the contract's until its job publishes them)."""
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT request FROM jobs WHERE tenant = ? AND kind = 'ingest' "
+                "AND status IN ('queued', 'running')",
+                (tenant,),
+            ).fetchall()
+        requests = [json.loads(row[0]) for row in rows]
+        return {r.get("sha256", "") for r in requests if r.get("contract_id") == contract_id}
+
     def events(self, tenant: str, job_id: str, after: int = 0) -> list[JobEvent]:
         """The job's events after sequence number ``after`` (the tenant's jobs only)."""
         with self._tx() as db:

@@ -12,6 +12,7 @@ from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from fastapi.responses import FileResponse
 
 from clausewise.core.domain import FileType
+from clausewise.core.errors import ContractChanged
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
 from clausewise.runtime import Runtime
@@ -106,6 +107,14 @@ async def upload(
                 contract_id=contract, file_name=stored.file_name, status="unchanged", version=existing.version
             )
         archivist.refuse_a_silent_replacement(contract, stored.sha256, force or new_version)
+        # no await from the check to the submit: two uploads at once are checked one after the other
+        others = service.jobs.pending_ingests(tenant, contract) - {stored.sha256}
+        if others and not new_version:
+            raise ContractChanged(
+                f"another file is being ingested as contract {contract!r} right now",
+                hint="upload this one under another id ('contract_id'), or as its next version "
+                "('new_version': true) once that ingest is done",
+            )
         job = submit(
             service,
             tenant,
