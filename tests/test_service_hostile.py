@@ -797,3 +797,26 @@ def test_two_different_files_at_once_under_one_id_the_second_is_409(hostile: Hos
         assert again.status_code == 202
         assert wait_job(beta, again.json()["job"]["id"])["status"] == "done"
     assert hostile.uploads("beta") == []
+
+
+def test_hypotheses_out_of_bounds_and_event_ids_past_the_end_are_answered(hostile: Hostile) -> None:
+    """An empty or 2,001-character hypothesis was a 500; a Last-Event-ID past a finished job's
+    last event held the stream open for ever, and a 20-digit one overflowed (500)."""
+    with hostile.client("acme") as acme:
+        for hypothesis in ("", "x" * 2001):
+            refused = acme.post("/v1/checks", json={"contracts": ["acme-secret"], "hypotheses": [hypothesis]})
+            assert refused.status_code == 422, refused.text
+            assert error_of(refused)["hint"]
+        created = acme.post("/v1/checks", json={"contracts": ["acme-secret"], "hypotheses": [SURVIVAL]})
+        job = wait_job(acme, created.json()["id"])
+        with acme.stream("GET", f"/v1/jobs/{job['id']}/events") as response:
+            last = sse_events(response)
+        assert last[-1][0] == "result"
+        for resume in ("1000000", "99999999999999999999"):
+            started = time.monotonic()
+            with acme.stream(
+                "GET", f"/v1/jobs/{job['id']}/events", headers={"Last-Event-ID": resume}
+            ) as response:
+                assert response.status_code == 200 and sse_events(response) == []
+            assert time.monotonic() - started < 10
+        assert acme.get(f"/v1/jobs/{job['id']}/events", params={"after": 10**20}).status_code == 422

@@ -394,8 +394,18 @@ def _edited(text: str, reviews: Sequence[PositionReview]) -> dict[str, Any]:
         kept_ids.append(review.position_id)
         edits += review.redline.edits  # type: ignore[union-attr]
     out, at, changes = [], 0, 0
+    numbered_at: dict[int, set[str]] = defaultdict(set)  # new clauses' numbers at each place
     for edit in sorted(edits, key=lambda e: (e.span[0], e.span[1])):
-        out += [text[at : edit.span[0]], edit.inserted]
+        inserted = edit.inserted
+        label = re.match(r"\n\n(\d+(?:\.\d+)*)\.? ", inserted) if edit.span[0] == edit.span[1] else None
+        if label:  # a second new clause at one place takes the number after the first's
+            number = label.group(1)
+            while number in numbered_at[edit.span[0]]:
+                head, _, last = number.rpartition(".")
+                number = f"{head}.{int(last) + 1}" if head else str(int(last) + 1)
+            numbered_at[edit.span[0]].add(number)
+            inserted = inserted[:2] + number + inserted[2 + len(label.group(1)) :]
+        out += [text[at : edit.span[0]], inserted]
         at = edit.span[1]
         for piece in (text[edit.span[0] : edit.span[1]], edit.inserted):
             if piece:

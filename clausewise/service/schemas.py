@@ -3,7 +3,7 @@ models (Report, CheckResult, ProvisionResult, Manifest, ThreadInfo ...) as they 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -230,7 +230,9 @@ class CheckRequest(Strict):
     contracts: list[str] = Field(min_length=1, max_length=10_000)
     suite: str | None = Field(default=None, description="A built-in suite: nda.")
     playbook: str | None = Field(default=None, max_length=200_000, description="A playbook's YAML text.")
-    hypotheses: list[str] = Field(default_factory=list, max_length=200, description="Hypotheses typed in.")
+    hypotheses: list[Annotated[str, Field(min_length=5, max_length=2000)]] = Field(
+        default_factory=list, max_length=200, description="Hypotheses typed in (5 to 2,000 characters each)."
+    )
     report: bool = Field(default=False, description="Add the Interrogator's report to each result (slow).")
 
 

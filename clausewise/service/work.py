@@ -102,6 +102,13 @@ async def follow(
                 if ended:
                     return
             if not events:
+                job = await asyncio.to_thread(service.jobs.get, tenant, job_id)
+                if job.status in FINISHED:
+                    # its last events may have been stored since they were read: read once more
+                    if not await asyncio.to_thread(service.jobs.events, tenant, job_id, seen):
+                        ended = True  # resumed past its last event: nothing more will come
+                        return
+                    continue
                 await asyncio.sleep(_POLL_SECONDS)
     finally:
         # the stream ended before the job did: the client went away (or the stream was cancelled)

@@ -23,6 +23,9 @@ from tools.exports import report_docx, report_pdf, rows_xlsx
 from tools.result_rows import rows_to_csv
 from tools.review import render as review_render
 
+#: Larger than any event's sequence number, and within SQLite's integers.
+LAST_SEQ = 2**62
+
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=ERROR_RESPONSES)
 
 
@@ -132,11 +135,14 @@ async def job_events(
     service: CurrentService,
     tenant: Tenant,
     last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int, Query(ge=0, description="Replay the events after this one.")] = 0,
+    after: Annotated[int, Query(ge=0, le=LAST_SEQ, description="Replay the events after this one.")] = 0,
 ) -> EventSourceResponse:
-    """The job's events from the start (or after ``Last-Event-ID``), live until it ends."""
+    """The job's events from the start (or after ``Last-Event-ID``), live until it ends; resumed
+    past the job's last event, the stream of a finished job ends at once."""
     service.jobs.get(tenant, job_id)  # 404 before the stream starts
-    start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
+    start = after
+    if last_event_id and last_event_id.isascii() and last_event_id.isdigit():
+        start = min(int(last_event_id), LAST_SEQ)  # a 20-digit id is past any job's end, not an overflow
     return EventSourceResponse(
         follow(service, tenant, job_id, request, after=start, cancel_on_disconnect=False)
     )
