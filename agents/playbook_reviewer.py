@@ -35,6 +35,7 @@ from clausewise.core.results import (
     VerifiedCitation,
 )
 from indexes.store import ContractIndex
+from tools.checks.pieces import trimmed
 from tools.decision.catalogue import KnownProvision
 from tools.playbook.outcomes import outcome, verdict
 from tools.playbook.positions import Playbook, Position, Requirement
@@ -95,19 +96,20 @@ class PlaybookReviewer:
             outcomes = [outcome(r, d) for r, d in zip(self._requirements(position), decisions, strict=True)]
             found, fallback = verdict(outcomes[0], outcomes[1:])
             deciding = decisions[fallback or 0]
+            cited = self._cite_position(position, fallback)
             review = PositionReview(
                 position_id=position.id,
                 clause=position.clause,
                 verdict=found,
                 fallback=fallback,
                 risk=position.risk,
-                rationale=self._rationale(position, found, fallback, deciding),
+                rationale=self._rationale(position, found, fallback, deciding, cited.requirement),
                 citations=_cited(found, deciding),
-                playbook=self._cite_position(position, fallback),
+                playbook=cited,
                 decided_by=deciding.decided_by,
                 confidence=deciding.confidence,
                 guidance=position.guidance,
-                redline=self._redline(position, found, decisions[0]),
+                redline=self._redline(position, provision, found, decisions[0]),
             )
         return review.model_copy(update={"seconds": round(time.perf_counter() - started, 2)})
 
@@ -175,7 +177,9 @@ class PlaybookReviewer:
 
     # -- 4. redline ---------------------------------------------------------------------------------
 
-    def _redline(self, position: Position, found: str, decision: Decision) -> Redline | None:
+    def _redline(
+        self, position: Position, provision: KnownProvision, found: str, decision: Decision
+    ) -> Redline | None:
         if found not in ("deviation", "missing"):
             return None
         text = self.index.document.text
@@ -188,8 +192,7 @@ class PlaybookReviewer:
             edits = [insertion(at, new_text)]
             return self._as_redline("insert", edits, standard)
         if standard.form == "require":  # a forbidden clause is present: the clauses holding it go
-            provision = self._provision(position)
-            held = self.decider.clauses_holding(provision, self.strike_at) if provision else []
+            held = self.decider.clauses_holding(provision, self.strike_at)
             spans = held or [g.span for g in decision.grounds]
             sentences = [s for a, b in spans for s in sentence_spans(text, a, b)]
             return self._as_redline("delete", deletions(sentences), standard) if sentences else None
@@ -265,13 +268,13 @@ class PlaybookReviewer:
         tree = self.index.tree
         text = self.index.document.text
         if not hits:
-            return _end_of_text(text, len(text)), ""
+            return trimmed(text, (0, len(text)))[1], ""
         node = tree.smallest_containing(hits[0].span)
         chain = [*tree.ancestors(node.id), node]  # the top-level section first
         sections = [n for n in chain if n.depth >= 1]
         anchor = sections[0] if sections else node
         numbered = [c.label for c in tree.children(anchor.id) if c.label]
-        return _end_of_text(text, anchor.end), next_label(numbered[-1]) if numbered else ""
+        return trimmed(text, anchor.span)[1], next_label(numbered[-1]) if numbered else ""
 
     # -- 5. state -----------------------------------------------------------------------------------
 
@@ -301,11 +304,11 @@ class PlaybookReviewer:
         found: str,
         fallback: int | None,
         decision: Decision,
+        wanted: str,
     ) -> str:
         """One sentence: what the contract says (its verified words, or that no clause holds it)
         and what the position requires."""
         measure = f"fallback {fallback}" if fallback else "the standard"
-        wanted = self._cite_position(position, fallback).requirement
         where = self._where(decision.grounds or decision.closest)
         if found == "refused_ambiguous":
             return (
@@ -343,10 +346,3 @@ def _normalized_duration(words: str) -> str:
     """ "90 days" / "ninety (90) days" -> "90 days" (the form :func:`duration_words` writes)."""
     mention = find_values(words, ("duration",))[0]
     return mention.normalized
-
-
-def _end_of_text(text: str, end: int) -> int:
-    """``end`` moved back over trailing whitespace, so an insertion follows the section's words."""
-    while end > 0 and text[end - 1].isspace():
-        end -= 1
-    return end

@@ -22,11 +22,11 @@ from tools.playbook.redlines import (
     duration_words,
     merged,
     next_label,
-    number_words,
     word_edits,
 )
 from tools.playbook.summary import summarise
 from tools.tracked_docx import tracked_docx
+from tools.values import number_words
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

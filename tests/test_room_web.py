@@ -16,7 +16,7 @@ from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
 from tests.live import LiveServer, scripted_runtimes, wait_job
 from tests.test_service import GOVERNING, service_settings
-from tests.test_web import browser, screen  # noqa: F401  (the module's browser fixture)
+from tests.test_web import browser, opened_page, screen  # noqa: F401  (the module's browser fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -40,12 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture
 def page(browser, site):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    tab = context.new_page()
-    tab.goto(site.url + "/")
-    tab.wait_for_selector("html[data-ready][data-room-ready]")
-    yield tab
-    context.close()
+    yield from opened_page(browser, site.url, "html[data-ready][data-room-ready]")
 
 
 def _cell(page, contract: str, column: int):

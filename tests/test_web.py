@@ -63,14 +63,20 @@ def site(tmp_path_factory: pytest.TempPathFactory):
         yield live, settings
 
 
-@pytest.fixture
-def page(browser, site):
+def opened_page(browser, url: str, ready: str = "html[data-ready]"):
+    """The page at ``url`` in a fresh 1280 x 900 browser context, once ``ready`` matches; the
+    context closes when the generator does (the page fixtures of the browser tests)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     tab = context.new_page()
-    tab.goto(site[0].url + "/")
-    tab.wait_for_selector("html[data-ready]")
+    tab.goto(url + "/")
+    tab.wait_for_selector(ready)
     yield tab
     context.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    yield from opened_page(browser, site[0].url)
 
 
 def screen(page, name: str) -> None:

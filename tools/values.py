@@ -129,6 +129,20 @@ def word_number(words: str) -> int | None:
     return None
 
 
+def number_words(number: int) -> str:
+    """``90`` -> ``"ninety"``, the inverse of :func:`word_number`; numbers from 0 to 999."""
+    if not 0 <= number <= 999:
+        raise ValueError(f"{number} is outside 0..999")
+    if number < 20:
+        return _SMALL[number]
+    if number < 100:
+        tens, rest = divmod(number, 10)
+        name = next(word for word, value in _TENS.items() if value == tens * 10)
+        return name + (f"-{_SMALL[rest]}" if rest else "")
+    hundreds, rest = divmod(number, 100)
+    return f"{_SMALL[hundreds]} hundred" + (f" and {number_words(rest)}" if rest else "")
+
+
 def _durations(text: str) -> list[ValueMention]:
     found = []
     for match in _DURATION.finditer(text):

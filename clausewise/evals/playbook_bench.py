@@ -32,7 +32,7 @@ import tempfile
 import time
 import zipfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib.resources import files
 from pathlib import Path
@@ -44,7 +44,7 @@ from clausewise.core.results import PlaybookSummary, PositionReview
 from clausewise.evals.bank import Half, in_half
 from clausewise.evals.cuad_bench import cuad_contracts
 from clausewise.evals.data import document_ids, ingest_text
-from tools.playbook.positions import Playbook, Position, parse_positions
+from tools.playbook.positions import Playbook, Position, Requirement, parse_positions
 
 if TYPE_CHECKING:
     from clausewise.core.progress import Progress
@@ -110,6 +110,24 @@ def _bound_days(words: str) -> int:
     return days
 
 
+def _first_met(
+    requirements: Sequence[Requirement], met: Callable[[Requirement], bool]
+) -> tuple[str, int | None]:
+    """The standard met, else the first fallback met (its number), else a deviation."""
+    for number, requirement in enumerate(requirements):
+        if met(requirement):
+            return ("meets_standard", None) if number == 0 else ("meets_fallback", number)
+    return "deviation", None
+
+
+def _within(days: int, requirement: Requirement) -> bool:
+    bound = requirement.duration
+    assert bound is not None
+    low = _bound_days(bound.at_least) if bound.at_least else None
+    high = _bound_days(bound.at_most) if bound.at_most else None
+    return (low is None or days >= low) and (high is None or days <= high)
+
+
 def gold_verdict(position: Position, annotations: Sequence[str]) -> tuple[str, int | None] | None:
     """The verdict CUAD's annotations imply for ``position`` (None: not determined)."""
     present = bool(annotations)
@@ -127,23 +145,13 @@ def gold_verdict(position: Position, annotations: Sequence[str]) -> tuple[str, i
         if len(places) != 1:
             return None
         (place,) = places
-        for number, requirement in enumerate(requirements):
-            if place in {p.lower() for p in requirement.law or ()}:
-                return ("meets_standard", None) if number == 0 else ("meets_fallback", number)
-        return "deviation", None
+        return _first_met(requirements, lambda r: place in {p.lower() for p in r.law or ()})
     if standard.duration is not None:
         days = _days(text)
         if len(days) != 1:
             return None
         (value,) = days
-        for number, requirement in enumerate(requirements):
-            bound = requirement.duration
-            assert bound is not None
-            low = _bound_days(bound.at_least) if bound.at_least else None
-            high = _bound_days(bound.at_most) if bound.at_most else None
-            if (low is None or value >= low) and (high is None or value <= high):
-                return ("meets_standard", None) if number == 0 else ("meets_fallback", number)
-        return "deviation", None
+        return _first_met(requirements, lambda r: _within(value, r))
     return None
 
 

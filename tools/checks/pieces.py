@@ -52,10 +52,11 @@ def evidence_pieces(text: str, span: Span | None = None, min_chars: int = MIN_PI
         pieces.extend(
             sentence_spans(text, line_start, line_end, min_chars=min_chars) or [(line_start, line_end)]
         )
-    return [_trimmed(text, piece) for piece in pieces if text[piece[0] : piece[1]].strip()]
+    return [trimmed(text, piece) for piece in pieces if text[piece[0] : piece[1]].strip()]
 
 
-def _trimmed(text: str, span: Span) -> Span:
+def trimmed(text: str, span: Span) -> Span:
+    """``span`` without the whitespace at either end."""
     start, end = span
     while start < end and text[start].isspace():
         start += 1

@@ -20,13 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from clausewise.core.domain import Span
-from tools.values import ValueMention
-
-_SMALL = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+from tools.values import number_words
 
 
 @dataclass(frozen=True)
@@ -37,19 +31,6 @@ class Edit:
     start: int
     end: int
     insert: str
-
-
-def number_words(number: int) -> str:
-    """``90`` -> ``"ninety"``; numbers from 0 to 999."""
-    if not 0 <= number <= 999:
-        raise ValueError(f"{number} is outside 0..999")
-    if number < 20:
-        return _SMALL[number]
-    if number < 100:
-        tens, rest = divmod(number, 10)
-        return _TENS[tens - 2] + (f"-{_SMALL[rest]}" if rest else "")
-    hundreds, rest = divmod(number, 100)
-    return f"{_SMALL[hundreds]} hundred" + (f" and {number_words(rest)}" if rest else "")
 
 
 def duration_words(target: str, like: str) -> str:
@@ -63,11 +44,6 @@ def duration_words(target: str, like: str) -> str:
     if re.match(r"^[A-Za-z]", like):
         return f"{number_words(count)} {unit}"
     return f"{count} {unit}"
-
-
-def value_edit(mention: ValueMention, offset: int, replacement: str) -> Edit:
-    """Replace a value ``mention`` found in a text that starts at ``offset`` in the contract."""
-    return Edit(offset + mention.span[0], offset + mention.span[1], replacement)
 
 
 def deletions(sentences: Sequence[Span]) -> list[Edit]:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 from clausewise.core.results import PlaybookSummary, PositionReview
+from tools.result_rows import md_cell
 
 VERDICT_WORDS = {
     "meets_standard": "meets standard",
@@ -38,10 +39,6 @@ def to_json(contract: str, reviews: Sequence[PositionReview], summary: PlaybookS
     )
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def to_markdown(contract: str, reviews: Sequence[PositionReview], summary: PlaybookSummary) -> str:
     lines = [
         f"# Playbook review: {contract}",
@@ -55,7 +52,7 @@ def to_markdown(contract: str, reviews: Sequence[PositionReview], summary: Playb
     for r in reviews:
         edits = len(r.redline.edits) if r.redline else 0
         lines.append(
-            f"| {r.position_id} | {verdict_words(r)} | {r.risk} | {_cell(clause_ref(r)) or '-'} | "
-            f"{_cell(r.rationale)} | {f'{edits} edit(s)' if edits else '-'} |"
+            f"| {r.position_id} | {verdict_words(r)} | {r.risk} | {md_cell(clause_ref(r)) or '-'} | "
+            f"{md_cell(r.rationale)} | {f'{edits} edit(s)' if edits else '-'} |"
         )
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ from clausewise.runtime import Runtime
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import FINISHED, Job
+from clausewise.service.routes.reviews import contract_ids
 from clausewise.service.schemas import (
     ERROR_RESPONSES,
     PlaybookInfo,
@@ -70,7 +71,7 @@ def create_playbook_review(
         playbook = parse_positions(body.yaml, "the playbook")
     else:
         playbook = shelf_of(runtime).get(body.playbook or "playbook-commercial", body.version)
-    contracts = list(dict.fromkeys(runtime.store.resolve_id(reference) for reference in body.contracts))
+    contracts = contract_ids(runtime, body.contracts)
     return submit(service, tenant, "playbook", {"contracts": contracts, "playbook": playbook.model_dump()})
 
 

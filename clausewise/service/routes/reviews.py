@@ -49,7 +49,7 @@ def _suite(name: str | None, playbook: str | None, hypotheses: list[str]) -> Sui
     return Suite(name="+".join(p.name for p in parts), hypotheses=[h for p in parts for h in p.hypotheses])
 
 
-def _contracts(runtime: Runtime, references: list[str]) -> list[str]:
+def contract_ids(runtime: Runtime, references: list[str]) -> list[str]:
     """Contract ids of this tenant, in order and once each (an unknown one: 404 at once)."""
     return list(dict.fromkeys(runtime.store.resolve_id(reference) for reference in references))
 
@@ -59,7 +59,7 @@ def create_check(body: CheckRequest, service: CurrentService, tenant: Tenant, ru
     """Check hypotheses against contracts: Entailment / Contradiction / NotMentioned, with evidence."""
     suite = suite_of(body)
     request = {
-        "contracts": _contracts(runtime, body.contracts),
+        "contracts": contract_ids(runtime, body.contracts),
         "suite": suite.model_dump(),
         "report": body.report,
     }
@@ -72,7 +72,7 @@ def create_review(
 ) -> Job:
     """Review provisions (CUAD's 41 by default) in contracts: present or absent, clauses, values."""
     provisions = _provisions(body.provisions, body.playbook)
-    request = {"contracts": _contracts(runtime, body.contracts), "provisions": provisions.model_dump()}
+    request = {"contracts": contract_ids(runtime, body.contracts), "provisions": provisions.model_dump()}
     return submit(service, tenant, "review", request)
 
 
