@@ -49,9 +49,9 @@ from tools.journal import ResultJournal, batch_key
 from tools.playbook.positions import Playbook
 from tools.playbook.redlines import merged
 from tools.playbook.summary import redline_queue
+from tools.redline_export import RedlineDocx, redline_export
 from tools.retrieval.graph import open_graph
 from tools.review.provisions import ProvisionList
-from tools.tracked_docx import tracked_docx
 
 log = logging.getLogger(__name__)
 
@@ -310,15 +310,21 @@ class Clausewise:
         author: str,
         when: datetime,
         version: int | None = None,
-    ) -> bytes:
-        """A DOCX of the contract's text with the reviews' redlines as tracked changes; where two
-        positions' redlines change the same words, the higher risk's is kept (see
-        :func:`tools.playbook.redlines.merged`)."""
+    ) -> RedlineDocx:
+        """The reviews' redlines as tracked changes: in the contract's own Word file when it came
+        as one (its formatting kept), else in a DOCX of its text (the result says which, and
+        why). Where two positions' redlines change the same words, the higher risk's is kept
+        (see :func:`tools.playbook.redlines.merged`)."""
         index = self.runtime.store.open(contract, version)
         try:
             edits, _ = merged(redline_queue(reviews))
-            return tracked_docx(
-                index.document.text, edits, author=author, when=when, title=index.manifest.title
+            return redline_export(
+                index.document.text,
+                edits,
+                original=index.original,
+                author=author,
+                when=when,
+                title=index.manifest.title,
             )
         finally:
             index.close()

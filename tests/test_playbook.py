@@ -360,7 +360,9 @@ def test_a_forbidden_clause_is_deleted_and_a_missing_one_inserted_in_its_article
 def test_the_redline_docx_keeps_the_contract_outside_its_changes(reviewed):
     api, out = reviewed
     reviews = list(out["supply-agreement"].values())
-    data = api.redline_docx("supply-agreement", reviews, author="Counsel", when=WHEN)
+    made = api.redline_docx("supply-agreement", reviews, author="Counsel", when=WHEN)
+    assert made.base == "text" and "Word file" in made.reason  # it came as text
+    data = made.data
     body = _body(data)
     text = (EXAMPLES / "supply-agreement.txt").read_text(encoding="utf-8")
     index = api.runtime.store.open("supply-agreement")
@@ -393,7 +395,7 @@ def test_libreoffice_opens_the_redline_with_its_insertions_and_deletions_as_chan
     api, out = reviewed
     data = api.redline_docx(
         "supply-agreement", list(out["supply-agreement"].values()), author="Counsel", when=WHEN
-    )
+    ).data
     (tmp_path / "redline.docx").write_bytes(data)
     subprocess.run(
         [

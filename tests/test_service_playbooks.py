@@ -121,6 +121,7 @@ def test_a_review_streams_its_rows_and_sums_each_contract_up(served) -> None:
         assert redline.status_code == 200 and redline.headers["content-type"].startswith(
             "application/vnd.openxmlformats-officedocument.wordprocessingml"
         )
+        assert redline.headers["x-clausewise-redline-base"] == "text"  # it came as text, not Word
         with zipfile.ZipFile(io.BytesIO(redline.content)) as docx:
             body = docx.read("word/document.xml").decode("utf-8")
         assert 'w:author="Counsel"' in body and "<w:ins " in body and "<w:del " in body

@@ -23,7 +23,7 @@ from tools.playbook.redlines import Edit
 
 Kind = Literal["same", "ins", "del"]
 #: Characters XML 1.0 cannot hold (controls other than tab, newline, carriage return).
-_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def segments(text: str, edits: Sequence[Edit]) -> list[tuple[Kind, str]]:
@@ -77,7 +77,7 @@ def _run(kind: Kind, text: str) -> OxmlElement:
     run = OxmlElement("w:r")
     body = OxmlElement("w:delText" if kind == "del" else "w:t")
     body.set(qn("xml:space"), "preserve")
-    body.text = _NOT_XML.sub("\ufffd", text)
+    body.text = NOT_XML.sub("\ufffd", text)
     run.append(body)
     return run
 

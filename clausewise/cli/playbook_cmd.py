@@ -101,7 +101,7 @@ def playbook(
     if redline is not None:
         for contract in contracts:
             target_file = redline / f"{contract}-redline.docx" if folder else redline
-            data = api.redline_docx(
+            made = api.redline_docx(
                 contract,
                 by_contract[contract],
                 author=author,
@@ -109,11 +109,14 @@ def playbook(
                 version=versions.get(contract),
             )
             target_file.parent.mkdir(parents=True, exist_ok=True)
-            target_file.write_bytes(data)
+            target_file.write_bytes(made.data)
             kept, left_out = merged(redline_queue(by_contract[contract]))
             also = f"; left out, as they change words a higher risk's edit changes: {', '.join(left_out)}"
+            base = "in the contract's own Word file"
+            if made.base == "text":
+                base = f"in its text ({made.reason})"
             console.print(
-                f"Redline written to [bold]{target_file}[/bold] ({len(kept)} tracked change(s)"
+                f"Redline written to [bold]{target_file}[/bold] ({len(kept)} tracked change(s) {base}"
                 f"{also if left_out else ''})"
             )
 

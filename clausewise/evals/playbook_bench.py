@@ -357,7 +357,7 @@ def _redlines(
     """The contract's redline DOCX checked, and (``redecide``) the edited contract reviewed again."""
     import docx
 
-    data = api.redline_docx(contract_id, reviews, author="benchmark", when=datetime.now(UTC))
+    data = api.redline_docx(contract_id, reviews, author="benchmark", when=datetime.now(UTC)).data
     rejected, accepted, changes = docx_texts(data)
     try:
         docx.Document(io.BytesIO(data))

@@ -8,8 +8,10 @@ count paragraphs and render the level's text pattern ("%1.%2") with its number f
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from docx import Document
 from docx.opc.exceptions import PackageNotFoundError
@@ -134,32 +136,36 @@ def _is_heading(paragraph: object) -> tuple[bool, float]:
     return bool(runs) and all(r.bold for r in runs), 0.0
 
 
-def parse_docx_file(path: Path) -> ParsedDocument:
-    try:
-        document = Document(str(path))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:
-        raise CorruptDocument(
-            f"the Word file could not be opened ({exc.__class__.__name__})",
-            hint="open it in Word or LibreOffice and save it as .docx again",
-            path=path,
-        ) from exc
-    numbering = _Numbering.from_document(document)
+@dataclass(frozen=True)
+class BodyLine:
+    """One line of the contract's text as Word's body holds it: a paragraph (``element`` is its
+    ``w:p``, ``label`` the number Word shows before it) or a table row (``element`` its ``w:tr``,
+    ``text`` its cells joined). ``text`` is as python-docx reads it, before spaces are collapsed;
+    the line of the contract is :attr:`line`. The parser and the tracked-changes writer both walk
+    the body through here, so an offset into the contract finds its place in the Word file."""
+
+    element: Any
+    label: str
+    text: str
+    bold: bool = False
+    size: float = 0.0
+    indent: float = 0.0
+
+    @property
+    def is_row(self) -> bool:
+        return self.element.tag == qn("w:tr")
+
+    @property
+    def line(self) -> str:
+        return " ".join((f"{self.label} {self.text}" if self.label else self.text).split())
+
+
+def body_lines(document: Any) -> Iterator[BodyLine]:
+    """The body's lines in reading order, empty ones left out (numbering replayed as it goes)."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    parts: list[str] = []
-    blocks: list[Block] = []
-    offset = 0
-
-    def emit(text: str, bold: bool = False, size: float = 0.0, indent: float = 0.0) -> None:
-        nonlocal offset
-        text = " ".join(text.split())
-        if not text:
-            return
-        blocks.append(Block(start=offset, end=offset + len(text), bold=bold, font_size=size, x0=indent))
-        parts.append(text)
-        offset += len(text) + 1
-
+    numbering = _Numbering.from_document(document)
     for child in document.element.body.iterchildren():
         if child.tag == qn("w:p"):
             paragraph = Paragraph(child, document)
@@ -171,7 +177,7 @@ def parse_docx_file(path: Path) -> ParsedDocument:
             if (props := _num_properties(paragraph)) is not None:
                 label = numbering.label(*props)
             indent = float(props[1] * 20) if props else 0.0
-            emit(f"{label} {text}" if label else text, bold=heading, size=size, indent=indent)
+            yield BodyLine(child, label, text, bold=heading, size=size, indent=indent)
         elif child.tag == qn("w:tbl"):
             for row in Table(child, document).rows:
                 cells: list[str] = []
@@ -179,7 +185,42 @@ def parse_docx_file(path: Path) -> ParsedDocument:
                     value = " ".join(cell.text.split())
                     if value and (not cells or cells[-1] != value):  # merged cells repeat
                         cells.append(value)
-                emit(" | ".join(cells))
+                if cells:
+                    yield BodyLine(row._tr, "", " | ".join(cells))
+
+
+def open_docx(path: Path) -> Any:
+    """The Word file as python-docx reads it; a file that is not one is a clear error."""
+    try:
+        return Document(str(path))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:
+        raise CorruptDocument(
+            f"the Word file could not be opened ({exc.__class__.__name__})",
+            hint="open it in Word or LibreOffice and save it as .docx again",
+            path=path,
+        ) from exc
+
+
+def parse_docx_file(path: Path) -> ParsedDocument:
+    document = open_docx(path)
+    parts: list[str] = []
+    blocks: list[Block] = []
+    offset = 0
+    for body_line in body_lines(document):
+        text = body_line.line
+        if not text:
+            continue
+        blocks.append(
+            Block(
+                start=offset,
+                end=offset + len(text),
+                bold=body_line.bold,
+                font_size=body_line.size,
+                x0=body_line.indent,
+            )
+        )
+        parts.append(text)
+        offset += len(text) + 1
     if not parts:
         raise EmptyDocument("the Word file has no text", hint="check the export", path=path)
     text = "\n".join(parts)

@@ -113,8 +113,12 @@ def review_redline(
             hint="pass a contract the review read",
         )
     reviews = [PositionReview.model_validate(r["result"]) for r in rows]
-    data = Clausewise(runtime=runtime).redline_docx(
+    made = Clausewise(runtime=runtime).redline_docx(
         contract_id, reviews, author=author, when=datetime.now(UTC), version=rows[0].get("contract_version")
     )
     name = f"{contract_id}-redline.docx"
-    return Response(data, media_type=DOCX, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    headers = {
+        "Content-Disposition": f'attachment; filename="{name}"',
+        "X-Clausewise-Redline-Base": made.base,  # "original": the contract's own Word file
+    }
+    return Response(made.data, media_type=DOCX, headers=headers)
