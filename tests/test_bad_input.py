@@ -27,6 +27,27 @@ def _encrypted_pdf(path: Path) -> None:
         document.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="s3cret")
 
 
+def _malformed_docx() -> bytes:
+    """A real Word file whose document part is not well-formed XML (it was a 500)."""
+    import io
+    import zipfile
+
+    from docx import Document
+
+    made = io.BytesIO()
+    document = Document()
+    document.add_paragraph("The Supplier shall deliver the Products.")
+    document.save(made)
+    out = io.BytesIO()
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"</w:body>", b"<w:p><w:r><w:t>unclosed</w:r></w:p></w:body>")
+            target.writestr(item, data)
+    return out.getvalue()
+
+
 def _bad_files(folder: Path) -> dict[str, tuple[Path, type[InputError], str]]:
     folder.mkdir(parents=True, exist_ok=True)
     files: dict[str, tuple[Path, type[InputError], str]] = {}
@@ -46,6 +67,7 @@ def _bad_files(folder: Path) -> dict[str, tuple[Path, type[InputError], str]]:
     make("program.exe", b"MZ\x90\x00" + bytes(range(256)), UnsupportedFileType, "use PDF, DOCX")
     make("blank.txt", b"   \n\n  \t\n", EmptyDocument, "check the export")
     make("broken.docx", b"PK\x03\x04 not really a zip", CorruptDocument, "save it as .docx again")
+    make("malformed.docx", _malformed_docx(), CorruptDocument, "save it as .docx again")
     encrypted = folder / "locked.pdf"
     _encrypted_pdf(encrypted)
     files["locked.pdf"] = (encrypted, EncryptedDocument, "remove the password")

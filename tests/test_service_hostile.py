@@ -820,3 +820,98 @@ def test_hypotheses_out_of_bounds_and_event_ids_past_the_end_are_answered(hostil
                 assert response.status_code == 200 and sse_events(response) == []
             assert time.monotonic() - started < 10
         assert acme.get(f"/v1/jobs/{job['id']}/events", params={"after": 10**20}).status_code == 422
+
+
+def _raw_response(url: str, head: str, timeout: float = 10.0) -> tuple[int, float]:
+    """Send only a request's head over a socket (no body follows) and read the status line: a
+    server that reads the body first never answers within ``timeout``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    started = time.monotonic()
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as raw:
+        raw.sendall(head.replace("\n", "\r\n").encode("latin-1") + b"\r\n")
+        try:
+            status = raw.recv(64).split(b" ")[1]
+        except TimeoutError:
+            return 0, time.monotonic() - started
+    return int(status), time.monotonic() - started
+
+
+def test_a_body_is_not_read_before_the_key_and_the_announced_size_are_checked(hostile: Hostile) -> None:
+    """A 256 MB multipart body with no key was buffered before the 401, and with a key a 300 MB
+    upload was spooled before the file limit applied: both now end on the headers alone."""
+    host = hostile.live.url.removeprefix("http://")
+    upload = "POST /v1/contracts HTTP/1.1\nHost: {host}\nContent-Type: multipart/form-data; boundary=b\n"
+    no_key = upload.format(host=host) + f"Content-Length: {256 * 1024 * 1024}\n"
+    assert _raw_response(hostile.live.url, no_key)[0] == 401
+    keyed = upload.format(host=host) + f"Authorization: Bearer {hostile.keys['acme']}\n"
+    status, seconds = _raw_response(hostile.live.url, keyed + f"Content-Length: {300 * 1024 * 1024}\n")
+    assert status == 413 and seconds < 5
+    invalid = upload.format(host=host) + "Authorization: Bearer not-a-key\n"
+    assert _raw_response(hostile.live.url, invalid + "Content-Length: 100000\n")[0] == 401
+
+
+@pytest.fixture(scope="module")
+def keyless(tmp_path_factory: pytest.TempPathFactory):
+    """A single-user server with no keys, on loopback (the mode DNS rebinding aims at)."""
+    settings = service_settings(tmp_path_factory.mktemp("keyless"))
+    with LiveServer(create_app(settings, runtime_factory=scripted_runtimes(HostileScript()))) as live:
+        yield live
+
+
+def test_a_foreign_host_is_refused_and_a_cross_site_post_changes_nothing(keyless: LiveServer) -> None:
+    """With no keys, ``Host: attacker.example`` was answered with contract text and a cross-site
+    form POST ingested a planted contract."""
+    with keyless.client() as client:
+        rebound = client.get("/v1/contracts", headers={"Host": "attacker.example"})
+        assert rebound.status_code == 421 and error_of(rebound)["code"] == "host_not_allowed"
+        assert "allowed_hosts" in error_of(rebound)["hint"]
+        port = keyless.url.rsplit(":", 1)[1]
+        assert client.get("/v1/contracts", headers={"Host": f"localhost:{port}"}).status_code == 200
+        assert client.get("/", headers={"Host": "attacker.example"}).status_code == 421
+        planted = {"file": ("planted.txt", NDA.encode())}
+        for origin in ("http://attacker.example", "null", f"http://127.0.0.1:{int(port) + 1}"):
+            refused = client.post("/v1/contracts", files=planted, headers={"Origin": origin})
+            assert refused.status_code == 403 and error_of(refused)["code"] == "cross_origin_refused"
+        assert client.get("/v1/contracts").json() == []
+        own_page = client.post("/v1/contracts", files=planted, headers={"Origin": keyless.url})
+        assert own_page.status_code == 202
+        assert wait_job(client, own_page.json()["job"]["id"])["status"] == "done"
+        reading = client.get("/v1/contracts/planted/text", headers={"Origin": "http://attacker.example"})
+        assert reading.status_code == 200  # a read; the browser keeps it from the other site (no CORS)
+
+
+def test_every_transport_holds_free_text_to_the_same_bounds(hostile: Hostile) -> None:
+    """MCP's search_contract ran a 3.5 MB query for 51 s and its check_hypothesis took any text;
+    the chat endpoint accepted a 1 MB system message. REST refused all three."""
+    huge = "law " * 900_000
+    calls = [
+        ("search_contract", {"contract": "acme-secret", "query": huge}),
+        ("check_hypothesis", {"contract": "acme-secret", "hypothesis": "x" * 2001}),
+        ("check_hypothesis", {"contract": "acme-secret", "hypothesis": "  "}),
+    ]
+    started = time.monotonic()
+    _, results = asyncio.run(_mcp(hostile.live.url, hostile.keys["acme"], calls))
+    assert time.monotonic() - started < 20
+    said = [" ".join(c.text for c in result.content) for result in results]
+    assert all(result.is_error for result in results), said
+    assert "question_too_long" in said[0] or "over the" in said[0]
+    assert all("hypothesis is 5 to 2,000 characters" in text for text in said[1:])
+    with hostile.client("acme") as acme:
+        chat = acme.post(
+            "/v1/chat/completions",
+            json={
+                "model": "clausewise/acme-secret",
+                "messages": [
+                    {"role": "system", "content": "Be brief. " * 100_000},
+                    {"role": "user", "content": "Which law governs?"},
+                ],
+            },
+        )
+        assert chat.status_code == 422 and error_of(chat)["code"] == "instructions_too_long"
+        rest = acme.post(
+            "/v1/contracts/acme-secret/ask", json={"question": "Law?", "instructions": "x" * 5001}
+        )
+        assert rest.status_code == 422

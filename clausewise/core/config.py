@@ -610,6 +610,12 @@ class ServiceSettings(Section):
         description="Jobs run at once in the server process. One model per process: more only helps "
         "jobs that use no language model (ingests, NLI checks) or a model server.",
     )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers for besides loopback and its own address (a request "
+        "for another is refused, 421, against DNS rebinding); '*' for any. A server bound to every "
+        "address answers any name until some are listed.",
+    )
     max_question_chars: int = Field(
         default=4000, ge=100, description="Longest question accepted (a longer one is refused, 422)."
     )

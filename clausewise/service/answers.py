@@ -9,6 +9,37 @@ from clausewise.core.report import Report, ShortAnswer, Source
 from clausewise.service.errors import ApiError
 from clausewise.service.state import Service
 
+#: The bounds every transport (the REST schemas, the MCP tools, the chat endpoint) holds a
+#: request's free text to, so no door takes what another refuses.
+MAX_CONTEXT_CHARS = 20_000
+MAX_INSTRUCTIONS_CHARS = 5_000
+MIN_HYPOTHESIS_CHARS, MAX_HYPOTHESIS_CHARS = 5, 2_000
+
+
+def check_instructions(text: str) -> str:
+    """Instructions (a chat's system messages) within :data:`MAX_INSTRUCTIONS_CHARS`."""
+    if len(text) > MAX_INSTRUCTIONS_CHARS:
+        raise ApiError(
+            422,
+            "instructions_too_long",
+            f"the instructions are {len(text):,} characters, over the {MAX_INSTRUCTIONS_CHARS:,} limit",
+            hint="say how the answer should be written in fewer words",
+        )
+    return text
+
+
+def check_hypothesis_text(text: str) -> str:
+    """A hypothesis typed in, within the bounds ``POST /v1/checks`` holds them to."""
+    if not MIN_HYPOTHESIS_CHARS <= len(text.strip()) <= MAX_HYPOTHESIS_CHARS:
+        raise ApiError(
+            422,
+            "hypothesis_length",
+            f"a hypothesis is {MIN_HYPOTHESIS_CHARS} to {MAX_HYPOTHESIS_CHARS:,} characters; this one "
+            f"is {len(text.strip()):,}",
+            hint="state one provision as a sentence",
+        )
+    return text
+
 
 def check_question(text: str, service: Service) -> str:
     limit = service.settings.service.max_question_chars

@@ -23,6 +23,7 @@ from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub
 from clausewise.service import errors
 from clausewise.service.docs import mount_docs
+from clausewise.service.gate import RequestGate
 from clausewise.service.limits import BodyLimit
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
 
@@ -55,6 +56,7 @@ def create_app(
     app.state.service = service
     errors.install(app)
     app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
+    app.add_middleware(RequestGate, service=service)  # outermost: before any body is read
     from clausewise.service.routes import (
         contracts,
         health,

@@ -31,7 +31,13 @@ from clausewise.core.errors import ClausewiseError
 from clausewise.core.report import Report
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
-from clausewise.service.answers import answer_text, check_question, quick_text, references
+from clausewise.service.answers import (
+    answer_text,
+    check_hypothesis_text,
+    check_question,
+    quick_text,
+    references,
+)
 from clausewise.service.auth import tenant_for
 from clausewise.service.errors import error_body, status_of
 from clausewise.service.playbook_mcp import add_playbook_tool
@@ -115,6 +121,8 @@ def build_mcp(service: Service) -> MCPServer:
         """The contract's spans that best match the query, each its own verbatim text with clause
         id and pages. Retrieval only: no language model."""
 
+        check_question(query, service)  # the bound REST's search holds its query to
+
         def search() -> list[Passage]:
             with SpanSearch(runtime(), runtime().store.resolve_id(contract)) as spans:
                 return spans.passages(query, max(1, min(k, 32)))
@@ -149,6 +157,7 @@ def build_mcp(service: Service) -> MCPServer:
     async def check_hypothesis(contract: str, hypothesis: str) -> dict[str, Any]:
         """Whether the contract entails, contradicts or does not mention a statement, with the
         verified evidence that decides it."""
+        check_hypothesis_text(hypothesis)  # the bounds POST /v1/checks holds hypotheses to
         tenant = _tenant.get()
         resolved = await asyncio.to_thread(lambda: runtime().store.resolve_id(contract))
         suite = adhoc_suite([hypothesis])

@@ -9,6 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clausewise.core.domain import NodeKind, Span
 from clausewise.core.results import Manifest, ThreadInfo, ThreadMessage
+from clausewise.service.answers import (
+    MAX_CONTEXT_CHARS,
+    MAX_HYPOTHESIS_CHARS,
+    MAX_INSTRUCTIONS_CHARS,
+    MIN_HYPOTHESIS_CHARS,
+)
 from clausewise.service.jobs import Job
 
 ReportFormat = Literal["json", "md", "html"]
@@ -196,8 +202,12 @@ class AskRequest(Strict):
     version: int | None = Field(
         default=None, ge=1, description="A kept older version to read (default: live)."
     )
-    context: str = Field(default="", max_length=20_000, description="Background the answer should use.")
-    instructions: str = Field(default="", max_length=5_000, description="How the report should be written.")
+    context: str = Field(
+        default="", max_length=MAX_CONTEXT_CHARS, description="Background the answer should use."
+    )
+    instructions: str = Field(
+        default="", max_length=MAX_INSTRUCTIONS_CHARS, description="How the report should be written."
+    )
     turns: int | None = Field(default=None, ge=1, le=10, description="Research turns at most.")
     stream: bool = Field(default=False, description="Answer with Server-Sent Events as the work goes on.")
     format: ReportFormat = Field(default="json", description="The report's rendering when not streamed.")
@@ -230,7 +240,9 @@ class CheckRequest(Strict):
     contracts: list[str] = Field(min_length=1, max_length=10_000)
     suite: str | None = Field(default=None, description="A built-in suite: nda.")
     playbook: str | None = Field(default=None, max_length=200_000, description="A playbook's YAML text.")
-    hypotheses: list[Annotated[str, Field(min_length=5, max_length=2000)]] = Field(
+    hypotheses: list[
+        Annotated[str, Field(min_length=MIN_HYPOTHESIS_CHARS, max_length=MAX_HYPOTHESIS_CHARS)]
+    ] = Field(
         default_factory=list, max_length=200, description="Hypotheses typed in (5 to 2,000 characters each)."
     )
     report: bool = Field(default=False, description="Add the Interrogator's report to each result (slow).")

@@ -16,10 +16,17 @@ from typing import Any
 from docx import Document
 from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.ns import qn
+from lxml import etree
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
 from clausewise.core.errors import CorruptDocument, EmptyDocument
 from tools.structure.labels import int_to_roman
+
+
+def _number(value: str | None, default: int) -> int:
+    """A numbering attribute as a number; a value Word would not write falls back to its default
+    (a malformed file is read as far as it can be, never a 500)."""
+    return int(value) if value is not None and value.strip().isdigit() else default
 
 
 @dataclass
@@ -50,12 +57,12 @@ class _Numbering:
             for lvl in abstract.findall(qn("w:lvl")):
                 level = _Level()
                 if (start := lvl.find(qn("w:start"))) is not None:
-                    level.start = int(start.get(qn("w:val"), "1"))
+                    level.start = _number(start.get(qn("w:val")), 1)
                 if (fmt := lvl.find(qn("w:numFmt"))) is not None:
                     level.fmt = fmt.get(qn("w:val"), "decimal")
                 if (text := lvl.find(qn("w:lvlText"))) is not None:
                     level.text = text.get(qn("w:val"), "")
-                levels[int(lvl.get(qn("w:ilvl"), "0"))] = level
+                levels[_number(lvl.get(qn("w:ilvl")), 0)] = level
             numbering.abstract_levels[abstract.get(qn("w:abstractNumId"))] = levels
         for num in root.findall(qn("w:num")):
             num_id = num.get(qn("w:numId"))
@@ -65,8 +72,8 @@ class _Numbering:
             for override in num.findall(qn("w:lvlOverride")):
                 start = override.find(qn("w:startOverride"))
                 if start is not None:
-                    key = (num_id, int(override.get(qn("w:ilvl"), "0")))
-                    numbering.start_overrides[key] = int(start.get(qn("w:val"), "1"))
+                    key = (num_id, _number(override.get(qn("w:ilvl")), 0))
+                    numbering.start_overrides[key] = _number(start.get(qn("w:val")), 1)
         return numbering
 
     def label(self, num_id: str, ilvl: int) -> str:
@@ -193,7 +200,7 @@ def open_docx(path: Path) -> Any:
     """The Word file as python-docx reads it; a file that is not one is a clear error."""
     try:
         return Document(str(path))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError) as exc:
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, etree.XMLSyntaxError) as exc:
         raise CorruptDocument(
             f"the Word file could not be opened ({exc.__class__.__name__})",
             hint="open it in Word or LibreOffice and save it as .docx again",

@@ -31,7 +31,14 @@ from sse_starlette.sse import EventSourceResponse
 
 from clausewise.core.report import Report
 from clausewise.runtime import Runtime
-from clausewise.service.answers import answer_text, check_question, quick_text, references, rest_after
+from clausewise.service.answers import (
+    answer_text,
+    check_instructions,
+    check_question,
+    quick_text,
+    references,
+    rest_after,
+)
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import Job
@@ -113,6 +120,7 @@ def _start(
     contract = _contract(body.model, runtime)
     question, instructions, earlier = _conversation(body)
     check_question(question, service)
+    check_instructions(instructions)
     thread = runtime.threads.thread_for_conversation(_digest(contract, earlier))
     context = ""
     if thread is None:

@@ -1,0 +1,121 @@
+"""The checks a request passes before any of its body is read, in this order:
+
+1. **Host** (421): a loopback server answers only to loopback names (and its own address, and the
+   names in ``service.allowed_hosts``), so a page on another site that rebinds its DNS name to
+   127.0.0.1 cannot read the library. A server bound to every address cannot list the names it is
+   reached by; it answers any unless ``service.allowed_hosts`` lists them (its keys protect it).
+2. **Origin** (403): a browser's cross-site form or script may not change anything (ingest,
+   delete, ask): a request other than GET/HEAD/OPTIONS whose ``Origin`` is not the server itself
+   is refused. Clients that are not browsers send no ``Origin`` and are not affected.
+3. **Key** (401): with keys configured, an API request (``/v1/...``, ``/mcp``) without a valid key
+   is refused before its body is read, so nobody without a key can make the server buffer or spool
+   anything. The routes still resolve the tenant from the key themselves.
+4. **Announced size** (413): an upload whose ``Content-Length`` is over the file limit (plus room
+   for its form fields) is refused before it is spooled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import urlsplit
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from clausewise.core.errors import ClausewiseError
+from clausewise.service.auth import tenant_for
+from clausewise.service.errors import envelope, error_body, status_of
+from clausewise.service.state import Service
+
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+EVERY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: Room for an upload's form fields and multipart framing beyond the file itself.
+FORM_ALLOWANCE = 1024 * 1024
+
+
+def host_name(value: str) -> str:
+    """The name of a ``Host`` header value (``[::1]:8000`` -> ``::1``, ``Example.org:80`` ->
+    ``example.org``)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_allowed(name: str, bound: str, allowed: list[str]) -> bool:
+    """Whether a server bound to ``bound`` answers requests for host ``name``."""
+    listed = {host_name(a) for a in allowed}
+    if name in LOOPBACK_NAMES or "*" in listed or name in listed:
+        return True
+    if bound in EVERY_ADDRESS:
+        return not listed  # reached by names we cannot know, unless the operator listed them
+    return name == host_name(bound)
+
+
+class RequestGate:
+    """Host, Origin, key and announced size, checked on the headers alone (see the module)."""
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = await self._refusal(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _refusal(self, scope: Scope) -> JSONResponse | None:
+        settings = self.service.settings
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if not host_allowed(host_name(host), settings.service.host, settings.service.allowed_hosts):
+            return _refuse(
+                421,
+                "host_not_allowed",
+                "this server does not answer for that host name",
+                "open it as http://127.0.0.1:<port>, or add the name to service.allowed_hosts",
+            )
+        origin = headers.get("origin")
+        if origin is not None and scope["method"] not in SAFE_METHODS and not _same_site(origin, host):
+            return _refuse(
+                403,
+                "cross_origin_refused",
+                "a page from another site may not change anything here",
+                "send the request from the service's own page, or from a client that is not a browser",
+            )
+        path = scope.get("path", "")
+        if path.startswith("/v1/") or path == "/mcp":
+            authorization = headers.get("authorization", "")
+            key = authorization[7:].strip() if authorization.lower().startswith("bearer ") else None
+            try:
+                await asyncio.to_thread(tenant_for, self.service, key or headers.get("x-api-key") or None)
+            except ClausewiseError as error:
+                return JSONResponse(
+                    error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
+                )
+        declared = headers.get("content-length", "")
+        limit = int(settings.parsing.max_file_mb * 1024 * 1024) + FORM_ALLOWANCE
+        multipart = headers.get("content-type", "").lower().startswith("multipart/")
+        if multipart and declared.isdigit() and int(declared) > limit:
+            return _refuse(
+                413,
+                "file_too_large",
+                f"the upload is over the {settings.parsing.max_file_mb:g} MB allowed for a file",
+                "split the contract, or raise parsing.max_file_mb on the server",
+            )
+        return None
+
+
+def _same_site(origin: str, host: str) -> bool:
+    """Whether a browser's ``Origin`` is the server it is sending to (``null``: never)."""
+    return origin != "null" and urlsplit(origin).netloc.lower() == host.strip().lower()
+
+
+def _refuse(status: int, code: str, message: str, hint: str) -> JSONResponse:
+    return JSONResponse(envelope(code, message, hint), status_code=status, headers={"Connection": "close"})
