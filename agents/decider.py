@@ -42,7 +42,7 @@ from clausewise.core.config import DecisionSettings
 from clausewise.core.domain import Hit, Span
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
-from clausewise.core.results import Decision, Ruling, VerifiedCitation
+from clausewise.core.results import LABELS, Decision, Ruling, VerifiedCitation
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
@@ -182,6 +182,27 @@ class AnswerDecider:
                 break
             held.append(span)
         return held
+
+    def clause_presence(self, provision: KnownProvision, clause: str) -> float | None:
+        """The calibrated P(present) of one clause's words read afresh (an edited clause: nothing
+        stored at ingest describes it); None when no presence head covers ``provision``."""
+        column = self._presence_column(provision)
+        if column is None or self.presence is None:
+            return None
+        head = self.presence.head
+        vector = self.retriever.embedder.embed([clause])
+        score = float(head.probabilities(vector, [clause])[0, column])
+        probability = head.present_probability(column, score)
+        return probability if probability is not None else score
+
+    def clause_ruling(self, hypothesis: str, clause: str) -> tuple[str, float] | None:
+        """The NLI classifier's label ("Entailment", "Contradiction", "NotMentioned") for
+        ``hypothesis`` on one clause's words and its probability; None without the classifier."""
+        if self.scorer is None:
+            return None
+        row = self.scorer.probabilities(hypothesis, [clause])[0]
+        best = int(row.argmax())
+        return LABELS[best], float(row[best])
 
     def decide_value(self, question: str, provision: KnownProvision, value_kind: str) -> Decision:
         """The value of ``value_kind`` ("law", "duration", ...) the clauses holding ``provision``

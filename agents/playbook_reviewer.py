@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 
 from agents.decider import CATEGORY_VALUE, AnswerDecider
-from clausewise.core.domain import RetrievalQuery
+from clausewise.core.domain import RetrievalQuery, Span
 from clausewise.core.results import (
     Decision,
     PlaybookCitation,
@@ -275,6 +275,67 @@ class PlaybookReviewer:
         anchor = sections[0] if sections else node
         numbered = [c.label for c in tree.children(anchor.id) if c.label]
         return trimmed(text, anchor.span)[1], next_label(numbered[-1]) if numbered else ""
+
+    # -- re-deciding an edit (a drafted redline is kept only if it holds) ------------------------
+
+    def redecided(self, position: Position, edits: Sequence[Edit], clause: Span) -> bool | None:
+        """Whether the contract with ``edits`` (all inside ``clause``) meets the position's
+        standard or a fallback, deciding the edited clause again with the deciders that decided
+        the position: the presence classifier on its words (and the other clauses holding the
+        provision, unedited), the value reader on its sentence, the NLI classifier on its words.
+        None when no decider covers the position."""
+        provision = self._provision(position)
+        if provision is None:
+            return None
+        edited = apply_edits(self.index.document.text, edits)
+        shift = sum(len(e.insert) - (e.end - e.start) for e in edits)
+        words = edited[clause[0] : clause[1] + shift]
+        question = self._question(position, provision)
+        decisions = [
+            self._edited_decision(position, provision, requirement, question, words, clause)
+            for requirement in self._requirements(position)
+        ]
+        if any(d is None for d in decisions):
+            return None
+        outcomes = [outcome(r, d) for r, d in zip(self._requirements(position), decisions, strict=True)]  # type: ignore[arg-type]
+        found, _ = verdict(outcomes[0], outcomes[1:])
+        return found in ("meets_standard", "meets_fallback")
+
+    def _edited_decision(
+        self,
+        position: Position,
+        provision: KnownProvision,
+        requirement: Requirement,
+        question: str,
+        words: str,
+        clause: Span,
+    ) -> Decision | None:
+        """``requirement``'s decision on the edited clause's ``words`` (it stood at ``clause``)."""
+        form = requirement.form
+        if form == "require":
+            probability = self.decider.clause_presence(provision, words)
+            if probability is None:
+                return None
+            held = self.decider.clauses_holding(provision, self.strike_at)
+            others = [s for s in held if not (s[0] < clause[1] and clause[0] < s[1])]
+            present = probability >= self.strike_at or bool(others)
+            return Decision(question=question, form="verdict", verdict="yes" if present else "no")
+        if form == "hypothesis":
+            ruling = self.decider.clause_ruling(requirement.hypothesis or "", words)
+            if ruling is None:
+                return None
+            label, probability = ruling
+            if probability < self.decider.settings.hypothesis_confident_at:
+                return Decision(question=question, form="verdict", verdict="unclear")
+            said = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}[label]
+            return Decision(question=question, form="verdict", verdict=said)  # type: ignore[arg-type]
+        kind = self._value_kind(position, provision)
+        readings = value_readings(question, kind, words, [(0, len(words))])
+        if not readings:
+            return Decision(question=question, form="value", verdict="unclear")
+        return Decision(
+            question=question, form="value", value_type=kind, normalized=readings[0].mention.normalized
+        )
 
     # -- 5. state -----------------------------------------------------------------------------------
 

@@ -253,19 +253,26 @@ class Clausewise:
         self, contract: str, playbook: Playbook, *, version: int | None = None
     ) -> Iterator[PositionReview | PlaybookSummary]:
         """Each position of ``playbook`` against the contract, as each is reviewed (the LangGraph
-        loop of :mod:`graphs.playbook_graph`), then the review's risk summary, last."""
+        loop of :mod:`graphs.playbook_graph`), then the review's risk summary, last. With
+        ``playbook.draft`` the drafter model proposes redlines where the rule-made ones fall
+        short, kept only where they hold."""
         index = self.runtime.store.open(contract, version)
         try:
-            context = PlaybookContext(reviewer=self.runtime.playbook_reviewer(index, playbook))
+            reviewer = self.runtime.playbook_reviewer(index, playbook)
+            drafter = (
+                self.runtime.redline_drafter(index, reviewer)
+                if self.runtime.settings.playbook.draft
+                else None
+            )
             graph = build_playbook_graph()
             for update in graph.stream(
-                {"queue": list(playbook.positions)},
-                context=context,
+                {"queue": list(playbook.positions), "draft": drafter is not None},
+                context=PlaybookContext(reviewer=reviewer, drafter=drafter),
                 stream_mode="updates",
-                config={"recursion_limit": 2 * len(playbook.positions) + 8},
+                config={"recursion_limit": 4 * len(playbook.positions) + 8},
             ):
                 for node, change in update.items():
-                    if node == "review_next":
+                    if node == "file_review":
                         yield from change["reviews"]
                     elif node == "summarise_risk":
                         yield change["summary"]
@@ -417,7 +424,9 @@ class Clausewise:
         result. A file that cannot be ingested becomes one row with its error, and the batch
         goes on."""
         if journal_path is None:
-            relevant = self.settings.model_dump_json(include={"retrieval", "checks", "review", "models"})
+            relevant = self.settings.model_dump_json(
+                include={"retrieval", "checks", "review", "models", "decision", "playbook"}
+            )
             names = (str(s.resolve()) if isinstance(s, Path) else f"contract:{s}" for s in sources)
             key = batch_key(kind, *names, playbook, relevant)
             journal_path = self.runtime.journal_dir(kind) / f"{key}.jsonl"

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from agents.decider import AnswerDecider
     from agents.interrogator import Interrogator
     from agents.playbook_reviewer import PlaybookReviewer
+    from agents.redline_drafter import RedlineDrafter
     from agents.researcher import Researcher
     from agents.reviewer import ProvisionReviewer
     from tools.checks.nli import NliClassifier
@@ -350,3 +351,9 @@ class Runtime:
             known_provisions(),
             strike_at=self.settings.playbook.strike_at,
         )
+
+    def redline_drafter(self, index: ContractIndex, reviewer: PlaybookReviewer) -> RedlineDrafter:
+        """The drafter model's redlines on ``index``, re-decided by ``reviewer`` (playbook.draft)."""
+        from agents.redline_drafter import RedlineDrafter
+
+        return RedlineDrafter(self.chat_model("drafter"), index.document.text, reviewer)

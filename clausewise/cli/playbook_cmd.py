@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import console, state_of
+from clausewise.core.config import deep_merge
 from clausewise.core.results import PlaybookSummary, PositionReview
 
 _COLOURS = {"high": "red", "medium": "yellow", "low": "green"}
@@ -45,6 +46,12 @@ def playbook(
     ),
     author: str = typer.Option("Clausewise", "--author", help="The author the tracked changes carry."),
     fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
+    draft: bool = typer.Option(
+        False,
+        "--draft",
+        help="Have the drafter model propose redlines where the rule-made ones fall short (kept only if "
+        "the edited clause, decided again, meets the position); default: quick mode, no language model.",
+    ),
     tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
 ) -> None:
     """Review contracts against a playbook: verdict, risk, the clause quoted, and redlines."""
@@ -60,7 +67,10 @@ def playbook(
     if chosen not in ("json", "md"):
         raise typer.BadParameter("use json or md", param_hint="--format")
     positions = load_positions(playbook_name)
-    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    app_state = state_of(ctx)
+    if draft:
+        app_state.overrides = deep_merge(app_state.overrides, {"playbook": {"draft": True}})
+    api = Clausewise(runtime=app_state.runtime(tenant))
     folder = Path(target).is_dir()
     rows: list[tuple[str, PositionReview]] = []
     versions: dict[str, int | None] = {}

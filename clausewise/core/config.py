@@ -207,7 +207,7 @@ def _optional_fields(model: type[BaseModel]) -> dict[str, Any]:
 RoleSettings = create_model("RoleSettings", __base__=Section, **_optional_fields(LLMSettings))
 
 #: The roles that call a language model; each can use a different model.
-ROLES = ("questioner", "rewriter", "answerer", "writer", "judge", "reranker")
+ROLES = ("questioner", "rewriter", "answerer", "writer", "judge", "reranker", "drafter")
 
 
 class ModelsSettings(Section):
@@ -219,6 +219,9 @@ class ModelsSettings(Section):
     writer: RoleSettings = Field(default_factory=RoleSettings, description="Report writing and refining.")
     judge: RoleSettings = Field(default_factory=RoleSettings, description="Judgements (labels, confidence).")
     reranker: RoleSettings = Field(default_factory=RoleSettings, description="LLM relevance judge.")
+    drafter: RoleSettings = Field(
+        default_factory=RoleSettings, description="Playbook redlines drafted by a model (playbook.draft)."
+    )
 
     def for_role(self, role: str) -> LLMSettings:
         """The default model settings with the role's overrides applied."""
@@ -496,6 +499,13 @@ class PlaybookSettings(Section):
         le=1.0,
         description="A forbidden provision's redline strikes every clause whose own calibrated probability "
         "of holding it is at least this (0.5: more likely than not).",
+    )
+    draft: bool = Field(
+        default=False,
+        description="Ask the drafter model for a redline where the rule-made one is missing or, read "
+        "again, does not meet the position; a drafted edit is kept only if everything outside it is "
+        "the contract's own text and the edited clause, decided again, meets the position. Off: quick "
+        "mode, no language model.",
     )
 
 

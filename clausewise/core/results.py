@@ -386,7 +386,7 @@ class Redline(BaseModel):
     """The edits proposed for one position, how they were made, and whether the edited clause,
     decided again, meets the position (None: not re-decidable without the models)."""
 
-    kind: Literal["value", "delete", "insert", "rewrite"]
+    kind: Literal["value", "delete", "insert", "rewrite", "drafted"]
     edits: list[RedlineEdit] = Field(default_factory=list)
     target: str = Field(default="", description="The requirement the edit brings the clause to.")
     satisfies: bool | None = None
@@ -409,6 +409,11 @@ class PositionReview(BaseModel):
     confidence: float | None = None
     guidance: str = ""
     redline: Redline | None = None
+    drafting: str = Field(
+        default="",
+        description="With playbook.draft: what became of the drafter model's edit (kept as the "
+        "redline, or why it was refused, the rule-made redline then kept).",
+    )
     seconds: float = 0.0
 
     @computed_field  # type: ignore[prop-decorator]

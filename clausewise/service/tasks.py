@@ -340,6 +340,8 @@ def _batch_rows_of(
     run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
 ) -> dict[str, Any]:
     asked = {key: payload.get(key) for key in ("suite", "provisions", "report", "playbook")}
+    if kind == "playbook":  # a drafter's redlines are other rows than quick mode's
+        asked["draft"] = runtime.settings.playbook.draft
     if kind == "room":  # a cell is the decider's answer to a question: both change it
         asked = {
             "questions": payload["questions"],
