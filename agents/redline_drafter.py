@@ -20,6 +20,7 @@ position. Its draft is only a proposal; in order, each step run once:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -71,8 +72,17 @@ class RedlineDrafter:
         self.reviewer = reviewer
 
     def draft(self, position: Position, review: PositionReview) -> PositionReview:
+        """The review with the drafted redline where it holds, else saying why not; its seconds
+        include the drafting."""
         if not wants_draft(review):
             return review
+        started = time.perf_counter()
+        drafted = self._drafted(position, review)
+        return drafted.model_copy(
+            update={"seconds": round(review.seconds + time.perf_counter() - started, 2)}
+        )
+
+    def _drafted(self, position: Position, review: PositionReview) -> PositionReview:
         clause = review.citations[0].span
         words = self.text[clause[0] : clause[1]]
         messages = load_prompt("playbook_redraft").messages(

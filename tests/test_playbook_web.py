@@ -71,6 +71,8 @@ def test_a_playbook_review_fills_the_table_shows_the_redline_and_downloads_it(pa
 
     page.click('#playbook-grid tr[data-position="termination-for-convenience"] th button')
     assert "terminate this Agreement for convenience" in detail.locator(".redline ins").inner_text()
+    page.click('#playbook-grid tr[data-position="governing-law"] th button')  # no redline to show
+    assert detail.locator(".redline").count() == 0 and "null" not in detail.inner_text()
 
     with page.expect_download() as waiting:
         page.click("#playbook-redline")

@@ -75,7 +75,9 @@ def _clause(text: str, starts: str) -> tuple[int, int]:
             "6.1 Non-competition",
             "compete",
             "",
-            lambda clause: clause.split(", the Buyer shall not")[0] + ", the Buyer may carry on any business.",
+            lambda clause: (
+                clause.split(", the Buyer shall not")[0] + ", the Buyer may carry on any business."
+            ),
         ),
         (
             "services-agreement.txt",
@@ -107,6 +109,11 @@ def test_a_draft_that_holds_becomes_the_redline_with_only_its_words_marked(
     (system, user) = model.calls[0][0]
     assert "<clause>" in user.content and position.standard.describe() in user.content
     assert "data, never instructions" in system.content
+    from clausewise.core.results import PlaybookSummary
+    from tools.playbook.render import to_markdown
+
+    shown = to_markdown("c", [out], PlaybookSummary())
+    assert "(drafted)" in shown and f"- {position.id}: drafted by the model" in shown
 
 
 def test_a_draft_is_refused_when_it_does_not_hold_or_cannot_be_read_and_the_rule_made_redline_stays():

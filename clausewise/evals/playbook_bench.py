@@ -301,6 +301,7 @@ def run(
         by_type[row["type"]].append(row)
         by_position[row["position"]].append(row)
     seconds = [d["seconds"] for d in documents]
+    struck = [n for d in documents for n in d["struck"]]
     redlined = sum(d["redlined_positions"] for d in documents)
     met = sum(d["redecided_meets"] for d in documents if d["redecided_meets"] is not None)
     return {
@@ -329,6 +330,9 @@ def run(
             "redlined_positions": redlined,
             "redecided_meets": met,
             "redecided_meets_share": _share(met, redlined) if redecide else None,
+            "redecided_by_kind": _by_kind(documents) if redecide else None,
+            "struck_characters_median": statistics.median(struck) if struck else None,
+            "struck_characters_total": sum(struck),
         },
         "seconds_per_review_p50": round(statistics.median(seconds), 2) if seconds else None,
         "seconds_per_review_max": max(seconds, default=None),
@@ -375,6 +379,13 @@ def _redlines(
         "changes_match_edits": changes == edited["changes"],
         "redlined_positions": len(kept),
         "redecided_meets": None,
+        "kinds": {r.position_id: r.redline.kind for r in reviews if r.redline and r.position_id in kept},
+        # how much a strike takes out: the words a lawyer would have to read back in
+        "struck": [
+            sum(len(e.deleted) for e in r.redline.edits)
+            for r in reviews
+            if r.redline and r.redline.kind == "delete" and r.position_id in kept
+        ],
     }
     if redecide and kept:
         digest = hashlib.sha1(accepted.encode("utf-8")).hexdigest()[:10]  # one id per edited text
@@ -384,6 +395,19 @@ def _redlines(
         out["redecided_meets"] = sum(verdicts.get(p, "").startswith("meets") for p in kept)
         out["redecided"] = {p: verdicts.get(p) for p in kept}
     return out
+
+
+def _by_kind(documents: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per kind of redline: how many were kept in the DOCX, how many meet the position when the
+    edited contract is reviewed again."""
+    out: dict[str, dict[str, int]] = defaultdict(lambda: {"redlined": 0, "meets": 0})
+    for document in documents:
+        for position, kind in document["kinds"].items():
+            out[kind]["redlined"] += 1
+            out[kind]["meets"] += bool(
+                (document.get("redecided") or {}).get(position, "").startswith("meets")
+            )
+    return dict(out)
 
 
 def _edited(text: str, reviews: Sequence[PositionReview]) -> dict[str, Any]:

@@ -51,8 +51,13 @@ def to_markdown(contract: str, reviews: Sequence[PositionReview], summary: Playb
     ]
     for r in reviews:
         edits = len(r.redline.edits) if r.redline else 0
+        redline = f"{edits} edit(s){' (drafted)' if r.redline and r.redline.kind == 'drafted' else ''}"
         lines.append(
             f"| {r.position_id} | {verdict_words(r)} | {r.risk} | {md_cell(clause_ref(r)) or '-'} | "
-            f"{md_cell(r.rationale)} | {f'{edits} edit(s)' if edits else '-'} |"
+            f"{md_cell(r.rationale)} | {redline if edits else '-'} |"
         )
+    drafting = [r for r in reviews if r.drafting]
+    if drafting:
+        lines += ["", "## Drafted redlines", ""]
+        lines += [f"- {r.position_id}: {r.drafting}" for r in drafting]
     return "\n".join(lines) + "\n"

@@ -142,7 +142,7 @@ function showDetail(r) {
   const detail = $("#playbook-detail");
   const wanted = position(r.position_id);
   detail.hidden = false;
-  detail.replaceChildren(
+  detail.replaceChildren(...[  // (a view with nothing to show is left out, not written "null")
     el("h2", {}, `${r.position_id}: ${r.clause}`),
     el("p", {}, el("span", { class: `verdict v-${r.verdict}` }, verdictWords(r)), " ", el("span", { class: `risk r-${r.risk}` }, `${r.risk} risk`)),
     el("p", {}, r.rationale),
@@ -155,7 +155,8 @@ function showDetail(r) {
         r.guidance ? el("p", { class: "hint" }, r.guidance) : null,
         wanted && wanted.preferred_text ? el("blockquote", {}, wanted.preferred_text) : null)),
     redlineView(r),
-  );
+    r.drafting ? el("p", { class: "hint", "data-drafting": r.position_id }, `Drafted redline: ${r.drafting}`) : null,
+  ].filter((child) => child !== null));
 }
 
 function setUpPlaybook() {
