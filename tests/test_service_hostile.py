@@ -915,3 +915,30 @@ def test_every_transport_holds_free_text_to_the_same_bounds(hostile: Hostile) ->
             "/v1/contracts/acme-secret/ask", json={"question": "Law?", "instructions": "x" * 5001}
         )
         assert rest.status_code == 422
+
+
+def test_a_revoked_key_ends_the_streams_it_opened(hostile: Hostile) -> None:
+    """After `clausewise keys revoke`, an events stream opened before kept streaming the whole
+    report; now it ends with an error event within seconds, and the job is not cancelled."""
+    keys = KeyStore.of(service_settings(hostile.data))
+    info, key = keys.create("beta", "revoked while streaming")
+    asked = {"question": "Answer slowly: which law governs?", "stream": True, "turns": 3}
+    with (
+        hostile.live.client(key) as client,
+        client.stream("POST", "/v1/contracts/mutual-nda/ask", json=asked) as running,
+    ):
+        job = running.headers["x-job-id"]
+        with client.stream("GET", f"/v1/jobs/{job}/events") as following:
+            lines = following.iter_lines()
+            assert any(line.startswith("event:") for line in lines)  # the stream is live
+            keys.revoke(info.id)
+            revoked_at = time.monotonic()
+            rest = list(lines)
+        ended = time.monotonic() - revoked_at
+        events = [line[6:].strip() for line in rest if line.startswith("event:")]
+        assert events[-1] == "error" and "result" not in events, events
+        assert any("invalid_api_key" in line for line in rest) and ended < 5
+        asked_events = [line[6:].strip() for line in running.iter_lines() if line.startswith("event:")]
+        assert asked_events[-1] == "error"  # the ask's own stream, opened with the same key
+    with hostile.client("beta") as beta:
+        assert wait_job(beta, job)["status"] == "done"  # access ended, not the work

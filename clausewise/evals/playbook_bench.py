@@ -280,6 +280,7 @@ def run(
                         "correct": gold is not None and (review.verdict, review.fallback) == gold,
                         "confidence": review.confidence,
                         "redline": review.redline.kind if review.redline else None,
+                        "drafting": review.drafting,
                     }
                 )
             document = {
@@ -334,6 +335,7 @@ def run(
             "struck_characters_median": statistics.median(struck) if struck else None,
             "struck_characters_total": sum(struck),
         },
+        "drafting": _drafting(rows) if runtime.settings.playbook.draft else None,
         "seconds_per_review_p50": round(statistics.median(seconds), 2) if seconds else None,
         "seconds_per_review_max": max(seconds, default=None),
         # CUAD's texts are ingested as text (one page): their length says how long they are,
@@ -395,6 +397,22 @@ def _redlines(
         out["redecided_meets"] = sum(verdicts.get(p, "").startswith("meets") for p in kept)
         out["redecided"] = {p: verdicts.get(p) for p in kept}
     return out
+
+
+def _drafting(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """With playbook.draft: how many positions were drafted, how many drafts were kept, and why
+    the others were refused (the words in brackets of the review's note)."""
+    out: dict[str, int] = defaultdict(int)
+    for row in rows:
+        note = row["drafting"]
+        if not note:
+            continue
+        out["drafted"] += 1
+        if note.startswith("drafted by the model"):
+            out["kept"] += 1
+        else:
+            out[note[note.find("(") + 1 : note.find(")")]] += 1
+    return dict(out)
 
 
 def _by_kind(documents: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:

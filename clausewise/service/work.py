@@ -15,11 +15,14 @@ from typing import Any
 from fastapi import Request
 
 from clausewise.core.errors import ClausewiseError
-from clausewise.service.errors import ApiError, status_for_code
+from clausewise.service.auth import presented_key, tenant_for
+from clausewise.service.errors import ApiError, error_body, status_for_code
 from clausewise.service.jobs import FINISHED, Job, JobEvent, JobKind
 from clausewise.service.state import Service
 
 _POLL_SECONDS = 0.1
+#: How often an open stream asks again whether its key is still valid (a revoked key ends it).
+_KEY_CHECK_SECONDS = 1.0
 
 
 def submit(service: Service, tenant: str, kind: JobKind, request: dict[str, Any]) -> Job:
@@ -85,10 +88,23 @@ async def follow(
     """The job's events as Server-Sent Events (``event``, JSON ``data``, ``id`` = sequence number,
     so a client can resume with ``Last-Event-ID``), ending with its outcome: ``result`` when it is
     done, otherwise its last event (``failed`` with the error, ``cancelled``). A client that goes
-    away stops the job only when it asked for that; the job's events stay stored either way."""
+    away stops the job only when it asked for that; the job's events stay stored either way.
+
+    The key that opened the stream is checked again every second: once it is revoked (or the
+    server's keys no longer let it in) the stream ends with an ``error`` event, whatever the job
+    does next."""
     seen, ended = after, False
+    key, checked = presented_key(request), time.monotonic()
     try:
         while not await request.is_disconnected():
+            if time.monotonic() - checked >= _KEY_CHECK_SECONDS:
+                checked = time.monotonic()
+                try:
+                    await asyncio.to_thread(tenant_for, service, key)
+                except ApiError as error:
+                    ended = True  # access ended, not the job: it is not cancelled
+                    yield {"event": "error", "data": json.dumps(error_body(error))}
+                    return
             events = await asyncio.to_thread(service.jobs.events, tenant, job_id, seen)
             for event in events:
                 seen = event.seq
