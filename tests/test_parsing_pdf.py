@@ -135,3 +135,29 @@ def test_real_cuad_pdf_tree(bench_data: Path, pdf_name: str) -> None:
     assert tree.node("12.12").title == "ENTIRE AGREEMENT"
     assert tree.node("Exhibit A").title == "ESCROW SERVICES DESCRIPTION"
     assert tree.node("8.4").pages == [6]
+
+
+def test_a_huge_page_is_rendered_within_the_pixel_budget(tmp_path):
+    """A 6,000 pt page took about 2 GB to OCR at 300 dpi and a 14,400 pt page's image was a 500:
+    both are rendered smaller, their words still mapped to points."""
+    import io
+
+    from PIL import Image
+
+    from tools.parsing.ocr import render_page
+    from tools.rendering import MAX_PAGE_PIXELS, page_png
+
+    path = tmp_path / "huge.pdf"
+    with pymupdf.open() as document:
+        for side in (6000, 14400):
+            page = document.new_page(width=side, height=side)
+            page.insert_text((72, 144), "The Supplier shall deliver the Products.", fontsize=48)
+        document.save(path)
+    with pymupdf.open(path) as document:
+        image, points_per_pixel = render_page(document[0], 300)
+        assert image.width * image.height <= MAX_PAGE_PIXELS
+        assert abs(image.width * points_per_pixel - 6000) < 2  # words map back to points
+        small, _ = render_page(document[0].parent.new_page(width=612, height=792), 300)
+        assert small.width == 2550  # a Letter page keeps its 300 dpi
+    png = Image.open(io.BytesIO(page_png(path, 2, scale=1.5)))
+    assert png.width * png.height <= MAX_PAGE_PIXELS and png.width == png.height

@@ -942,3 +942,20 @@ def test_a_revoked_key_ends_the_streams_it_opened(hostile: Hostile) -> None:
         assert asked_events[-1] == "error"  # the ask's own stream, opened with the same key
     with hostile.client("beta") as beta:
         assert wait_job(beta, job)["status"] == "done"  # access ended, not the work
+
+
+def test_a_huge_pdf_page_is_served_as_a_bounded_image(hostile: Hostile) -> None:
+    """The image of a 14,400 pt page at the viewer's default scale was a 500."""
+    from PIL import Image
+
+    with pymupdf.open() as document:
+        page = document.new_page(width=14400, height=14400)
+        page.insert_text((72, 144), "This Agreement is governed by the laws of England.", fontsize=48)
+        data = document.tobytes()
+    with hostile.client("acme") as acme:
+        job = acme.post("/v1/contracts", files={"file": ("poster.pdf", data)}).json()["job"]
+        assert wait_job(acme, job["id"])["status"] == "done"
+        image = acme.get("/v1/contracts/poster/pages/1/image")
+        assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+        shown = Image.open(io.BytesIO(image.content))
+        assert shown.width == shown.height and shown.width * shown.height <= 12_000_000

@@ -44,12 +44,26 @@ def text_to_pdf(text: str, path: Path, margin: float = 72.0, css: str = _CSS) ->
     return pages
 
 
+#: The most pixels one page image may have (the viewer's and OCR's): 12 million is a Legal page at
+#: 300 dpi; a page drawn 6,000 points wide is rendered smaller instead of taking gigabytes.
+MAX_PAGE_PIXELS = 12_000_000
+
+
+def bounded_zoom(page: pymupdf.Page, zoom: float, max_pixels: int = MAX_PAGE_PIXELS) -> float:
+    """``zoom`` (pixels per point), lowered as needed so the page's image stays within
+    ``max_pixels``."""
+    area = max(page.rect.width * page.rect.height, 1.0)
+    return min(zoom, (0.99 * max_pixels / area) ** 0.5)  # (pixel sides are rounded up)
+
+
 def page_png(path: Path, number: int, scale: float = 1.5) -> bytes:
-    """Page ``number`` (1-based) of a PDF or image file as PNG, ``scale`` pixels per point: what a
-    viewer shows under a citation's highlight (word boxes are in points, so they scale alike)."""
+    """Page ``number`` (1-based) of a PDF or image file as PNG, ``scale`` pixels per point (less
+    for a page too large for :data:`MAX_PAGE_PIXELS`): what a viewer shows under a citation's
+    highlight (the highlights are placed in fractions of the page, so any scale fits them)."""
     with pymupdf.open(path) as document:
-        pixmap = document[number - 1].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
-        return pixmap.tobytes("png")
+        page = document[number - 1]
+        zoom = bounded_zoom(page, scale)
+        return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False).tobytes("png")
 
 
 def rasterize_pdf(source: Path, target: Path, dpi: int = 200, pages: int | None = None) -> int:

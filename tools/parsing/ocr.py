@@ -20,6 +20,7 @@ from PIL import Image
 from clausewise.core.config import ParsingSettings
 from clausewise.core.errors import CorruptDocument, OcrUnavailable
 from tools.parsing.layout import Line, Word, group_into_lines
+from tools.rendering import bounded_zoom
 
 PAGE_TIMEOUT_SECONDS = 180
 
@@ -44,9 +45,12 @@ def require_tesseract(path: Path, pages: int) -> None:
         )
 
 
-def render_page(page: pymupdf.Page, dpi: int) -> Image.Image:
-    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+def render_page(page: pymupdf.Page, dpi: int) -> tuple[Image.Image, float]:
+    """The page as a grey image at ``dpi`` (lower for a page too large for
+    :data:`tools.rendering.MAX_PAGE_PIXELS`), and the points per pixel to map its words back."""
+    zoom = bounded_zoom(page, dpi / 72.0)
+    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
+    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples), 1.0 / zoom
 
 
 def ocr_image(image: Image.Image, settings: ParsingSettings, scale: float) -> OcrPage:
@@ -83,15 +87,14 @@ def ocr_pages(document: pymupdf.Document, indexes: list[int], settings: ParsingS
     """OCR the given 0-based pages, in order. Rendering stays on this thread (pymupdf is not
     thread-safe); tesseract subprocesses run ``ocr_workers`` at a time."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    scale = 72.0 / settings.ocr_dpi
-    window = 2 * settings.ocr_workers  # bounds memory: a 300 dpi page image is ~8 MB
+    window = 2 * settings.ocr_workers  # bounds memory: a page image is at most 12 MB
     results: list[OcrPage] = []
     with ThreadPoolExecutor(max_workers=settings.ocr_workers) as pool:
         pending: deque[Future[OcrPage]] = deque()
         for index in indexes:
             if len(pending) >= window:
                 results.append(pending.popleft().result())
-            image = render_page(document[index], settings.ocr_dpi)
+            image, scale = render_page(document[index], settings.ocr_dpi)
             pending.append(pool.submit(ocr_image, image, settings, scale))
         results.extend(future.result() for future in pending)
     return results
