@@ -183,17 +183,23 @@ class AnswerDecider:
             held.append(span)
         return held
 
-    def clause_presence(self, provision: KnownProvision, clause: str) -> float | None:
-        """The calibrated P(present) of one clause's words read afresh (an edited clause: nothing
-        stored at ingest describes it); None when no presence head covers ``provision``."""
+    def presence_after_edit(self, provision: KnownProvision, clause: Span, words: str) -> str | None:
+        """yes / no / unclear: the presence decision for the contract with ``clause`` edited to
+        read ``words``, by the same calibrated bands as :meth:`decide_presence` (the other
+        clauses' stored scores, the edited clause's words scored afresh); None when no presence
+        head covers ``provision``."""
         column = self._presence_column(provision)
         if column is None or self.presence is None:
             return None
         head = self.presence.head
-        vector = self.retriever.embedder.embed([clause])
-        score = float(head.probabilities(vector, [clause])[0, column])
-        probability = head.present_probability(column, score)
-        return probability if probability is not None else score
+        edited = float(head.probabilities(self.retriever.embedder.embed([words]), [words])[0, column])
+        others = [
+            score
+            for span, score in self._ranked_clauses(column)
+            if not (span[0] < clause[1] and clause[0] < span[1])
+        ]
+        verdict, _, _ = self._presence_verdict(column, max([edited, *others]))
+        return verdict
 
     def clause_ruling(self, hypothesis: str, clause: str) -> tuple[str, float] | None:
         """The NLI classifier's label ("Entailment", "Contradiction", "NotMentioned") for

@@ -281,8 +281,9 @@ class PlaybookReviewer:
     def redecided(self, position: Position, edits: Sequence[Edit], clause: Span) -> bool | None:
         """Whether the contract with ``edits`` (all inside ``clause``) meets the position's
         standard or a fallback, deciding the edited clause again with the deciders that decided
-        the position: the presence classifier on its words (and the other clauses holding the
-        provision, unedited), the value reader on its sentence, the NLI classifier on its words.
+        the position: the presence classifier's calibrated bands over the contract with the
+        clause's words scored afresh, the value reader on its sentence, the NLI classifier on its
+        words.
         None when no decider covers the position."""
         provision = self._provision(position)
         if provision is None:
@@ -313,13 +314,10 @@ class PlaybookReviewer:
         """``requirement``'s decision on the edited clause's ``words`` (it stood at ``clause``)."""
         form = requirement.form
         if form == "require":
-            probability = self.decider.clause_presence(provision, words)
-            if probability is None:
+            said = self.decider.presence_after_edit(provision, clause, words)
+            if said is None:
                 return None
-            held = self.decider.clauses_holding(provision, self.strike_at)
-            others = [s for s in held if not (s[0] < clause[1] and clause[0] < s[1])]
-            present = probability >= self.strike_at or bool(others)
-            return Decision(question=question, form="verdict", verdict="yes" if present else "no")
+            return Decision(question=question, form="verdict", verdict=said)  # type: ignore[arg-type]
         if form == "hypothesis":
             ruling = self.decider.clause_ruling(requirement.hypothesis or "", words)
             if ruling is None:

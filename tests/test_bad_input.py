@@ -156,3 +156,36 @@ def test_text_whose_bytes_mostly_cannot_be_decoded_is_refused(tmp_path: Path) ->
     with pytest.raises(UndecodableText, match="200 of its 200 non-ASCII bytes") as refused:
         parse_document(path, ParsingSettings())
     assert "junk.txt" in str(refused.value) and "UTF-8" in refused.value.hint
+
+
+def test_a_word_file_built_to_be_slow_or_huge_is_refused_before_it_costs_much(tmp_path: Path) -> None:
+    """Hundreds of thousands of paragraphs, or XML that unpacks far past the file: refused on a
+    time budget and on the unpacked size, each with the setting to raise."""
+    import io
+    import zipfile
+
+    from docx import Document
+
+    from clausewise.core.errors import TooSlowToRead
+
+    def padded(paragraph: bytes, count: int) -> Path:
+        made = io.BytesIO()
+        Document().save(made)
+        path = tmp_path / f"padded-{count}.docx"
+        with zipfile.ZipFile(made) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+            for item in source.infolist():
+                data = source.read(item.filename)
+                if item.filename == "word/document.xml":
+                    data = data.replace(
+                        b"</w:body>", b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" + paragraph * count + b"</w:body>"
+                    )
+                target.writestr(item.filename, data)
+        return path
+
+    slow = padded(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>", 30_000)
+    with pytest.raises(TooSlowToRead, match=r"parsing\.max_parse_seconds"):
+        parse_document(slow, ParsingSettings(max_parse_seconds=0.2))
+    empty = padded(b"<w:p/>", 555_000)  # empty paragraphs are skipped without being read
+    assert parse_document(empty, ParsingSettings()).text == "x"
+    with pytest.raises(FileTooLarge, match=r"unpacks to .*parsing\.max_unpacked_mb"):
+        parse_document(empty, ParsingSettings(max_unpacked_mb=1))

@@ -959,3 +959,70 @@ def test_a_huge_pdf_page_is_served_as_a_bounded_image(hostile: Hostile) -> None:
         assert image.status_code == 200 and image.headers["content-type"] == "image/png"
         shown = Image.open(io.BytesIO(image.content))
         assert shown.width == shown.height and shown.width * shown.height <= 12_000_000
+
+
+def _padded_docx(paragraphs: str, count: int) -> bytes:
+    """A small real Word file whose body is ``paragraphs`` repeated ``count`` times."""
+    from docx import Document
+
+    made = io.BytesIO()
+    document = Document()
+    document.add_paragraph("The Supplier shall deliver the Products.")
+    document.save(made)
+    out = io.BytesIO()
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"</w:body>", paragraphs.encode() * count + b"</w:body>")
+            target.writestr(item.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def budgeted(tmp_path_factory: pytest.TempPathFactory):
+    """Two tenants on a server that reads a Word file for at most one second and 3 MB of XML."""
+    data = tmp_path_factory.mktemp("budgeted")
+    settings = service_settings(data, parsing={"max_parse_seconds": 1.0, "max_unpacked_mb": 3})
+    keys = KeyStore.of(settings)
+    issued = {tenant: keys.create(tenant, "tests")[1] for tenant in ("acme", "beta")}
+    app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()))
+    with LiveServer(app) as live:
+        yield live, issued, data
+
+
+def test_a_file_slow_to_read_is_refused_in_budget_and_another_tenant_is_not_stalled(budgeted) -> None:
+    """Seven parallel uploads of a Word file built to be slow to read made the other tenant's
+    replay of a finished job take 66 s, and a DOCX bomb held a core for minutes and stayed on
+    disk: reading now has its own threads and a time budget (422, file deleted), and a file
+    whose XML unpacks past the size limit is refused before it is read (413)."""
+    live, keys, data = budgeted
+    slow = _padded_docx("<w:p><w:r><w:t>x</w:t></w:r></w:p>", 40_000)
+    with live.client(keys["beta"]) as beta:
+        job = beta.post("/v1/contracts", files={"file": ("mutual-nda.txt", NDA.encode())}).json()["job"]
+        assert wait_job(beta, job["id"])["status"] == "done"
+        replays: list[float] = []
+        statuses: list[int] = []
+
+        def upload() -> None:
+            with live.client(keys["acme"]) as acme:
+                refused = acme.post("/v1/contracts", files={"file": ("padded.docx", slow)})
+                statuses.append(refused.status_code)
+                assert error_of(refused)["hint"]
+
+        uploads = [threading.Thread(target=upload) for _ in range(7)]
+        for thread in uploads:
+            thread.start()
+        while any(thread.is_alive() for thread in uploads):
+            started = time.monotonic()
+            assert sse_events(beta.get(f"/v1/jobs/{job['id']}/events"))[-1][0] == "result"
+            replays.append(time.monotonic() - started)
+        for thread in uploads:
+            thread.join()
+    assert statuses == [422] * 7, statuses
+    assert len(replays) >= 3 and max(replays) < 2.0, replays  # (it was 66 s)
+    assert not [p for p in (data / "tenants" / "acme" / "uploads").rglob("*") if p.is_file()]
+    bomb = _padded_docx("<w:p/>" * 1000, 600)  # 3.6 MB of XML in a few kilobytes (3 allowed)
+    with live.client(keys["acme"]) as acme:
+        refused = acme.post("/v1/contracts", files={"file": ("bomb.docx", bomb)})
+        assert refused.status_code == 413 and "unpacks to" in error_of(refused)["message"]

@@ -30,12 +30,10 @@ from docx import Document
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
-from tools.parsing.docx import BodyLine, body_lines
+from tools.parsing.docx import BodyLine, body_lines, paragraph_runs, run_pieces
 from tools.playbook.redlines import Edit, apply_edits, next_label
 from tools.tracked_docx import NOT_XML
 
-#: The run children python-docx reads as text (``CT_R.text``), in the order it reads them.
-_RUN_TEXT = "w:br | w:cr | w:noBreakHyphen | w:ptab | w:t | w:tab"
 #: A clause number typed at the start of an inserted clause, dropped where Word numbers it.
 _TYPED_LABEL = re.compile(r"^(?:(?:\d+\.)*\d+\.?|\([a-zA-Z0-9]{1,4}\))\s+")
 _WRAPPERS = {qn("w:ins"), qn("w:del")}
@@ -96,17 +94,14 @@ def _collapsed(raw: str) -> tuple[str, list[int]]:
 
 
 def _chars(paragraph: Any) -> tuple[list[_Char], str]:
-    """The paragraph's characters as python-docx reads them (``CT_P.text``), and that text."""
+    """The paragraph's characters as the parser reads them, and that text."""
     chars: list[_Char] = []
     pieces: list[str] = []
-    for run in paragraph.xpath("w:r | w:hyperlink/w:r"):
-        for node in run.xpath(_RUN_TEXT):
-            piece = (node.text or "") if node.tag == qn("w:t") else str(node)
+    for run in paragraph_runs(paragraph):
+        for node, piece in run_pieces(run):
             pieces.append(piece)
-            if node.tag == qn("w:t"):
-                chars.extend(_Char(run, node, i) for i in range(len(piece)))
-            else:
-                chars.extend(_Char(run, node, None) for _ in piece)
+            index = node.tag == qn("w:t")
+            chars.extend(_Char(run, node, i if index else None) for i in range(len(piece)))
     return chars, "".join(pieces)
 
 

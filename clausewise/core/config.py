@@ -73,6 +73,18 @@ class ParsingSettings(Section):
     max_chars: int = Field(
         default=5_000_000, gt=0, description="Refuse documents whose text is longer than this."
     )
+    max_unpacked_mb: float = Field(
+        default=100.0,
+        gt=0,
+        description="Refuse a Word file whose XML unpacks to more than this (a zip bomb inflates a few "
+        "kilobytes to gigabytes in memory); a 2,000-page contract unpacks to a few tens of MB.",
+    )
+    max_parse_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="Refuse a Word file whose body takes longer than this to read (a file built to "
+        "hold hundreds of thousands of paragraphs); a real contract takes well under a second.",
+    )
     ocr: Literal["auto", "force", "off"] = Field(
         default="auto",
         description="auto: OCR pages without a usable text layer; force: OCR every page; "

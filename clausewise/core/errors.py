@@ -53,6 +53,10 @@ class FileTooLarge(InputError):
     """The file exceeds ``parsing.max_file_mb`` or ``parsing.max_pages``."""
 
 
+class TooSlowToRead(InputError):
+    """The file's body took longer to read than ``parsing.max_parse_seconds``."""
+
+
 class EmptyDocument(InputError):
     """The file holds no text we could read."""
 

@@ -43,7 +43,7 @@ def create_app(
         async with _mcp_lifespan(app):
             yield
         service.runner.stop()
-        service.jobs.close()
+        service.close()
 
     app = FastAPI(
         title="Clausewise",

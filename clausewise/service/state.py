@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.runtime import ModelHub, Runtime
@@ -14,6 +18,10 @@ from clausewise.service.runner import Executor, LocalExecutor, LocalRunner
 from clausewise.service.uploads import discard_job_uploads
 
 RuntimeFactory = Callable[[Settings, ModelHub], Runtime]
+T = TypeVar("T")
+#: Threads reading uploaded files in the request (the quick refusals): their own, few, so files
+#: built to be slow to read cannot take the threads every other request polls and reads with.
+UPLOAD_CHECK_THREADS = 2
 
 
 def default_runtime(settings: Settings, hub: ModelHub) -> Runtime:
@@ -30,6 +38,7 @@ class Service:
     keys: KeyStore = field(init=False)
     jobs: JobStore = field(init=False)
     runner: LocalRunner = field(init=False)
+    upload_checks: ThreadPoolExecutor = field(init=False)
 
     def __post_init__(self) -> None:
         self.keys = KeyStore.of(self.settings)
@@ -43,6 +52,16 @@ class Service:
             executor = CeleryExecutor(self.settings, local)
             threads = self.settings.jobs.concurrent_jobs  # they wait on the workers, not on a model
         self.runner = LocalRunner(self.jobs, executor, threads, on_end=self.clear_uploads)
+        self.upload_checks = ThreadPoolExecutor(UPLOAD_CHECK_THREADS, thread_name_prefix="upload-check")
+
+    async def check_upload(self, check: Callable[..., T], *args: Any) -> T:
+        """Run an upload's check on the upload-check threads (not the default pool)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.upload_checks, functools.partial(check, *args))
+
+    def close(self) -> None:
+        self.upload_checks.shutdown(wait=False, cancel_futures=True)
+        self.jobs.close()
 
     def clear_uploads(self, job: Job) -> None:
         """Delete the uploads of a job that has ended (or was cancelled before it ran)."""

@@ -26,7 +26,7 @@ def parse_document(path: Path, settings: ParsingSettings) -> ParsedDocument:
     elif file_type == FileType.DOCX:
         from tools.parsing.docx import parse_docx_file
 
-        document = parse_docx_file(path)
+        document = parse_docx_file(path, settings.max_unpacked_mb, settings.max_parse_seconds)
     elif file_type == FileType.HTML:
         from tools.parsing.html import parse_html_file
 

@@ -7,6 +7,7 @@ count paragraphs and render the level's text pattern ("%1.%2") with its number f
 
 from __future__ import annotations
 
+import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from docx.oxml.ns import qn
 from lxml import etree
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
-from clausewise.core.errors import CorruptDocument, EmptyDocument
+from clausewise.core.errors import CorruptDocument, EmptyDocument, FileTooLarge, TooSlowToRead
 from tools.structure.labels import int_to_roman
 
 
@@ -113,34 +114,112 @@ def _format_number(value: int, fmt: str) -> str:
     return str(value)
 
 
-def _num_properties(paragraph: object) -> tuple[str, int] | None:
-    """(numId, ilvl) from the paragraph or, failing that, from its style chain."""
-    candidates = [paragraph._p.pPr]  # type: ignore[attr-defined]
-    style = paragraph.style  # type: ignore[attr-defined]
-    while style is not None:
-        candidates.append(style.element.pPr)
-        style = style.base_style
+class _Styles:
+    """The document's paragraph styles by id, each with its chain of base styles, resolved once:
+    python-docx resolves a paragraph's style by scanning every style of the document, three
+    times per paragraph here, which made a 10,000-paragraph file take 30 s to read."""
+
+    def __init__(self, document: Any) -> None:
+        self.by_id: dict[str, Any] = {}
+        self.default: Any = None
+        try:
+            styles = document.part.styles.element
+        except (KeyError, NotImplementedError):
+            return
+        for style in styles.findall(qn("w:style")):
+            if style.get(qn("w:type"), "paragraph") != "paragraph":
+                continue
+            self.by_id[style.get(qn("w:styleId"), "")] = style
+            if style.get(qn("w:default")) in ("1", "true", "on"):
+                self.default = style
+        self._chains: dict[str, list[Any]] = {}
+
+    def chain(self, paragraph: Any) -> list[Any]:
+        """The paragraph's style, then the styles it is based on (the default style when it
+        names none, or one the document does not have)."""
+        properties = paragraph.pPr
+        wanted = properties.pStyle.val if properties is not None and properties.pStyle is not None else ""
+        if wanted not in self._chains:
+            style = self.by_id.get(wanted, self.default)
+            chain: list[Any] = []
+            while style is not None and all(style is not seen for seen in chain):
+                chain.append(style)
+                based = style.find(qn("w:basedOn"))
+                style = self.by_id.get(based.get(qn("w:val"), "")) if based is not None else None
+            self._chains[wanted] = chain
+        return self._chains[wanted]
+
+    def name(self, paragraph: Any) -> str:
+        chain = self.chain(paragraph)
+        named = chain[0].find(qn("w:name")) if chain else None
+        return (named.get(qn("w:val"), "") if named is not None else "").lower()
+
+
+def _num_properties(paragraph: Any, styles: _Styles) -> tuple[str, int] | None:
+    """(numId, ilvl) from the paragraph (its ``w:p``) or, failing that, from its style chain."""
+    candidates = [paragraph.pPr, *(style.find(qn("w:pPr")) for style in styles.chain(paragraph))]
     for ppr in candidates:
-        if ppr is None or ppr.numPr is None:
+        num_pr = ppr.find(qn("w:numPr")) if ppr is not None else None
+        if num_pr is None:
             continue
-        num_pr = ppr.numPr
-        if num_pr.numId is None:
+        num_id_element = num_pr.find(qn("w:numId"))
+        if num_id_element is None:
             continue
-        num_id = str(num_pr.numId.val)
+        num_id = num_id_element.get(qn("w:val"), "")
         if num_id == "0":
             return None  # numbering explicitly removed
-        ilvl = int(num_pr.ilvl.val) if num_pr.ilvl is not None else 0
-        return num_id, ilvl
+        ilvl_element = num_pr.find(qn("w:ilvl"))
+        return num_id, _number(ilvl_element.get(qn("w:val")) if ilvl_element is not None else None, 0)
     return None
 
 
-def _is_heading(paragraph: object) -> tuple[bool, float]:
-    name = (paragraph.style.name or "").lower() if paragraph.style is not None else ""  # type: ignore[attr-defined]
+_RUN, _HYPERLINK, _TEXT, _BREAK = qn("w:r"), qn("w:hyperlink"), qn("w:t"), qn("w:br")
+#: Run children read as a fixed character (python-docx's ``CT_R.text``); w:t and w:br aside.
+_FIXED = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
+_OFF = ("0", "false", "off")
+
+
+def paragraph_runs(paragraph: Any) -> Iterator[Any]:
+    """The ``w:r`` of a ``w:p`` that python-docx reads as its text: its own runs and those of its
+    hyperlinks, in order (runs inside tracked insertions are not the paragraph's text yet)."""
+    for child in paragraph:
+        if child.tag == _RUN:
+            yield child
+        elif child.tag == _HYPERLINK:
+            yield from (run for run in child if run.tag == _RUN)
+
+
+def run_pieces(run: Any) -> Iterator[tuple[Any, str]]:
+    """Each text-bearing child of a ``w:r`` and the text python-docx reads for it. Walked by
+    hand: python-docx's XPath per paragraph grows with the document (a 100,000-paragraph file
+    took minutes)."""
+    for child in run:
+        if child.tag == _TEXT:
+            yield child, child.text or ""
+        elif child.tag == _BREAK:
+            yield child, "\n" if child.get(qn("w:type"), "textWrapping") == "textWrapping" else ""
+        elif child.tag in _FIXED:
+            yield child, _FIXED[child.tag]
+
+
+def paragraph_text(paragraph: Any) -> str:
+    """A ``w:p``'s text exactly as python-docx's ``Paragraph.text`` reads it."""
+    return "".join(piece for run in paragraph_runs(paragraph) for _, piece in run_pieces(run))
+
+
+def _bold(run: Any) -> bool:
+    """Whether a run is bold by its own formatting (python-docx's ``run.bold`` is True)."""
+    mark = run.find(f"{qn('w:rPr')}/{qn('w:b')}")
+    return mark is not None and mark.get(qn("w:val"), "true").lower() not in _OFF
+
+
+def _is_heading(paragraph: Any, styles: _Styles) -> tuple[bool, float]:
+    name = styles.name(paragraph)
     if name.startswith("heading") or name == "title":
         digits = "".join(ch for ch in name if ch.isdigit())
         return True, 24.0 - 2 * int(digits or 0)
-    runs = [r for r in paragraph.runs if r.text.strip()]  # type: ignore[attr-defined]
-    return bool(runs) and all(r.bold for r in runs), 0.0
+    runs = [r for r in paragraph if r.tag == _RUN and "".join(p for _, p in run_pieces(r)).strip()]
+    return bool(runs) and all(_bold(r) for r in runs), 0.0
 
 
 @dataclass(frozen=True)
@@ -167,21 +246,33 @@ class BodyLine:
         return " ".join((f"{self.label} {self.text}" if self.label else self.text).split())
 
 
-def body_lines(document: Any) -> Iterator[BodyLine]:
-    """The body's lines in reading order, empty ones left out (numbering replayed as it goes)."""
+#: What makes a paragraph's text more than spaces (``CT_R.text`` reads tabs and breaks as spaces).
+_VISIBLE = (f".//{qn('w:t')}", f".//{qn('w:noBreakHyphen')}")
+
+
+def body_lines(document: Any, deadline: float | None = None) -> Iterator[BodyLine]:
+    """The body's lines in reading order, empty ones left out (numbering replayed as it goes);
+    past ``deadline`` (``time.monotonic()``) the read stops with :class:`TooSlowToRead`."""
     from docx.table import Table
-    from docx.text.paragraph import Paragraph
 
     numbering = _Numbering.from_document(document)
-    for child in document.element.body.iterchildren():
+    styles = _Styles(document)
+    for number, child in enumerate(document.element.body.iterchildren()):
+        if deadline is not None and number % 1000 == 0 and time.monotonic() > deadline:
+            raise TooSlowToRead(
+                f"the Word file's body was still being read after {number:,} paragraphs",
+                hint="open it in Word and check it is the contract (a real one reads in under a "
+                "second), or raise parsing.max_parse_seconds",
+            )
         if child.tag == qn("w:p"):
-            paragraph = Paragraph(child, document)
-            text = paragraph.text
+            if len(child) == 0 or all(child.find(path) is None for path in _VISIBLE):
+                continue  # empty: no need to read it (a padded file has hundreds of thousands)
+            text = paragraph_text(child)
             if not text.strip():
                 continue
-            heading, size = _is_heading(paragraph)
+            heading, size = _is_heading(child, styles)
             label = ""
-            if (props := _num_properties(paragraph)) is not None:
+            if (props := _num_properties(child, styles)) is not None:
                 label = numbering.label(*props)
             indent = float(props[1] * 20) if props else 0.0
             yield BodyLine(child, label, text, bold=heading, size=size, indent=indent)
@@ -196,8 +287,27 @@ def body_lines(document: Any) -> Iterator[BodyLine]:
                     yield BodyLine(row._tr, "", " | ".join(cells))
 
 
-def open_docx(path: Path) -> Any:
+def _check_unpacked(path: Path, max_mb: float) -> None:
+    """Refuse a Word file whose XML unpacks to more than ``max_mb`` (a zip bomb: a few kilobytes
+    that inflate to gigabytes in memory) before any of it is read."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(i.file_size for i in archive.infolist() if i.filename.endswith(".xml"))
+    except zipfile.BadZipFile:
+        return  # python-docx says why, below
+    if unpacked > max_mb * 1024 * 1024:
+        raise FileTooLarge(
+            f"the Word file's text unpacks to {unpacked / 1024 / 1024:,.0f} MB, over the {max_mb:g} MB "
+            "allowed",
+            hint="check it is the contract, or raise parsing.max_unpacked_mb",
+            path=path,
+        )
+
+
+def open_docx(path: Path, max_unpacked_mb: float | None = None) -> Any:
     """The Word file as python-docx reads it; a file that is not one is a clear error."""
+    if max_unpacked_mb is not None:
+        _check_unpacked(path, max_unpacked_mb)
     try:
         return Document(str(path))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, etree.XMLSyntaxError) as exc:
@@ -208,12 +318,22 @@ def open_docx(path: Path) -> Any:
         ) from exc
 
 
-def parse_docx_file(path: Path) -> ParsedDocument:
-    document = open_docx(path)
+def parse_docx_file(
+    path: Path, max_unpacked_mb: float | None = None, max_seconds: float | None = None
+) -> ParsedDocument:
+    """The contract's text and blocks; a file over ``max_unpacked_mb`` unpacked, or whose body
+    takes over ``max_seconds`` to read, is refused (:class:`FileTooLarge`)."""
+    deadline = time.monotonic() + max_seconds if max_seconds is not None else None
+    document = open_docx(path, max_unpacked_mb)
     parts: list[str] = []
     blocks: list[Block] = []
     offset = 0
-    for body_line in body_lines(document):
+    try:
+        lines = list(body_lines(document, deadline))
+    except TooSlowToRead as error:
+        error.path = path
+        raise
+    for body_line in lines:
         text = body_line.line
         if not text:
             continue

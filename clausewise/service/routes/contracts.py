@@ -5,7 +5,6 @@ version unless asked for an older one (``?version=N``), where old citations keep
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
@@ -96,7 +95,7 @@ async def upload(
         raise too_large(runtime)
     stored = await store_upload(file, runtime)
     try:
-        await asyncio.to_thread(check_document, stored.path, runtime.settings.parsing)
+        await service.check_upload(check_document, stored.path, runtime.settings.parsing)
         archivist = runtime.archivist()
         contract = wanted or archivist.contract_id_for(stored.path)
         existing = archivist.current(contract, stored.sha256)
