@@ -1112,6 +1112,9 @@ def eval_playbook(
         True, "--redecide/--no-redecide", help="Ingest each redlined contract and review it again."
     ),
     out: Path = typer.Option(Path("bench-results/playbook.json"), "--out", help="JSON results file."),
+    pdf: list[Path] = typer.Option(
+        [], "--pdf", help="Instead: time ingesting and reviewing these PDFs (fifteen positions).", exists=True
+    ),
 ) -> None:
     """Playbook review on CUAD: verdict accuracy and refusals per position type, citations, redlines."""
     from clausewise.evals import playbook_bench
@@ -1119,6 +1122,15 @@ def eval_playbook(
     if half not in {"tune", "check"}:
         raise typer.BadParameter("use tune or check", param_hint="--half")
     bench, root = _benchmark(ctx, data)
+    if pdf:
+        timed = playbook_bench.timed_pdfs(bench, pdf)
+        for row in timed["pdfs"]:
+            console.print(
+                f"{row['file']}: {row['pages']} pages; ingest {row['ingest_seconds']} s; review of "
+                f"{row['positions']} positions ({timed['mode']} mode) {row['review_seconds']} s"
+            )
+        write_results(ctx, timed, out)
+        return
     with TerminalProgress(console) as progress:
         progress.item("eval playbook")
         results = playbook_bench.run(

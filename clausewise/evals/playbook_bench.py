@@ -223,6 +223,33 @@ def _review(runtime: Runtime, contract_id: str, playbook: Playbook) -> tuple[lis
     return [i for i in items if not isinstance(i, PlaybookSummary)], seconds
 
 
+def timed_pdfs(runtime: Runtime, paths: Sequence[Path]) -> dict[str, Any]:
+    """Each PDF ingested afresh and reviewed against the built-in commercial playbook (fifteen
+    positions), in quick mode unless ``playbook.draft`` is set: pages, seconds to ingest, seconds
+    to review."""
+    from clausewise.api import Clausewise
+    from tools.playbook.positions import load_positions
+
+    playbook = load_positions("playbook-commercial")
+    rows = []
+    for path in paths:
+        started = time.perf_counter()
+        ingested = Clausewise(runtime=runtime).ingest(path, force=True)
+        ingest_seconds = time.perf_counter() - started
+        reviews, review_seconds = _review(runtime, ingested.contract_id, playbook)
+        rows.append(
+            {
+                "file": path.name,
+                "pages": ingested.manifest.pages,
+                "positions": len(reviews),
+                "ingest_seconds": round(ingest_seconds, 2),
+                "review_seconds": round(review_seconds, 2),
+            }
+        )
+    mode = "drafted" if runtime.settings.playbook.draft else "quick"
+    return {"benchmark": "playbook-timing", "playbook": playbook.name, "mode": mode, "pdfs": rows}
+
+
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
