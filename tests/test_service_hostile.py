@@ -1026,3 +1026,40 @@ def test_a_file_slow_to_read_is_refused_in_budget_and_another_tenant_is_not_stal
     with live.client(keys["acme"]) as acme:
         refused = acme.post("/v1/contracts", files={"file": ("bomb.docx", bomb)})
         assert refused.status_code == 413 and "unpacks to" in error_of(refused)["message"]
+
+
+def test_tenants_take_turns_in_the_queue_and_see_only_their_own_positions(tmp_path: Path) -> None:
+    """One FIFO queue let one tenant queue hundreds of jobs ahead of everyone, and a queued job's
+    position counted other tenants' jobs (an oracle of their activity)."""
+    store = JobStore(tmp_path / "jobs.sqlite")
+    try:
+        flood = [store.create("acme", "ask", {"n": n}, max_queued=200).id for n in range(5)]
+        late = store.create("beta", "ask", {"n": 0}, max_queued=200)
+        assert late.queue_position == 1  # acme's five waiting jobs are not counted, nor shown
+        assert [store.get("acme", j).queue_position for j in flood] == [1, 2, 3, 4, 5]
+        order = []
+        while (job := store.claim()) is not None:
+            order.append((job.tenant, job.request["n"]))
+            store.finish(job.id, "done", result={})
+        assert order[:3] == [("acme", 0), ("beta", 0), ("acme", 1)]  # beta's job goes second
+        assert [n for tenant, n in order if tenant == "acme"] == [0, 1, 2, 3, 4]  # in order within
+    finally:
+        store.close()
+
+
+def test_a_batch_with_one_bad_file_keeps_the_good_files_rows(hostile: Hostile) -> None:
+    """A data room holding one file that cannot be read lost the good file's row."""
+    files = [
+        ("files", ("good-nda.txt", NDA.encode())),
+        ("files", ("broken.docx", b"PK\x03\x04 not a zip at all")),
+    ]
+    with hostile.client("acme") as acme:
+        created = acme.post("/v1/batches", data={"kind": "check", "suite": "nda"}, files=files)
+        assert created.status_code == 202, created.text
+        job = wait_job(acme, created.json()["id"])
+        assert job["status"] == "done", job
+        rows = acme.get(f"/v1/jobs/{job['id']}/result").json()["rows"]
+    good = [r for r in rows if r.get("file_name") == "good-nda.txt" or r.get("contract_id") == "good-nda"]
+    bad = [r for r in rows if r.get("error")]
+    assert good and all(r.get("result") for r in good), rows
+    assert len(bad) == 1 and "broken.docx" in json.dumps(bad[0]) and bad[0]["error"]

@@ -155,3 +155,9 @@ def test_a_job_that_cannot_resume_is_failed_with_the_reason(tmp_path: Path) -> N
     assert failed.status == "failed" and failed.error["code"] == "interrupted" and failed.error["hint"]
     assert store.get("t", checked.id).status == "queued"
     assert store.get("t", checked.id).queue_position == 1
+    from clausewise.service.errors import ApiError
+    from clausewise.service.work import outcome
+
+    with pytest.raises(ApiError) as refused:  # its result is a 409 with the reason, not a 500
+        outcome(failed)
+    assert refused.value.status == 409 and refused.value.code == "interrupted"

@@ -48,7 +48,10 @@ class Job(BaseModel):
     started_at: float | None = None
     finished_at: float | None = None
     progress: JobProgress = Field(default_factory=JobProgress)
-    queue_position: int | None = Field(default=None, description="1 = next to run (queued jobs only).")
+    queue_position: int | None = Field(
+        default=None,
+        description="Among this tenant's queued jobs, 1 = its next to run (tenants take turns).",
+    )
     cancel_requested: bool = False
     request: dict[str, Any] = Field(default_factory=dict)
     result: Any = None
@@ -86,6 +89,9 @@ def job_not_found(job_id: str) -> ApiError:
     return ApiError(404, "job_not_found", f"no job {job_id!r} for this key", hint="see GET /v1/jobs")
 
 
+#: The error of a job the server stopped while it ran (and could not resume).
+INTERRUPTED = "interrupted"
+
 _SCHEMA = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA busy_timeout=10000",
@@ -94,6 +100,8 @@ _SCHEMA = (
     "started_at REAL, finished_at REAL, progress TEXT NOT NULL DEFAULT '{}', "
     "cancel_requested INTEGER NOT NULL DEFAULT 0, request TEXT NOT NULL, result TEXT, error TEXT)",
     "CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, seq)",
+    "CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs (tenant, status, seq)",
+    "CREATE INDEX IF NOT EXISTS jobs_started ON jobs (tenant, started_at)",
     "CREATE TABLE IF NOT EXISTS events (job_id TEXT NOT NULL, seq INTEGER NOT NULL, "
     "event TEXT NOT NULL, data TEXT, at REAL NOT NULL, PRIMARY KEY (job_id, seq))",
 )
@@ -103,6 +111,15 @@ _COLUMNS = (
     "id, tenant, kind, status, created_at, started_at, finished_at, progress, cancel_requested, "
     "request, result, error, seq"
 )
+#: The next job to run: each tenant's oldest queued job, the tenant served least recently first
+#: (round robin), so one tenant's hundreds of jobs do not wait everyone else out.
+_NEXT = f"""
+SELECT {_COLUMNS} FROM jobs AS head
+WHERE status = 'queued'
+  AND seq = (SELECT MIN(seq) FROM jobs WHERE tenant = head.tenant AND status = 'queued')
+ORDER BY (SELECT COALESCE(MAX(started_at), 0) FROM jobs WHERE tenant = head.tenant), seq
+LIMIT 1
+"""
 
 
 class JobStore:
@@ -144,9 +161,10 @@ class JobStore:
             result=json.loads(row[10]) if row[10] is not None else None,
             error=json.loads(row[11]) if row[11] is not None else None,
         )
-        if job.status == "queued":
+        if job.status == "queued":  # counted within the tenant: other tenants' jobs are not shown
             (ahead,) = db.execute(
-                "SELECT COUNT(*) FROM jobs WHERE status = 'queued' AND seq < ?", (row[12],)
+                "SELECT COUNT(*) FROM jobs WHERE tenant = ? AND status = 'queued' AND seq < ?",
+                (row[1], row[12]),
             ).fetchone()
             job.queue_position = int(ahead) + 1
         return job
@@ -234,11 +252,10 @@ class JobStore:
     # -- running ------------------------------------------------------------------------------------
 
     def claim(self) -> Job | None:
-        """The oldest queued job, now running (None when nothing waits)."""
+        """The next queued job (:data:`_NEXT`: fair between tenants), now running (None when
+        nothing waits)."""
         with self._tx() as db:
-            row = db.execute(
-                f"SELECT {_COLUMNS} FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1"
-            ).fetchone()
+            row = db.execute(_NEXT).fetchone()
             if row is None:
                 return None
             db.execute(
@@ -311,7 +328,7 @@ class JobStore:
                     counts["requeued"] += 1
                 else:
                     error = {
-                        "code": "interrupted",
+                        "code": INTERRUPTED,
                         "message": "the server stopped while this job was running",
                         "hint": "submit it again",
                     }

@@ -17,7 +17,7 @@ from fastapi import Request
 from clausewise.core.errors import ClausewiseError
 from clausewise.service.auth import presented_key, tenant_for
 from clausewise.service.errors import ApiError, error_body, status_for_code
-from clausewise.service.jobs import FINISHED, Job, JobEvent, JobKind
+from clausewise.service.jobs import FINISHED, INTERRUPTED, Job, JobEvent, JobKind
 from clausewise.service.state import Service
 
 _POLL_SECONDS = 0.1
@@ -63,9 +63,9 @@ def outcome(job: Job) -> Any:
     if job.status == "failed":
         error = job.error or {}
         code = error.get("code", "internal_error")
-        raise ApiError(
-            status_for_code(code), code, error.get("message", "the job failed"), hint=error.get("hint", "")
-        )
+        # a job the server stopped while it ran has no result, through no fault of the request
+        status = 409 if code == INTERRUPTED else status_for_code(code)
+        raise ApiError(status, code, error.get("message", "the job failed"), hint=error.get("hint", ""))
     if job.status == "cancelled":
         raise ApiError(409, "job_cancelled", f"job {job.id!r} was cancelled", hint="submit it again")
     raise ApiError(
