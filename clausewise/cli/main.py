@@ -17,6 +17,7 @@ from clausewise.core.errors import ClausewiseError
 def _register_commands() -> None:
     from clausewise.cli import (
         ask_cmd,
+        audit_cmd,
         check_cmd,
         config_cmd,
         contracts,
@@ -32,6 +33,7 @@ def _register_commands() -> None:
     )
 
     ingest.register(app)
+    audit_cmd.register(app)
     ask_cmd.register(app)
     check_cmd.register(app)
     review_cmd.register(app)

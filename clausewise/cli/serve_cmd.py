@@ -66,6 +66,13 @@ def serve(
     uvicorn.run(create_app(settings), host=service.host, port=service.port, log_level="warning")
 
 
+def _audit_key(ctx: typer.Context, tenant: str, action: str, key_id: str) -> None:
+    """A key change, in the audit log of the tenant the key reaches."""
+    from indexes.audit_log import audit_log_of
+
+    audit_log_of(state_of(ctx).runtime(tenant).tenant_dir).append("cli", action, detail=f"key {key_id}")  # type: ignore[arg-type]
+
+
 @keys_app.command("create")
 def create_key(
     ctx: typer.Context,
@@ -77,6 +84,7 @@ def create_key(
 
     settings = state_of(ctx).settings()
     info, key = KeyStore.of(settings).create(tenant, name)
+    _audit_key(ctx, info.tenant, "key_created", info.id)
     console.print(f"Key {info.id} for tenant [bold]{info.tenant}[/bold] (shown once):")
     console.print(key, markup=False, highlight=False, soft_wrap=True)
 
@@ -105,6 +113,7 @@ def revoke_key(
 
     settings = state_of(ctx).settings()
     info = KeyStore.of(settings).revoke(key_id)
+    _audit_key(ctx, info.tenant, "key_revoked", info.id)
     console.print(f"Revoked key {info.id} of tenant {info.tenant}.")
 
 
