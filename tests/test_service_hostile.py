@@ -555,6 +555,7 @@ def _every_route(beta: httpx.Client, ids: dict[str, str]) -> dict[tuple[str, str
             (f"/v1/playbook-reviews/{job}/redline?contract={contract}", None) for job in (playbook, check)
         ],
         ("GET", "/v1/jobs"): [("/v1/jobs?limit=1000", None)],
+        ("GET", "/v1/audit"): [("/v1/audit", None), ("/v1/audit?format=jsonl", None)],
         ("GET", "/v1/jobs/{job_id}"): [(f"/v1/jobs/{job}", None) for job in (ask, check, ingest)],
         ("GET", "/v1/jobs/{job_id}/result"): [(path, None) for path in reports + tables],
         ("GET", "/v1/jobs/{job_id}/events"): [

@@ -78,12 +78,13 @@ def create_key(
     ctx: typer.Context,
     tenant: str = typer.Option(..., "--tenant", help="The tenant whose contracts the key reaches."),
     name: str = typer.Option("", "--name", help="A note: who or what uses the key."),
+    admin: bool = typer.Option(False, "--admin", help="It may also read the tenant's audit log."),
 ) -> None:
     """Create an API key (printed once; store it safely)."""
     from clausewise.service.keys import KeyStore
 
     settings = state_of(ctx).settings()
-    info, key = KeyStore.of(settings).create(tenant, name)
+    info, key = KeyStore.of(settings).create(tenant, name, admin=admin)
     _audit_key(ctx, info.tenant, "key_created", info.id)
     console.print(f"Key {info.id} for tenant [bold]{info.tenant}[/bold] (shown once):")
     console.print(key, markup=False, highlight=False, soft_wrap=True)

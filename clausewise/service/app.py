@@ -58,6 +58,7 @@ def create_app(
     app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
     app.add_middleware(RequestGate, service=service)  # outermost: before any body is read
     from clausewise.service.routes import (
+        audit,
         contracts,
         health,
         jobs,
@@ -68,7 +69,7 @@ def create_app(
         rooms,
     )
 
-    for module in (health, contracts, questions, reviews, playbooks, rooms, jobs, openai_chat):
+    for module in (health, contracts, questions, reviews, playbooks, rooms, jobs, openai_chat, audit):
         app.include_router(module.router)
     from clausewise.service.mcp_server import mount_mcp
 

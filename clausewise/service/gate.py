@@ -23,8 +23,10 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from clausewise.core.errors import ClausewiseError
+from clausewise.service.audit import current_actor
 from clausewise.service.auth import tenant_for
 from clausewise.service.errors import envelope, error_body, status_of
+from clausewise.service.keys import key_id
 from clausewise.service.state import Service
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -68,7 +70,25 @@ class RequestGate:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        token = current_actor.set(await self._actor(scope))  # whom the audit log names
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            current_actor.reset(token)
+
+    async def _actor(self, scope: Scope) -> str:
+        """The id of the key the request came with (it passed the key check), else ``local``
+        (no keys: a key sent anyway names nobody)."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        authorization = headers.get("authorization", "")
+        key = (
+            authorization[7:].strip()
+            if authorization.lower().startswith("bearer ")
+            else headers.get("x-api-key")
+        )
+        if not key or not await asyncio.to_thread(self.service.keys.active):
+            return "local"
+        return key_id(key) or "local"
 
     async def _refusal(self, scope: Scope) -> JSONResponse | None:
         settings = self.service.settings
@@ -110,6 +130,16 @@ class RequestGate:
                 "split the contract, or raise parsing.max_file_mb on the server",
             )
         return None
+
+
+def _actor(scope: Scope) -> str:
+    """The id of the key a request came with (it passed the key check), else ``local``."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    authorization = headers.get("authorization", "")
+    key = (
+        authorization[7:].strip() if authorization.lower().startswith("bearer ") else headers.get("x-api-key")
+    )
+    return (key_id(key) if key else None) or "local"
 
 
 def _same_site(origin: str, host: str) -> bool:

@@ -34,6 +34,7 @@ class KeyInfo(BaseModel):
     name: str = ""
     created_at: str
     revoked_at: str | None = None
+    admin: bool = False  # may read the tenant's audit log (GET /v1/audit)
 
 
 def _digest(secret: str) -> str:
@@ -43,6 +44,12 @@ def _digest(secret: str) -> str:
 def service_dir(settings: Settings) -> Path:
     """Where the server keeps what is not any one tenant's: keys and the job queue."""
     return settings.paths.data_dir.expanduser() / "service"
+
+
+def key_id(key: str) -> str | None:
+    """The id a key names itself by (``cw_<id>_<secret>``): what the audit log records."""
+    match = _KEY.match(key.strip())
+    return match.group(1) if match else None
 
 
 class KeyStore:
@@ -67,10 +74,13 @@ class KeyStore:
                     "name TEXT NOT NULL DEFAULT '', digest TEXT NOT NULL, created_at TEXT NOT NULL, "
                     "revoked_at TEXT)"
                 )
+                columns = {row[1] for row in db.execute("PRAGMA table_info(keys)")}
+                if "admin" not in columns:  # a key store from before admin keys
+                    db.execute("ALTER TABLE keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0")
             self._db = db
         return self._db
 
-    def create(self, tenant: str, name: str = "") -> tuple[KeyInfo, str]:
+    def create(self, tenant: str, name: str = "", admin: bool = False) -> tuple[KeyInfo, str]:
         """A new key for ``tenant``: its listing and the key itself (shown once)."""
         if not _TENANT.match(tenant):
             raise ConfigError(
@@ -80,19 +90,25 @@ class KeyStore:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._lock, self._connection() as db:
             db.execute(
-                "INSERT INTO keys (id, tenant, name, digest, created_at) VALUES (?, ?, ?, ?, ?)",
-                (key_id, tenant, name, _digest(secret), now),
+                "INSERT INTO keys (id, tenant, name, digest, created_at, admin) VALUES (?, ?, ?, ?, ?, ?)",
+                (key_id, tenant, name, _digest(secret), now, int(admin)),
             )
-        return KeyInfo(id=key_id, tenant=tenant, name=name, created_at=now), f"cw_{key_id}_{secret}"
+        info = KeyInfo(id=key_id, tenant=tenant, name=name, created_at=now, admin=admin)
+        return info, f"cw_{key_id}_{secret}"
 
     def list(self) -> list[KeyInfo]:
         with self._lock:
             rows = (
                 self._connection()
-                .execute("SELECT id, tenant, name, created_at, revoked_at FROM keys ORDER BY created_at, id")
+                .execute(
+                    "SELECT id, tenant, name, created_at, revoked_at, admin FROM keys ORDER BY created_at, id"
+                )
                 .fetchall()
             )
-        return [KeyInfo(id=r[0], tenant=r[1], name=r[2], created_at=r[3], revoked_at=r[4]) for r in rows]
+        return [
+            KeyInfo(id=r[0], tenant=r[1], name=r[2], created_at=r[3], revoked_at=r[4], admin=bool(r[5]))
+            for r in rows
+        ]
 
     def revoke(self, key_id: str) -> KeyInfo:
         now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -115,6 +131,11 @@ class KeyStore:
 
     def tenant_of(self, key: str) -> str | None:
         """The tenant of a valid, unrevoked key; None otherwise."""
+        info = self.info_of(key)
+        return info.tenant if info is not None else None
+
+    def info_of(self, key: str) -> KeyInfo | None:
+        """The listing of a valid, unrevoked key (its id names it in the audit log); None otherwise."""
         match = _KEY.match(key.strip())
         if match is None:
             return None
@@ -122,9 +143,13 @@ class KeyStore:
         with self._lock:
             row = (
                 self._connection()
-                .execute("SELECT tenant, digest FROM keys WHERE id = ? AND revoked_at IS NULL", (key_id,))
+                .execute(
+                    "SELECT tenant, digest, name, created_at, admin FROM keys "
+                    "WHERE id = ? AND revoked_at IS NULL",
+                    (key_id,),
+                )
                 .fetchone()
             )
         if row is None or not hmac.compare_digest(row[1], _digest(secret)):
             return None
-        return str(row[0])
+        return KeyInfo(id=key_id, tenant=row[0], name=row[2], created_at=row[3], admin=bool(row[4]))

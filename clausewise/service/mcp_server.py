@@ -38,6 +38,7 @@ from clausewise.service.answers import (
     quick_text,
     references,
 )
+from clausewise.service.audit import record
 from clausewise.service.auth import tenant_for
 from clausewise.service.errors import error_body, status_of
 from clausewise.service.playbook_mcp import add_playbook_tool
@@ -124,8 +125,16 @@ def build_mcp(service: Service) -> MCPServer:
         check_question(query, service)  # the bound REST's search holds its query to
 
         def search() -> list[Passage]:
-            with SpanSearch(runtime(), runtime().store.resolve_id(contract)) as spans:
-                return spans.passages(query, max(1, min(k, 32)))
+            contract_id = runtime().store.resolve_id(contract)
+            with SpanSearch(runtime(), contract_id) as spans:
+                passages = spans.passages(query, max(1, min(k, 32)))
+            record(
+                runtime().tenant_dir,
+                "search",
+                contract_id=contract_id,
+                clause_ids=[p.node_id for p in passages],
+            )
+            return passages
 
         return await asyncio.to_thread(search)
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.runtime import ModelHub, Runtime
+from clausewise.service.audit import record_job
 from clausewise.service.jobs import Job, JobStore
 from clausewise.service.keys import KeyStore, service_dir
 from clausewise.service.runner import Executor, LocalExecutor, LocalRunner
@@ -51,7 +52,7 @@ class Service:
 
             executor = CeleryExecutor(self.settings, local)
             threads = self.settings.jobs.concurrent_jobs  # they wait on the workers, not on a model
-        self.runner = LocalRunner(self.jobs, executor, threads, on_end=self.clear_uploads)
+        self.runner = LocalRunner(self.jobs, executor, threads, on_end=self.job_ended)
         self.upload_checks = ThreadPoolExecutor(UPLOAD_CHECK_THREADS, thread_name_prefix="upload-check")
 
     async def check_upload(self, check: Callable[..., T], *args: Any) -> T:
@@ -62,6 +63,12 @@ class Service:
     def close(self) -> None:
         self.upload_checks.shutdown(wait=False, cancel_futures=True)
         self.jobs.close()
+
+    def job_ended(self, job: Job) -> None:
+        """A job has ended: its uploads go, and its work goes in the tenant's audit log."""
+        self.clear_uploads(job)
+        ended = self.jobs.get(job.tenant, job.id)  # (``job`` is as it was claimed: running)
+        record_job(self.runtime(job.tenant).tenant_dir, ended)
 
     def clear_uploads(self, job: Job) -> None:
         """Delete the uploads of a job that has ended (or was cancelled before it ran)."""

@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import Request
 
 from clausewise.core.errors import ClausewiseError
+from clausewise.service.audit import current_actor
 from clausewise.service.auth import presented_key, tenant_for
 from clausewise.service.errors import ApiError, error_body, status_for_code
 from clausewise.service.jobs import FINISHED, INTERRUPTED, Job, JobEvent, JobKind
@@ -26,7 +27,9 @@ _KEY_CHECK_SECONDS = 1.0
 
 
 def submit(service: Service, tenant: str, kind: JobKind, request: dict[str, Any]) -> Job:
-    return service.jobs.create(tenant, kind, request, max_queued=service.settings.service.max_queued_jobs)
+    """Queue a job; it carries its caller's key id, so the audit log names who asked when it ends."""
+    asked = {**request, "actor": current_actor.get()}
+    return service.jobs.create(tenant, kind, asked, max_queued=service.settings.service.max_queued_jobs)
 
 
 async def wait_for(service: Service, tenant: str, job_id: str, timeout: float) -> Job:

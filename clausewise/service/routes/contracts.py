@@ -15,6 +15,7 @@ from clausewise.core.errors import ContractChanged
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
 from clausewise.runtime import Runtime
+from clausewise.service.audit import record
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.schemas import (
@@ -295,8 +296,11 @@ def search_contract(
     k: Annotated[int, Query(ge=1, le=64)] = 10,
 ) -> list[Passage]:
     """Retrieval only (no language model): the best spans, each the contract's own text."""
-    with SpanSearch(runtime, runtime.store.resolve_id(contract_id)) as search:
-        return search.passages(q, k)
+    contract = runtime.store.resolve_id(contract_id)
+    with SpanSearch(runtime, contract) as search:
+        passages = search.passages(q, k)
+    record(runtime.tenant_dir, "search", contract_id=contract, clause_ids=[p.node_id for p in passages])
+    return passages
 
 
 @router.get("/{contract_id}/original", response_class=FileResponse)
@@ -312,6 +316,13 @@ def original_file(contract_id: str, runtime: TenantRuntime, version: Version = N
             "this version was built before originals were kept",
             hint="upload it again",
         )
+    record(
+        runtime.tenant_dir,
+        "export",
+        contract_id=index.contract_id,
+        version=index.manifest.version,
+        detail="the original file",
+    )
     return FileResponse(original, filename=index.manifest.file_name)
 
 
@@ -329,4 +340,6 @@ def delete_contract(
         runtime.store.delete(contract)
     else:
         runtime.store.delete_version(contract, version)
+    detail = "the contract and every version" if version is None else f"version {version}"
+    record(runtime.tenant_dir, "delete", contract_id=contract, version=version, detail=detail)
     return Response(status_code=204)

@@ -12,6 +12,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from clausewise.core.report import Report
 from clausewise.core.results import CheckResult, ProvisionResult
+from clausewise.service.audit import record
 from clausewise.service.auth import CurrentService, Tenant
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import FINISHED, Job
@@ -96,6 +97,12 @@ def job_result(
     result = outcome(job)
     if format == "json":
         return result
+    record(
+        service.runtime(tenant).tenant_dir,
+        "export",
+        contract_id=str(job.request.get("contract", "")),
+        detail=f"job {job_id} ({job.kind}) as {format}",
+    )
     name = f"clausewise-{job_id}.{format}"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
     if format in ("csv", "xlsx") and isinstance(result, dict) and result.get("kind") == "room":

@@ -16,6 +16,7 @@ from fastapi.responses import Response
 from clausewise.api import Clausewise
 from clausewise.core.results import PositionReview
 from clausewise.runtime import Runtime
+from clausewise.service.audit import record
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import FINISHED, Job
@@ -115,6 +116,13 @@ def review_redline(
     reviews = [PositionReview.model_validate(r["result"]) for r in rows]
     made = Clausewise(runtime=runtime).redline_docx(
         contract_id, reviews, author=author, when=datetime.now(UTC), version=rows[0].get("contract_version")
+    )
+    record(
+        runtime.tenant_dir,
+        "export",
+        contract_id=contract_id,
+        version=rows[0].get("contract_version"),
+        detail=f"the redline of playbook review {job_id} ({made.base})",
     )
     name = f"{contract_id}-redline.docx"
     headers = {

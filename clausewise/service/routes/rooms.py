@@ -16,6 +16,7 @@ from pydantic import Field
 from clausewise.core.errors import ConfigError, ContractNotFound
 from clausewise.core.room import MAX_QUESTIONS, room_questions
 from clausewise.service.answers import check_question
+from clausewise.service.audit import record
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import Job
@@ -96,4 +97,9 @@ def export_rooms(
             )
         results.append(outcome(job))
     headers = {"Content-Disposition": f'attachment; filename="clausewise-room.{format}"'}
+    record(
+        service.runtime(tenant).tenant_dir,
+        "export",
+        detail=f"data room grid of {len(results)} job(s) as {format}",
+    )
     return Response(export(results, format), media_type=_MEDIA[format], headers=headers)
