@@ -117,3 +117,16 @@ def test_a_fault_run_against_a_live_server_finds_nothing(fault_results: dict) ->
     ]
     assert results["citations_checked"] >= 2 and results["asks"]["asks"] >= 2
     assert results["asks"]["errors"] == 0 and results["uploads_left"] == 0
+
+
+def test_every_abuse_family_is_refused_as_expected_on_a_live_server(tmp_path) -> None:
+    """`clausewise eval serve`'s abuse families against a real `clausewise serve` process, two
+    of each: every status the one expected, no leak, the owner's contract unchanged."""
+    from clausewise.core.config import load_settings
+    from clausewise.evals import abuse_families
+
+    results = abuse_families.run(load_settings(), tmp_path, rounds=2, concurrency=2)
+    assert len(results["families"]) == 9
+    assert results["unexpected_statuses"] == 0, results["families"]
+    assert results["leaks"] == 0 and results["lost"] == 0
+    assert all(row["other_requests"] >= 1 for row in results["families"])

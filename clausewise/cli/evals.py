@@ -361,6 +361,9 @@ def eval_serve(
     fault_concurrency: int = typer.Option(
         10, "--fault-concurrency", min=1, max=64, help="Fault probes at once."
     ),
+    abuse_rounds: int = typer.Option(
+        20, "--abuse-rounds", min=0, max=500, help="Requests per abuse family (0 skips them)."
+    ),
     out: Path = typer.Option(Path("bench-results/serve.json"), "--out", help="JSON results file."),
 ) -> None:
     """The service under load on loopback: errors, latency, first streamed event, time to the
@@ -379,6 +382,7 @@ def eval_serve(
             turns=turns,
             fault_probes=fault_probes,
             fault_concurrency=fault_concurrency,
+            abuse_rounds=abuse_rounds,
             progress=progress,
         )
     goals = serve_bench.GOALS
@@ -420,6 +424,20 @@ def eval_serve(
             console.print(
                 f"  {finding['kind']}: {finding['probe']}: {finding['request']} -> {finding['status']}: "
                 f"{finding['problem']}"
+            )
+    if "abuse" in results:
+        abuse = results["abuse"]
+        console.print(
+            f"Abuse families ({abuse['rounds']} each at {abuse['concurrency']}): unexpected statuses "
+            f"{abuse['unexpected_statuses']}; leaks {abuse['leaks']}; lost {abuse['lost']}; the other "
+            f"tenant's p95 at most {abuse['other_tenant_p95_max']} s; server peak over idle at most "
+            f"{abuse['peak_over_idle_max_mb']} MB"
+        )
+        for row in abuse["families"]:
+            console.print(
+                f"  {row['family']}: {row['statuses']} ({row['unexpected']} unexpected, "
+                f"{row['leaks']} leaks); other tenant p95 {row['other_p95_s']} s; "
+                f"+{row['peak_over_idle_mb']} MB"
             )
     write_results(ctx, results, out)
 

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,11 +87,12 @@ QUESTIONS = (
 class ServeProcess:
     """``clausewise serve`` in its own process on 127.0.0.1 and a free port, the embedded stack."""
 
-    def __init__(self, settings: Settings, log: Path) -> None:
+    def __init__(self, settings: Settings, log: Path, extra: Sequence[str] = ()) -> None:
+        """``extra``: more settings for the server, as ``--section.field value`` arguments."""
         self.port = free_port()
         self.command = [sys.executable, "-m", "clausewise.cli.main"]
         self.command += ["--data-dir", str(settings.paths.data_dir)]
-        self.command += ["--models.llm.embedded-model", settings.models.llm.embedded_model]
+        self.command += ["--models.llm.embedded-model", settings.models.llm.embedded_model, *extra]
         self.command += ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
         self.log = log
         self.process: subprocess.Popen | None = None
@@ -596,6 +598,7 @@ def run(
     turns: int = 1,
     fault_probes: int = 200,
     fault_concurrency: int = 10,
+    abuse_rounds: int = 20,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     progress = progress or NoProgress()
@@ -633,5 +636,11 @@ def run(
                 asks=max(asks, 1),
                 turns=turns,
                 progress=progress,
+            )
+        if abuse_rounds:
+            from clausewise.evals import abuse_families
+
+            results["abuse"] = abuse_families.run(
+                settings, Path(scratch) / "abuse", rounds=abuse_rounds, progress=progress
             )
     return results

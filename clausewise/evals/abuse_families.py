@@ -1,0 +1,267 @@
+"""Abuse families against a live ``clausewise serve`` process (issue 57's measures): each family
+is one kind of hostile request sent ``rounds`` times at ``concurrency`` by tenant ``acme``, while
+tenant ``beta`` lists its contracts every 50 ms. Per family: unexpected statuses, responses that
+show a server path or the other tenant's names, the other tenant's p95 latency, and the server's
+peak resident memory over its idle size; after all of them, whether acme's contract is still
+there, unchanged (nothing lost).
+
+The server runs with tight limits so each abuse is cheap to send and quick to refuse:
+``parsing.max_parse_seconds`` 1, ``parsing.max_unpacked_mb`` 3, ``parsing.max_file_mb`` 2.
+Bounded: ``rounds`` requests per family, ``SECONDS`` in all.
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import statistics
+import threading
+import time
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from clausewise.core.config import Settings, with_overrides
+from clausewise.core.progress import NoProgress, Progress
+from clausewise.service.keys import KeyStore
+
+SECONDS = 600.0
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SERVER_LIMITS = [
+    "--parsing.max-parse-seconds",
+    "1",
+    "--parsing.max-unpacked-mb",
+    "3",
+    "--parsing.max-file-mb",
+    "2",
+]
+
+
+def _word_file(body: bytes) -> bytes:
+    """A real Word file (python-docx's template) whose body ends with ``body``."""
+    from docx import Document
+
+    made = io.BytesIO()
+    Document().save(made)
+    out = io.BytesIO()
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"</w:body>", body + b"</w:body>")
+            target.writestr(item.filename, data)
+    return out.getvalue()
+
+
+def _status_of_head(url: str, head: str) -> int:
+    """Send a request's head only (no body follows) and read the status: answered on the headers."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw:
+        raw.sendall(head.replace("\n", "\r\n").encode("latin-1") + b"\r\n")
+        try:
+            return int(raw.recv(64).split(b" ")[1])
+        except (TimeoutError, IndexError, ValueError):
+            return 0
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    expected: frozenset[int]
+    send: Callable[[httpx.Client, str, str], tuple[int, str]]  # (client, url, acme's key) -> (status, text)
+
+
+def _families() -> list[Family]:
+    slow = _word_file(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 40_000)
+    bomb = _word_file(b"<w:p/>" * 600_000)
+    malformed = _word_file(b"<w:p><w:r><w:t>unclosed</w:r></w:p>")
+
+    def upload(data: bytes, name: str) -> Callable[[httpx.Client, str, str], tuple[int, str]]:
+        def send(client: httpx.Client, _url: str, _key: str) -> tuple[int, str]:
+            response = client.post("/v1/contracts", files={"file": (name, data)})
+            return response.status_code, response.text
+
+        return send
+
+    def headers_only(head: str, keyed: bool) -> Callable[[httpx.Client, str, str], tuple[int, str]]:
+        def send(_client: httpx.Client, url: str, key: str) -> tuple[int, str]:
+            host = urlsplit(url).netloc
+            auth = f"Authorization: Bearer {key}\n" if keyed else ""
+            return _status_of_head(url, head.format(host=host) + auth), ""
+
+        return send
+
+    def request(method: str, path: str, **kwargs: Any) -> Callable[[httpx.Client, str, str], tuple[int, str]]:
+        def send(client: httpx.Client, _url: str, _key: str) -> tuple[int, str]:
+            response = client.request(method, path, **kwargs)
+            return response.status_code, response.text
+
+        return send
+
+    multipart = "POST /v1/contracts HTTP/1.1\nHost: {host}\nContent-Type: multipart/form-data; boundary=b\n"
+    chat = {
+        "model": "clausewise/acme-nda",
+        "messages": [{"role": "system", "content": "Be brief. " * 1000}, {"role": "user", "content": "Law?"}],
+    }
+    return [
+        Family(
+            "a 256 MB body without a key",
+            frozenset({401}),
+            headers_only(multipart + "Content-Length: 268435456\n", False),
+        ),
+        Family(
+            "a 300 MB upload announced",
+            frozenset({413}),
+            headers_only(multipart + "Content-Length: 314572800\n", True),
+        ),
+        Family(
+            "a foreign Host",
+            frozenset({421}),
+            request("GET", "/v1/contracts", headers={"Host": "attacker.example"}),
+        ),
+        Family(
+            "a cross-site POST",
+            frozenset({403}),
+            request(
+                "POST",
+                "/v1/threads",
+                json={"contract": "acme-nda"},
+                headers={"Origin": "http://attacker.example"},
+            ),
+        ),
+        Family("a Word file slow to read", frozenset({422}), upload(slow, "slow.docx")),
+        Family("an XML bomb", frozenset({413}), upload(bomb, "bomb.docx")),
+        Family("malformed Word XML", frozenset({422}), upload(malformed, "malformed.docx")),
+        Family(
+            "a 10,000-character system message",
+            frozenset({422}),
+            request("POST", "/v1/chat/completions", json=chat),
+        ),
+        Family(
+            "a revoked-looking key",
+            frozenset({401}),
+            request("GET", "/v1/contracts", headers={"Authorization": "Bearer cw_00000000_" + "0" * 43}),
+        ),
+    ]
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc: memory is measured on Linux only")
+
+
+def _p95(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3)
+
+
+def run(
+    settings: Settings,
+    data_dir: Path,
+    *,
+    rounds: int = 20,
+    concurrency: int = 4,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Every family against a ``clausewise serve`` process on ``data_dir`` (see the module)."""
+    from clausewise.evals.serve_bench import ServeProcess
+
+    progress = progress or NoProgress()
+    deadline = time.monotonic() + SECONDS
+    settings = with_overrides(settings, {"paths": {"data_dir": str(data_dir), "tenant": "default"}})
+    keys = KeyStore.of(settings)
+    acme, beta = keys.create("acme", "eval abuse")[1], keys.create("beta", "eval abuse")[1]
+    rows: list[dict[str, Any]] = []
+    with ServeProcess(settings, data_dir / "serve.log", extra=SERVER_LIMITS) as server:
+        assert server.process is not None
+        pid = server.process.pid
+        owner = httpx.Client(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {acme}"})
+        other = httpx.Client(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {beta}"})
+        try:
+            nda = (EXAMPLES / "mutual-nda.txt").read_bytes()
+            ingest = owner.post(
+                "/v1/contracts", files={"file": ("nda.txt", nda)}, data={"contract_id": "acme-nda"}
+            )
+            job = ingest.json()["job"]["id"]
+            while owner.get(f"/v1/jobs/{job}").json()["status"] not in ("done", "failed", "cancelled"):
+                time.sleep(0.2)
+            before = owner.get("/v1/contracts/acme-nda/text").text
+            other.post("/v1/contracts", files={"file": ("beta.txt", nda)}, data={"contract_id": "beta-nda"})
+            for family in _families():
+                if time.monotonic() > deadline:
+                    break
+                progress.stage(f"abuse: {family.name}, {rounds} at {concurrency}")
+                rows.append(
+                    _one_family(family, server.url, owner, other, acme, pid, rounds, concurrency, data_dir)
+                )
+            after = owner.get("/v1/contracts/acme-nda/text").text
+        finally:
+            owner.close()
+            other.close()
+    return {
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "families": rows,
+        "unexpected_statuses": sum(r["unexpected"] for r in rows),
+        "leaks": sum(r["leaks"] for r in rows),
+        "lost": int(before != after),
+        "other_tenant_p95_max": max((r["other_p95_s"] or 0.0 for r in rows), default=None),
+        "peak_over_idle_max_mb": max((r["peak_over_idle_mb"] for r in rows), default=None),
+    }
+
+
+def _one_family(
+    family: Family,
+    url: str,
+    owner: httpx.Client,
+    other: httpx.Client,
+    key: str,
+    pid: int,
+    rounds: int,
+    concurrency: int,
+    data_dir: Path,
+) -> dict[str, Any]:
+    idle = _rss_mb(pid)
+    peak = idle
+    latencies: list[float] = []
+    running = threading.Event()
+    running.set()
+
+    def watch() -> None:
+        nonlocal peak
+        while running.is_set():
+            started = time.perf_counter()
+            other.get("/v1/contracts")
+            latencies.append(time.perf_counter() - started)
+            peak = max(peak, _rss_mb(pid))
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        answers = list(pool.map(lambda _n: family.send(owner, url, key), range(rounds)))
+    running.clear()
+    watcher.join(30)
+    statuses = [status for status, _ in answers]
+    shown = [text for _, text in answers if str(data_dir) in text or "beta-nda" in text]
+    return {
+        "family": family.name,
+        "requests": len(answers),
+        "statuses": sorted(set(statuses)),
+        "unexpected": sum(status not in family.expected for status in statuses),
+        "leaks": len(shown),
+        "other_requests": len(latencies),
+        "other_p95_s": _p95(latencies),
+        "other_median_s": round(statistics.median(latencies), 3) if latencies else None,
+        "peak_over_idle_mb": round(peak - idle, 1),
+    }
