@@ -148,7 +148,27 @@ def _families() -> list[Family]:
             frozenset({401}),
             request("GET", "/v1/contracts", headers={"Authorization": "Bearer cw_00000000_" + "0" * 43}),
         ),
+        Family(
+            "a 14,400 pt page's image",
+            frozenset({200}),
+            request("GET", "/v1/contracts/acme-poster/pages/1/image"),
+        ),
+        Family(
+            "a queue flood",
+            frozenset({202, 429}),
+            request("POST", "/v1/checks", json={"contracts": ["acme-nda"], "suite": "nda"}),
+        ),
     ]
+
+
+def _poster() -> bytes:
+    """A one-page PDF drawn 14,400 points square (its image at the viewer's scale was a 500)."""
+    import pymupdf
+
+    with pymupdf.open() as document:
+        page = document.new_page(width=14400, height=14400)
+        page.insert_text((72, 144), "This Agreement is governed by the laws of England.", fontsize=48)
+        return document.tobytes()
 
 
 def _rss_mb(pid: int) -> float:
@@ -195,8 +215,22 @@ def run(
             job = ingest.json()["job"]["id"]
             while owner.get(f"/v1/jobs/{job}").json()["status"] not in ("done", "failed", "cancelled"):
                 time.sleep(0.2)
+            poster = owner.post(
+                "/v1/contracts",
+                files={"file": ("poster.pdf", _poster())},
+                data={"contract_id": "acme-poster"},
+            ).json()["job"]["id"]
+            theirs = other.post(
+                "/v1/contracts", files={"file": ("beta.txt", nda)}, data={"contract_id": "beta-nda"}
+            ).json()["job"]["id"]
+            for client, waited in ((owner, job), (owner, poster), (other, theirs)):
+                while client.get(f"/v1/jobs/{waited}").json()["status"] not in (
+                    "done",
+                    "failed",
+                    "cancelled",
+                ):
+                    time.sleep(0.2)
             before = owner.get("/v1/contracts/acme-nda/text").text
-            other.post("/v1/contracts", files={"file": ("beta.txt", nda)}, data={"contract_id": "beta-nda"})
             for family in _families():
                 if time.monotonic() > deadline:
                     break
@@ -205,6 +239,12 @@ def run(
                     _one_family(family, server.url, owner, other, acme, pid, rounds, concurrency, data_dir)
                 )
             after = owner.get("/v1/contracts/acme-nda/text").text
+            # after the flood: the other tenant's job is next among its own, whatever acme queued
+            turn = other.post("/v1/checks", json={"contracts": ["beta-nda"], "suite": "nda"}).json()
+            queue_position = turn.get("queue_position")
+            for queued in owner.get("/v1/jobs?limit=1000").json()["jobs"]:
+                if queued["status"] in ("queued", "running"):
+                    owner.post(f"/v1/jobs/{queued['id']}/cancel")
         finally:
             owner.close()
             other.close()
@@ -215,6 +255,7 @@ def run(
         "unexpected_statuses": sum(r["unexpected"] for r in rows),
         "leaks": sum(r["leaks"] for r in rows),
         "lost": int(before != after),
+        "other_tenant_queue_position_after_flood": queue_position,
         "other_tenant_p95_max": max((r["other_p95_s"] or 0.0 for r in rows), default=None),
         "peak_over_idle_max_mb": max((r["peak_over_idle_mb"] for r in rows), default=None),
     }
