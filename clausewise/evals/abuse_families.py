@@ -29,6 +29,7 @@ import httpx
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
+from clausewise.evals.processes import ServeProcess
 from clausewise.service.keys import KeyStore
 
 SECONDS = 600.0
@@ -194,8 +195,6 @@ def run(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Every family against a ``clausewise serve`` process on ``data_dir`` (see the module)."""
-    from clausewise.evals.serve_bench import ServeProcess
-
     progress = progress or NoProgress()
     deadline = time.monotonic() + SECONDS
     settings = with_overrides(settings, {"paths": {"data_dir": str(data_dir), "tenant": "default"}})

@@ -1,6 +1,6 @@
-"""Real parts for ``eval scale`` and the scale-out tests: a ``redis-server`` on 127.0.0.1 with an
-ephemeral port (append-only file fsynced on every write, so a restart keeps the queue), and
-``clausewise worker`` processes started as a user would start them."""
+"""Real parts for ``eval scale``, ``eval serve`` and their tests: a ``redis-server`` on 127.0.0.1
+with an ephemeral port (append-only file fsynced on every write, so a restart keeps the queue),
+``clausewise worker`` processes and ``clausewise serve`` started as a user would start them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import httpx
+
+from clausewise.core.config import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -163,3 +168,52 @@ def celery_flags(data_dir: Path, redis_url: str, visibility_timeout: float = 360
         "--jobs.visibility-timeout",
         str(visibility_timeout),
     ]
+
+
+class ServeProcess:
+    """``clausewise serve`` in its own process on 127.0.0.1 and a free port, the embedded stack."""
+
+    def __init__(self, settings: Settings, log: Path, extra: Sequence[str] = ()) -> None:
+        """``extra``: more settings for the server, as ``--section.field value`` arguments."""
+        self.port = free_port()
+        self.command = [sys.executable, "-m", "clausewise.cli.main"]
+        self.command += ["--data-dir", str(settings.paths.data_dir)]
+        self.command += ["--models.llm.embedded-model", settings.models.llm.embedded_model, *extra]
+        self.command += ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        self.log = log
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> ServeProcess:
+        with self.log.open("wb") as sink:
+            self.process = subprocess.Popen(self.command, stdout=sink, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"clausewise serve exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raise RuntimeError(f"clausewise serve did not answer on {self.url} within 120 s")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def peak_mb(self) -> float:
+        """The process's peak resident size so far (``VmHWM``), read before it stops."""
+        assert self.process is not None
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)  # kilobytes
+        raise RuntimeError("no VmHWM in /proc: peak memory is measured on Linux only")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)

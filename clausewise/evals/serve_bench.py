@@ -37,7 +37,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +49,7 @@ from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals import hostile_probes as hostile
 from clausewise.evals.instruments import scripted_runtimes
-from clausewise.evals.processes import free_port
+from clausewise.evals.processes import ServeProcess
 from clausewise.retrieval import SpanSearch
 from clausewise.runtime import ModelHub, Runtime
 from clausewise.service.app import create_app
@@ -82,55 +81,6 @@ QUESTIONS = (
     "Does the agreement grant any licence?",
     "How are notices given?",
 )
-
-
-class ServeProcess:
-    """``clausewise serve`` in its own process on 127.0.0.1 and a free port, the embedded stack."""
-
-    def __init__(self, settings: Settings, log: Path, extra: Sequence[str] = ()) -> None:
-        """``extra``: more settings for the server, as ``--section.field value`` arguments."""
-        self.port = free_port()
-        self.command = [sys.executable, "-m", "clausewise.cli.main"]
-        self.command += ["--data-dir", str(settings.paths.data_dir)]
-        self.command += ["--models.llm.embedded-model", settings.models.llm.embedded_model, *extra]
-        self.command += ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        self.log = log
-        self.process: subprocess.Popen | None = None
-
-    def __enter__(self) -> ServeProcess:
-        with self.log.open("wb") as sink:
-            self.process = subprocess.Popen(self.command, stdout=sink, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"clausewise serve exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                time.sleep(0.2)
-        raise RuntimeError(f"clausewise serve did not answer on {self.url} within 120 s")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def peak_mb(self) -> float:
-        """The process's peak resident size so far (``VmHWM``), read before it stops."""
-        assert self.process is not None
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)  # kilobytes
-        raise RuntimeError("no VmHWM in /proc: peak memory is measured on Linux only")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
 
 
 class LoopbackServer:
