@@ -386,33 +386,32 @@ def soffice() -> str:
     return path
 
 
+def as_odt(soffice: str, data: bytes, folder: Path) -> Path:
+    """A DOCX converted by headless LibreOffice to ODT (its tracked changes become changed
+    regions): the ODT's path."""
+    import subprocess
+
+    (folder / "redline.docx").write_bytes(data)
+    subprocess.run(
+        [soffice, "--headless", "--convert-to", "odt", "--outdir", str(folder), str(folder / "redline.docx")],
+        check=True,
+        capture_output=True,
+        timeout=180,
+        env={"HOME": str(folder), "PATH": "/usr/bin:/bin"},
+    )
+    return folder / "redline.odt"
+
+
 def test_libreoffice_opens_the_redline_with_its_insertions_and_deletions_as_changes(
     reviewed, soffice, tmp_path
 ):
     import re
-    import subprocess
 
     api, out = reviewed
     data = api.redline_docx(
         "supply-agreement", list(out["supply-agreement"].values()), author="Counsel", when=WHEN
     ).data
-    (tmp_path / "redline.docx").write_bytes(data)
-    subprocess.run(
-        [
-            soffice,
-            "--headless",
-            "--convert-to",
-            "odt",
-            "--outdir",
-            str(tmp_path),
-            str(tmp_path / "redline.docx"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=180,
-        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
-    with zipfile.ZipFile(tmp_path / "redline.odt") as odt:
+    with zipfile.ZipFile(as_odt(soffice, data, tmp_path)) as odt:
         content = odt.read("content.xml").decode("utf-8")
     assert len(re.findall("<text:changed-region", content)) >= 3
     assert "<text:insertion" in content and "<text:deletion" in content

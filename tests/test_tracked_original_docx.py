@@ -203,7 +203,8 @@ def test_a_word_contract_is_redlined_in_its_own_file_and_libreoffice_shows_the_c
     reviewed_word_contract, tmp_path
 ):
     import shutil
-    import subprocess
+
+    from tests.test_playbook import as_odt
 
     api, contract, path, reviews = reviewed_word_contract
     made = api.redline_docx(contract, reviews, author="Counsel", when=WHEN)
@@ -215,26 +216,11 @@ def test_a_word_contract_is_redlined_in_its_own_file_and_libreoffice_shows_the_c
     office = shutil.which("soffice")
     if office is None:
         pytest.skip("LibreOffice is not installed (apt-get install libreoffice-writer-nogui)")
-    (tmp_path / "redline.docx").write_bytes(made.data)
-    subprocess.run(
-        [
-            office,
-            "--headless",
-            "--convert-to",
-            "odt",
-            "--outdir",
-            str(tmp_path),
-            str(tmp_path / "redline.docx"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=180,
-        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
-    with zipfile.ZipFile(tmp_path / "redline.odt") as odt:
-        content = odt.read("content.xml").decode("utf-8")
+    odt = as_odt(office, made.data, tmp_path)
+    with zipfile.ZipFile(odt) as opened:
+        content = opened.read("content.xml").decode("utf-8")
     assert len(re.findall("<text:changed-region", content)) >= len(with_edits)
-    assert "Garamond" in odt_styles(tmp_path / "redline.odt")
+    assert "Garamond" in odt_styles(odt)
 
 
 def odt_styles(path: Path) -> str:

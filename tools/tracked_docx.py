@@ -23,7 +23,7 @@ from tools.playbook.redlines import Edit
 
 Kind = Literal["same", "ins", "del"]
 #: Characters XML 1.0 cannot hold (controls other than tab, newline, carriage return).
-NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def segments(text: str, edits: Sequence[Edit]) -> list[tuple[Kind, str]]:
@@ -56,13 +56,16 @@ def _paragraphs(pieces: list[tuple[Kind, str]]) -> Iterator[tuple[list[tuple[Kin
     yield runs, "same"
 
 
-class _Marks:
-    """Revision attributes: a unique id per change, one author and one date for the export."""
+class RevisionMarks:
+    """Revision attributes: a unique id per change (from ``first_id``, after any the document
+    already uses), one author and one date for the export; every element made is kept in
+    :attr:`made`, so a writer can tell its own changes from the document's."""
 
-    def __init__(self, author: str, when: datetime) -> None:
+    def __init__(self, author: str, when: datetime, first_id: int = 1) -> None:
         self.author = author
         self.date = when.strftime("%Y-%m-%dT%H:%M:%SZ")
-        self.next_id = 1
+        self.next_id = first_id
+        self.made: list[OxmlElement] = []
 
     def element(self, tag: str) -> OxmlElement:
         element = OxmlElement(tag)
@@ -70,14 +73,17 @@ class _Marks:
         element.set(qn("w:author"), self.author)
         element.set(qn("w:date"), self.date)
         self.next_id += 1
+        self.made.append(element)
         return element
 
 
-def _run(kind: Kind, text: str) -> OxmlElement:
+def text_run(kind: Kind, text: str) -> OxmlElement:
+    """A ``w:r`` holding ``text`` (as ``w:delText`` for a deletion), characters XML cannot hold
+    replaced."""
     run = OxmlElement("w:r")
     body = OxmlElement("w:delText" if kind == "del" else "w:t")
     body.set(qn("xml:space"), "preserve")
-    body.text = NOT_XML.sub("\ufffd", text)
+    body.text = _NOT_XML.sub("\ufffd", text)
     run.append(body)
     return run
 
@@ -89,7 +95,7 @@ def tracked_docx(text: str, edits: Sequence[Edit], *, author: str, when: datetim
         document.core_properties.title = title
     body = document.element.body
     section = body[-1]  # python-docx's template ends the body with its section properties
-    marks = _Marks(author, when)
+    marks = RevisionMarks(author, when)
     for runs, mark in _paragraphs(segments(text, edits)):
         paragraph = OxmlElement("w:p")
         if mark != "same":
@@ -99,10 +105,10 @@ def tracked_docx(text: str, edits: Sequence[Edit], *, author: str, when: datetim
             paragraph.append(properties)
         for kind, piece in runs:
             if kind == "same":
-                paragraph.append(_run(kind, piece))
+                paragraph.append(text_run(kind, piece))
                 continue
             change = marks.element(f"w:{kind}")
-            change.append(_run(kind, piece))
+            change.append(text_run(kind, piece))
             paragraph.append(change)
         section.addprevious(paragraph)
     out = io.BytesIO()

@@ -31,11 +31,12 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
 from tools.parsing.docx import BodyLine, body_lines, paragraph_runs, run_pieces
-from tools.playbook.redlines import Edit, apply_edits, next_label
-from tools.tracked_docx import NOT_XML
+from tools.playbook.redlines import NUMBER_LABEL, Edit, apply_edits, next_label
+from tools.tracked_docx import RevisionMarks, text_run
 
-#: A clause number typed at the start of an inserted clause, dropped where Word numbers it.
-_TYPED_LABEL = re.compile(r"^(?:(?:\d+\.)*\d+\.?|\([a-zA-Z0-9]{1,4}\))\s+")
+#: The number :func:`tools.playbook.redlines.insertion` types before a new clause, dropped where
+#: Word numbers the paragraph itself.
+_TYPED_LABEL = re.compile(rf"^{NUMBER_LABEL}\s+")
 _WRAPPERS = {qn("w:ins"), qn("w:del")}
 
 
@@ -131,25 +132,6 @@ def _placed(document: Any, text: str) -> list[_Line]:
     return lines
 
 
-class _Marks:
-    """Revision elements: one author and date, ids after any the file already uses."""
-
-    def __init__(self, author: str, when: datetime, first_id: int) -> None:
-        self.author = author
-        self.date = when.strftime("%Y-%m-%dT%H:%M:%SZ")
-        self.next_id = first_id
-        self.made: list[Any] = []
-
-    def element(self, tag: str) -> Any:
-        element = OxmlElement(tag)
-        element.set(qn("w:id"), str(self.next_id))
-        element.set(qn("w:author"), self.author)
-        element.set(qn("w:date"), self.date)
-        self.next_id += 1
-        self.made.append(element)
-        return element
-
-
 def _cut(line: _Line, at: int) -> None:
     """Make raw index ``at`` of the line's paragraph the start of a run, splitting the run (and
     the ``w:t``) it falls inside; both halves keep the run's formatting."""
@@ -194,7 +176,7 @@ def _outer(run: Any) -> Any:
     return parent if parent.tag in _WRAPPERS else run
 
 
-def _delete_runs(line: _Line, start: int, end: int, marks: _Marks) -> None:
+def _delete_runs(line: _Line, start: int, end: int, marks: RevisionMarks) -> None:
     _cut(line, start)
     _cut(line, end)
     runs: list[Any] = []
@@ -213,20 +195,17 @@ def _delete_runs(line: _Line, start: int, end: int, marks: _Marks) -> None:
         wrapper.append(run)
 
 
-def _new_run(words: str, like: Any | None, marks: _Marks) -> Any:
-    run = OxmlElement("w:r")
+def _new_run(words: str, like: Any | None, marks: RevisionMarks) -> Any:
+    """An inserted run of ``words`` formatted like the run ``like``."""
+    run = text_run("ins", words)
     if like is not None and like.rPr is not None:
-        run.append(copy.deepcopy(like.rPr))
-    body = OxmlElement("w:t")
-    body.set(qn("xml:space"), "preserve")
-    body.text = NOT_XML.sub("\ufffd", words)
-    run.append(body)
+        run.insert(0, copy.deepcopy(like.rPr))
     change = marks.element("w:ins")
     change.append(run)
     return change
 
 
-def _insert_words(line: _Line, at: int, words: str, marks: _Marks) -> None:
+def _insert_words(line: _Line, at: int, words: str, marks: RevisionMarks) -> None:
     """``words`` inserted at raw index ``at`` of the line's paragraph, formatted like the run
     before them (or after, at the paragraph's start)."""
     _cut(line, at)
@@ -238,7 +217,7 @@ def _insert_words(line: _Line, at: int, words: str, marks: _Marks) -> None:
         _outer(last).addnext(_new_run(words, last, marks))
 
 
-def _mark_paragraph(paragraph: Any, tag: str, marks: _Marks) -> None:
+def _mark_paragraph(paragraph: Any, tag: str, marks: RevisionMarks) -> None:
     """Track the paragraph's own mark (the end of the paragraph) as inserted or deleted."""
     properties = paragraph.get_or_add_pPr()
     run_properties = properties.find(qn("w:rPr"))
@@ -264,7 +243,7 @@ def _template(lines: Sequence[_Line], anchor: int, label: str) -> _Line:
     return lines[anchor]
 
 
-def _insert_paragraphs(lines: Sequence[_Line], anchor: int, words: str, marks: _Marks) -> None:
+def _insert_paragraphs(lines: Sequence[_Line], anchor: int, words: str, marks: RevisionMarks) -> None:
     """New paragraphs (one per line of ``words``) after the paragraph of line ``anchor``."""
     after = lines[anchor].last_added if lines[anchor].last_added is not None else lines[anchor].body.element
     if lines[anchor].body.is_row:
@@ -301,7 +280,7 @@ def _line_at(lines: Sequence[_Line], offset: int) -> int:
     return low
 
 
-def _make(lines: Sequence[_Line], edit: Edit, marks: _Marks) -> None:
+def _make(lines: Sequence[_Line], edit: Edit, marks: RevisionMarks) -> None:
     """One edit as tracked changes: its deletion line by line (a paragraph mark inside it
     deleted; whole paragraphs struck lose their mark too, so accepting removes them), then its
     insertion where the deletion ends."""
@@ -414,7 +393,7 @@ def tracked_original_docx(
     document = Document(io.BytesIO(original))
     lines = _placed(document, text)
     used = [int(v) for v in document.element.body.xpath(".//@w:id") if str(v).isdigit()]
-    marks = _Marks(author, when, max(used, default=0) + 1)
+    marks = RevisionMarks(author, when, max(used, default=0) + 1)
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):  # two insertions at one point keep their order
         _make(lines, edit, marks)
     out = io.BytesIO()

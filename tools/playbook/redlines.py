@@ -63,6 +63,10 @@ def insertion(at: int, text: str) -> Edit:
     return Edit(at, at, "\n\n" + " ".join(text.split()))
 
 
+#: A plain clause number ("4", "4.3", "12.1.2."): the numbers a new clause is given.
+NUMBER_LABEL = r"(?:\d+\.)*\d+\.?"
+
+
 def next_label(label: str) -> str:
     """The number after a clause's: ``"4.3"`` -> ``"4.4"``, ``"12"`` -> ``"13"``; "" for labels
     that are not plain numbers ("(a)", "Schedule A")."""
@@ -72,7 +76,7 @@ def next_label(label: str) -> str:
     return f"{match.group(1)}{int(match.group(2)) + 1}{match.group(3)}"
 
 
-_NUMBERED_INSERTION = re.compile(r"^(\n\n)((?:\d+\.)*\d+\.?)( )")
+_NUMBERED_INSERTION = re.compile(rf"^(\n\n)({NUMBER_LABEL})( )")
 
 
 def _clashes(edit: Edit, kept: Sequence[Edit]) -> bool:
