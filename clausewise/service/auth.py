@@ -8,9 +8,11 @@ configured tenant, and ``clausewise serve`` refuses to listen beyond loopback un
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.types import Scope
 
 from clausewise.runtime import Runtime
 from clausewise.service.errors import ApiError
@@ -21,17 +23,28 @@ def service_of(request: Request) -> Service:
     return request.app.state.service
 
 
-def presented_key(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
+def scope_headers(scope: Scope) -> dict[str, str]:
+    """An ASGI request's headers by lower-case name (for checks that run before a route)."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+def key_in(headers: Mapping[str, str]) -> str | None:
+    """The API key a request presents: ``Authorization: Bearer`` first, else ``X-API-Key``."""
+    header = headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
-    return request.headers.get("x-api-key") or None
+    return headers.get("x-api-key") or None
 
 
-def tenant_for(service: Service, key: str | None) -> str:
-    """The tenant a request with ``key`` acts for (401 when keys are required and it is not valid)."""
+def presented_key(request: Request) -> str | None:
+    return key_in(request.headers)
+
+
+def caller(service: Service, key: str | None) -> tuple[str, str]:
+    """The tenant a request with ``key`` acts for and whom the audit log names: the key's id, or
+    ``local`` on a server without keys (401 when keys are required and it is not valid)."""
     if not service.keys.active():
-        return service.settings.paths.tenant
+        return service.settings.paths.tenant, "local"
     if key is None:
         raise ApiError(
             401,
@@ -39,12 +52,17 @@ def tenant_for(service: Service, key: str | None) -> str:
             "this server requires an API key",
             hint="send 'Authorization: Bearer <key>' (create one with `clausewise keys create --tenant T`)",
         )
-    tenant = service.keys.tenant_of(key)
-    if tenant is None:
+    info = service.keys.info_of(key)
+    if info is None:
         raise ApiError(
             401, "invalid_api_key", "the API key is not valid", hint="check the key, or create a new one"
         )
-    return tenant
+    return info.tenant, info.id
+
+
+def tenant_for(service: Service, key: str | None) -> str:
+    """The tenant a request with ``key`` acts for (see :func:`caller`)."""
+    return caller(service, key)[0]
 
 
 def authenticated_tenant(request: Request) -> str:

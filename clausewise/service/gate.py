@@ -24,9 +24,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from clausewise.core.errors import ClausewiseError
 from clausewise.service.audit import current_actor
-from clausewise.service.auth import tenant_for
+from clausewise.service.auth import caller, key_in, scope_headers
 from clausewise.service.errors import envelope, error_body, status_of
-from clausewise.service.keys import key_id
 from clausewise.service.state import Service
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -66,33 +65,29 @@ class RequestGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = await self._refusal(scope)
+        headers = scope_headers(scope)
+        actor = "local"  # whom the audit log names: the key's id once the key is checked
+        refusal = self._place_refusal(scope, headers)
+        if refusal is None and (scope.get("path", "").startswith("/v1/") or scope.get("path") == "/mcp"):
+            try:
+                _, actor = await asyncio.to_thread(caller, self.service, key_in(headers))
+            except ClausewiseError as error:
+                refusal = JSONResponse(
+                    error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
+                )
+        refusal = refusal or self._size_refusal(headers)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        token = current_actor.set(await self._actor(scope))  # whom the audit log names
+        token = current_actor.set(actor)
         try:
             await self.app(scope, receive, send)
         finally:
             current_actor.reset(token)
 
-    async def _actor(self, scope: Scope) -> str:
-        """The id of the key the request came with (it passed the key check), else ``local``
-        (no keys: a key sent anyway names nobody)."""
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        authorization = headers.get("authorization", "")
-        key = (
-            authorization[7:].strip()
-            if authorization.lower().startswith("bearer ")
-            else headers.get("x-api-key")
-        )
-        if not key or not await asyncio.to_thread(self.service.keys.active):
-            return "local"
-        return key_id(key) or "local"
-
-    async def _refusal(self, scope: Scope) -> JSONResponse | None:
+    def _place_refusal(self, scope: Scope, headers: dict[str, str]) -> JSONResponse | None:
+        """Host, then Origin."""
         settings = self.service.settings
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         if not host_allowed(host_name(host), settings.service.host, settings.service.allowed_hosts):
             return _refuse(
@@ -109,16 +104,11 @@ class RequestGate:
                 "a page from another site may not change anything here",
                 "send the request from the service's own page, or from a client that is not a browser",
             )
-        path = scope.get("path", "")
-        if path.startswith("/v1/") or path == "/mcp":
-            authorization = headers.get("authorization", "")
-            key = authorization[7:].strip() if authorization.lower().startswith("bearer ") else None
-            try:
-                await asyncio.to_thread(tenant_for, self.service, key or headers.get("x-api-key") or None)
-            except ClausewiseError as error:
-                return JSONResponse(
-                    error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
-                )
+        return None
+
+    def _size_refusal(self, headers: dict[str, str]) -> JSONResponse | None:
+        """An upload announcing more than the file limit."""
+        settings = self.service.settings
         declared = headers.get("content-length", "")
         limit = int(settings.parsing.max_file_mb * 1024 * 1024) + FORM_ALLOWANCE
         multipart = headers.get("content-type", "").lower().startswith("multipart/")
@@ -130,16 +120,6 @@ class RequestGate:
                 "split the contract, or raise parsing.max_file_mb on the server",
             )
         return None
-
-
-def _actor(scope: Scope) -> str:
-    """The id of the key a request came with (it passed the key check), else ``local``."""
-    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-    authorization = headers.get("authorization", "")
-    key = (
-        authorization[7:].strip() if authorization.lower().startswith("bearer ") else headers.get("x-api-key")
-    )
-    return (key_id(key) if key else None) or "local"
 
 
 def _same_site(origin: str, host: str) -> bool:

@@ -46,12 +46,6 @@ def service_dir(settings: Settings) -> Path:
     return settings.paths.data_dir.expanduser() / "service"
 
 
-def key_id(key: str) -> str | None:
-    """The id a key names itself by (``cw_<id>_<secret>``): what the audit log records."""
-    match = _KEY.match(key.strip())
-    return match.group(1) if match else None
-
-
 class KeyStore:
     """The server's API keys (``<data_dir>/service/keys.sqlite``)."""
 
@@ -128,11 +122,6 @@ class KeyStore:
         with self._lock:
             row = self._connection().execute("SELECT 1 FROM keys WHERE revoked_at IS NULL LIMIT 1").fetchone()
         return row is not None
-
-    def tenant_of(self, key: str) -> str | None:
-        """The tenant of a valid, unrevoked key; None otherwise."""
-        info = self.info_of(key)
-        return info.tenant if info is not None else None
 
     def info_of(self, key: str) -> KeyInfo | None:
         """The listing of a valid, unrevoked key (its id names it in the audit log); None otherwise."""

@@ -39,7 +39,7 @@ from clausewise.service.answers import (
     references,
 )
 from clausewise.service.audit import record
-from clausewise.service.auth import tenant_for
+from clausewise.service.auth import key_in, scope_headers, tenant_for
 from clausewise.service.errors import error_body, status_of
 from clausewise.service.playbook_mcp import add_playbook_tool
 from clausewise.service.room_mcp import add_room_tool
@@ -63,11 +63,9 @@ class KeyCheck:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        header = headers.get("authorization", "")
-        key = header[7:].strip() if header.lower().startswith("bearer ") else headers.get("x-api-key")
+        key = key_in(scope_headers(scope))
         try:
-            tenant = await asyncio.to_thread(tenant_for, self.service, key or None)
+            tenant = await asyncio.to_thread(tenant_for, self.service, key)
         except ClausewiseError as error:
             response = JSONResponse(
                 error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
