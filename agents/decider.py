@@ -97,6 +97,10 @@ class Presence:
     scores: ClauseScores
 
 
+#: The verdict a hypothesis ruling gives.
+_VERDICT_OF_LABEL = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}
+
+
 class AnswerDecider:
     def __init__(
         self,
@@ -201,14 +205,17 @@ class AnswerDecider:
         verdict, _, _ = self._presence_verdict(column, max([edited, *others]))
         return verdict
 
-    def clause_ruling(self, hypothesis: str, clause: str) -> tuple[str, float] | None:
-        """The NLI classifier's label ("Entailment", "Contradiction", "NotMentioned") for
-        ``hypothesis`` on one clause's words and its probability; None without the classifier."""
+    def hypothesis_after_edit(self, hypothesis: str, clause: str) -> str | None:
+        """yes / no / not addressed / unclear: the NLI classifier's ruling on ``hypothesis`` for
+        one (edited) clause's words, unclear below the confidence :meth:`decide_hypothesis`
+        answers at; None without the classifier."""
         if self.scorer is None:
             return None
         row = self.scorer.probabilities(hypothesis, [clause])[0]
         best = int(row.argmax())
-        return LABELS[best], float(row[best])
+        if float(row[best]) < self.settings.hypothesis_confident_at:
+            return "unclear"
+        return _VERDICT_OF_LABEL[LABELS[best]]
 
     def decide_value(self, question: str, provision: KnownProvision, value_kind: str) -> Decision:
         """The value of ``value_kind`` ("law", "duration", ...) the clauses holding ``provision``
@@ -468,7 +475,7 @@ class AnswerDecider:
         """The hypothesis classifier's ruling on ``hypothesis`` (of ``provision``'s topic)."""
         assert self.ruler is not None
         ruling: Ruling = self.ruler.rule(hypothesis)
-        verdict = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}[ruling.label]
+        verdict = _VERDICT_OF_LABEL[ruling.label]
         grounds = [c for c in ruling.citations if not addresses_a_model(c.quote)]
         common = {
             "question": question,

@@ -319,14 +319,10 @@ class PlaybookReviewer:
                 return None
             return Decision(question=question, form="verdict", verdict=said)  # type: ignore[arg-type]
         if form == "hypothesis":
-            ruling = self.decider.clause_ruling(requirement.hypothesis or "", words)
-            if ruling is None:
+            ruled = self.decider.hypothesis_after_edit(requirement.hypothesis or "", words)
+            if ruled is None:
                 return None
-            label, probability = ruling
-            if probability < self.decider.settings.hypothesis_confident_at:
-                return Decision(question=question, form="verdict", verdict="unclear")
-            said = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}[label]
-            return Decision(question=question, form="verdict", verdict=said)  # type: ignore[arg-type]
+            return Decision(question=question, form="verdict", verdict=ruled)  # type: ignore[arg-type]
         kind = self._value_kind(position, provision)
         readings = value_readings(question, kind, words, [(0, len(words))])
         if not readings:
