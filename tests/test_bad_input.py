@@ -18,6 +18,7 @@ from clausewise.core.errors import (
     UndecodableText,
     UnsupportedFileType,
 )
+from clausewise.evals.abuse_families import word_file_with
 from tools.parsing import parse_document
 
 
@@ -25,27 +26,6 @@ def _encrypted_pdf(path: Path) -> None:
     with pymupdf.open() as document:
         document.new_page().insert_text((72, 72), "Secret terms of the agreement.")
         document.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="s3cret")
-
-
-def _malformed_docx() -> bytes:
-    """A real Word file whose document part is not well-formed XML (it was a 500)."""
-    import io
-    import zipfile
-
-    from docx import Document
-
-    made = io.BytesIO()
-    document = Document()
-    document.add_paragraph("The Supplier shall deliver the Products.")
-    document.save(made)
-    out = io.BytesIO()
-    with zipfile.ZipFile(made) as source, zipfile.ZipFile(out, "w") as target:
-        for item in source.infolist():
-            data = source.read(item.filename)
-            if item.filename == "word/document.xml":
-                data = data.replace(b"</w:body>", b"<w:p><w:r><w:t>unclosed</w:r></w:p></w:body>")
-            target.writestr(item, data)
-    return out.getvalue()
 
 
 def _bad_files(folder: Path) -> dict[str, tuple[Path, type[InputError], str]]:
@@ -67,7 +47,8 @@ def _bad_files(folder: Path) -> dict[str, tuple[Path, type[InputError], str]]:
     make("program.exe", b"MZ\x90\x00" + bytes(range(256)), UnsupportedFileType, "use PDF, DOCX")
     make("blank.txt", b"   \n\n  \t\n", EmptyDocument, "check the export")
     make("broken.docx", b"PK\x03\x04 not really a zip", CorruptDocument, "save it as .docx again")
-    make("malformed.docx", _malformed_docx(), CorruptDocument, "save it as .docx again")
+    malformed = word_file_with(b"<w:p><w:r><w:t>unclosed</w:r></w:p>")  # not well-formed XML: was a 500
+    make("malformed.docx", malformed, CorruptDocument, "save it as .docx again")
     encrypted = folder / "locked.pdf"
     _encrypted_pdf(encrypted)
     files["locked.pdf"] = (encrypted, EncryptedDocument, "remove the password")
@@ -161,25 +142,11 @@ def test_text_whose_bytes_mostly_cannot_be_decoded_is_refused(tmp_path: Path) ->
 def test_a_word_file_built_to_be_slow_or_huge_is_refused_before_it_costs_much(tmp_path: Path) -> None:
     """Hundreds of thousands of paragraphs, or XML that unpacks far past the file: refused on a
     time budget and on the unpacked size, each with the setting to raise."""
-    import io
-    import zipfile
-
-    from docx import Document
-
     from clausewise.core.errors import TooSlowToRead
 
     def padded(paragraph: bytes, count: int) -> Path:
-        made = io.BytesIO()
-        Document().save(made)
         path = tmp_path / f"padded-{count}.docx"
-        with zipfile.ZipFile(made) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
-            for item in source.infolist():
-                data = source.read(item.filename)
-                if item.filename == "word/document.xml":
-                    data = data.replace(
-                        b"</w:body>", b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" + paragraph * count + b"</w:body>"
-                    )
-                target.writestr(item.filename, data)
+        path.write_bytes(word_file_with(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" + paragraph * count))
         return path
 
     slow = padded(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>", 30_000)

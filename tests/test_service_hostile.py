@@ -26,6 +26,7 @@ import openai
 import pymupdf
 import pytest
 
+from clausewise.evals.abuse_families import status_of_head, word_file_with
 from clausewise.service.app import create_app
 from clausewise.service.jobs import JobStore
 from clausewise.service.keys import KeyStore
@@ -823,21 +824,10 @@ def test_hypotheses_out_of_bounds_and_event_ids_past_the_end_are_answered(hostil
         assert acme.get(f"/v1/jobs/{job['id']}/events", params={"after": 10**20}).status_code == 422
 
 
-def _raw_response(url: str, head: str, timeout: float = 10.0) -> tuple[int, float]:
-    """Send only a request's head over a socket (no body follows) and read the status line: a
-    server that reads the body first never answers within ``timeout``."""
-    import socket
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
+def _raw_response(url: str, head: str) -> tuple[int, float]:
+    """The status a request's head alone gets (:func:`status_of_head`), and how long it took."""
     started = time.monotonic()
-    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as raw:
-        raw.sendall(head.replace("\n", "\r\n").encode("latin-1") + b"\r\n")
-        try:
-            status = raw.recv(64).split(b" ")[1]
-        except TimeoutError:
-            return 0, time.monotonic() - started
-    return int(status), time.monotonic() - started
+    return status_of_head(url, head), time.monotonic() - started
 
 
 def test_a_body_is_not_read_before_the_key_and_the_announced_size_are_checked(hostile: Hostile) -> None:
@@ -962,24 +952,6 @@ def test_a_huge_pdf_page_is_served_as_a_bounded_image(hostile: Hostile) -> None:
         assert shown.width == shown.height and shown.width * shown.height <= 12_000_000
 
 
-def _padded_docx(paragraphs: str, count: int) -> bytes:
-    """A small real Word file whose body is ``paragraphs`` repeated ``count`` times."""
-    from docx import Document
-
-    made = io.BytesIO()
-    document = Document()
-    document.add_paragraph("The Supplier shall deliver the Products.")
-    document.save(made)
-    out = io.BytesIO()
-    with zipfile.ZipFile(made) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
-        for item in source.infolist():
-            data = source.read(item.filename)
-            if item.filename == "word/document.xml":
-                data = data.replace(b"</w:body>", paragraphs.encode() * count + b"</w:body>")
-            target.writestr(item.filename, data, compress_type=zipfile.ZIP_DEFLATED)
-    return out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def budgeted(tmp_path_factory: pytest.TempPathFactory):
     """Two tenants on a server that reads a Word file for at most one second and 3 MB of XML."""
@@ -998,7 +970,7 @@ def test_a_file_slow_to_read_is_refused_in_budget_and_another_tenant_is_not_stal
     disk: reading now has its own threads and a time budget (422, file deleted), and a file
     whose XML unpacks past the size limit is refused before it is read (413)."""
     live, keys, data = budgeted
-    slow = _padded_docx("<w:p><w:r><w:t>x</w:t></w:r></w:p>", 40_000)
+    slow = word_file_with(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 40_000)
     with live.client(keys["beta"]) as beta:
         job = beta.post("/v1/contracts", files={"file": ("mutual-nda.txt", NDA.encode())}).json()["job"]
         assert wait_job(beta, job["id"])["status"] == "done"
@@ -1023,7 +995,7 @@ def test_a_file_slow_to_read_is_refused_in_budget_and_another_tenant_is_not_stal
     assert statuses == [422] * 7, statuses
     assert len(replays) >= 3 and max(replays) < 2.0, replays  # (it was 66 s)
     assert not [p for p in (data / "tenants" / "acme" / "uploads").rglob("*") if p.is_file()]
-    bomb = _padded_docx("<w:p/>" * 1000, 600)  # 3.6 MB of XML in a few kilobytes (3 allowed)
+    bomb = word_file_with(b"<w:p/>" * 600_000)  # 3.6 MB of XML in a few kilobytes (3 allowed)
     with live.client(keys["acme"]) as acme:
         refused = acme.post("/v1/contracts", files={"file": ("bomb.docx", bomb)})
         assert refused.status_code == 413 and "unpacks to" in error_of(refused)["message"]

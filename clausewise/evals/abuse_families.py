@@ -44,7 +44,7 @@ SERVER_LIMITS = [
 ]
 
 
-def _word_file(body: bytes) -> bytes:
+def word_file_with(body: bytes) -> bytes:
     """A real Word file (python-docx's template) whose body ends with ``body``."""
     from docx import Document
 
@@ -60,8 +60,9 @@ def _word_file(body: bytes) -> bytes:
     return out.getvalue()
 
 
-def _status_of_head(url: str, head: str) -> int:
-    """Send a request's head only (no body follows) and read the status: answered on the headers."""
+def status_of_head(url: str, head: str) -> int:
+    """Send a request's head only (no body follows) and read the status: answered on the headers
+    alone, or 0 when the server waits for a body instead."""
     parts = urlsplit(url)
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw:
         raw.sendall(head.replace("\n", "\r\n").encode("latin-1") + b"\r\n")
@@ -79,9 +80,9 @@ class Family:
 
 
 def _families() -> list[Family]:
-    slow = _word_file(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 40_000)
-    bomb = _word_file(b"<w:p/>" * 600_000)
-    malformed = _word_file(b"<w:p><w:r><w:t>unclosed</w:r></w:p>")
+    slow = word_file_with(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 40_000)
+    bomb = word_file_with(b"<w:p/>" * 600_000)
+    malformed = word_file_with(b"<w:p><w:r><w:t>unclosed</w:r></w:p>")
 
     def upload(data: bytes, name: str) -> Callable[[httpx.Client, str, str], tuple[int, str]]:
         def send(client: httpx.Client, _url: str, _key: str) -> tuple[int, str]:
@@ -94,7 +95,7 @@ def _families() -> list[Family]:
         def send(_client: httpx.Client, url: str, key: str) -> tuple[int, str]:
             host = urlsplit(url).netloc
             auth = f"Authorization: Bearer {key}\n" if keyed else ""
-            return _status_of_head(url, head.format(host=host) + auth), ""
+            return status_of_head(url, head.format(host=host) + auth), ""
 
         return send
 
