@@ -23,7 +23,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 setup: $(VENV)/.installed
 
-setup-test: $(VENV)/.installed-test
+# A real trace backend for the tracing test (Arize Phoenix from PyPI: an OTLP receiver with a
+# REST API to read the spans back), in a venv of its own so its dependencies never meet ours.
+PHOENIX_VENV := .venv-phoenix
+$(PHOENIX_VENV)/bin/phoenix:
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/pip install --disable-pip-version-check --progress-bar off -q arize-phoenix==20.26.1
+
+setup-test: $(VENV)/.installed-test $(PHOENIX_VENV)/bin/phoenix
 
 # System packages, installed with apt when missing and we may (root or sudo): tesseract (OCR of
 # scanned pages); for the tests also Debian's chromium (the web page's browser tests: Playwright
@@ -64,4 +71,4 @@ bench-ingest: setup system-deps
 	$(BIN)/clausewise eval ingest --out bench-results/ingest.json
 
 clean:
-	rm -rf $(VENV) $(DEMO_DATA) .pytest_cache build *.egg-info
+	rm -rf $(VENV) $(PHOENIX_VENV) $(DEMO_DATA) .pytest_cache build *.egg-info

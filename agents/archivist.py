@@ -22,6 +22,7 @@ from clausewise.core.config import Settings
 from clausewise.core.errors import ContractChanged
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.core.results import INDEX_FORMAT, IngestResult, Manifest
+from clausewise.core.tracing import annotate, span
 from clausewise.core.version import clausewise_version
 from indexes.bm25 import BM25Index
 from indexes.layout import contract_id_for, validate_contract_id
@@ -125,30 +126,44 @@ class Archivist:
 
             progress.stage("parsing")
             started = time.perf_counter()
-            document = parse_document(path, self.settings.parsing)
+            with span("ingest.parse") as parsing:
+                document = parse_document(path, self.settings.parsing)
+                annotate(
+                    parsing,
+                    {
+                        "clausewise.pages": len(document.pages),
+                        "clausewise.ocr_pages": len(document.ocr_pages),
+                    },
+                )
             timings["parse"] = time.perf_counter() - started
 
             progress.stage("structure")
             started = time.perf_counter()
-            tree = build_tree(document, self.settings.structure)
-            definitions = find_definitions(document.text, tree)
-            references = find_cross_references(document.text, tree)
-            chunks = build_chunks(document, tree, contract_id, self.settings.chunking)
+            with span("ingest.structure") as structuring:
+                tree = build_tree(document, self.settings.structure)
+                definitions = find_definitions(document.text, tree)
+                references = find_cross_references(document.text, tree)
+                chunks = build_chunks(document, tree, contract_id, self.settings.chunking)
+                annotate(
+                    structuring, {"clausewise.clauses": len(tree.nodes), "clausewise.chunks": len(chunks)}
+                )
             timings["structure"] = time.perf_counter() - started
 
             progress.stage("embedding", total=len(chunks))
             started = time.perf_counter()
-            embeddings = self.embedder.embed([c.text for c in chunks], progress=progress.advance)
+            with span("ingest.embed", {"clausewise.embedding.model": self.embedder.model_id}):
+                embeddings = self.embedder.embed([c.text for c in chunks], progress=progress.advance)
             timings["embed"] = time.perf_counter() - started
 
             progress.stage("indexing")
             started = time.perf_counter()
-            bm25 = BM25Index.build(
-                [c.id for c in chunks],
-                [c.text for c in chunks],
-                self.settings.retrieval.bm25_k1,
-                self.settings.retrieval.bm25_b,
-            )
+            with span("ingest.bm25"):
+                bm25 = BM25Index.build(
+                    [c.id for c in chunks],
+                    [c.text for c in chunks],
+                    self.settings.retrieval.bm25_k1,
+                    self.settings.retrieval.bm25_b,
+                )
             timings["bm25"] = time.perf_counter() - started
             manifest = Manifest(
                 contract_id=contract_id,

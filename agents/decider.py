@@ -32,11 +32,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.runnables import Runnable
+from opentelemetry import trace
 from pydantic import BaseModel, Field
 
+from clausewise.core import tracing
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import DecisionSettings
 from clausewise.core.domain import Hit, Span
@@ -101,6 +103,35 @@ class Presence:
 _VERDICT_OF_LABEL = {"Entailment": "yes", "Contradiction": "no", "NotMentioned": "not addressed"}
 
 
+def _route_attributes(route: Route | None) -> dict[str, Any]:
+    if route is None:
+        return {"clausewise.route.provision": ""}
+    return {
+        "clausewise.route.provision": route.provision.name,
+        "clausewise.route.probability": round(route.confidence, 4),
+        "clausewise.route.runner_up": round(route.runner_up, 4),
+        "clausewise.route.polarity": route.polarity,
+    }
+
+
+def _decision_attributes(decision: Decision) -> dict[str, Any]:
+    """What a trace shows of a decision: never the value's words (contract text), only whether
+    one was read."""
+    unclear = decision.verdict == "unclear" or (decision.form == "value" and decision.value == "unclear")
+    return {
+        "clausewise.decision.form": decision.form,
+        "clausewise.decision.verdict": decision.verdict,
+        "clausewise.decision.value_read": bool(decision.value) and not unclear,
+        "clausewise.decision.decided_by": decision.decided_by,
+        "clausewise.decision.provision": decision.provision,
+        "clausewise.decision.confidence": decision.confidence,
+        "clausewise.decision.band": "abstained" if unclear else "decided",
+        "clausewise.decision.leaning": decision.leaning,
+        "clausewise.decision.leaning_probability": decision.leaning_probability,
+        "clausewise.decision.grounds": len(decision.grounds),
+    }
+
+
 class AnswerDecider:
     def __init__(
         self,
@@ -136,10 +167,22 @@ class AnswerDecider:
     # -- the pipeline -----------------------------------------------------------------------------
 
     def decide(self, question: str) -> Decision | None:
-        """The decision on ``question`` (None for a list or open question: no short answer)."""
+        """The decision on ``question`` (None for a list or open question: no short answer),
+        traced as a ``decide`` span: the route (provision, probability, runner-up, polarity),
+        then the verdict or value, who decided, the confidence and, when unclear, the leaning."""
+        with tracing.span("decide", {"clausewise.contract": self.index.contract_id}) as deciding:
+            tracing.record_content(deciding, "clausewise.question", question)
+            decision = self._routed(question, deciding)
+            if decision is not None:
+                tracing.annotate(deciding, _decision_attributes(decision))
+        return decision
+
+    def _routed(self, question: str, deciding: trace.Span) -> Decision | None:
         kind = question_kind(question)
+        tracing.annotate(deciding, {"clausewise.question.form": kind.form})
         if kind.form in ("list", "free"):
             route = self.router.route(question) if kind.form == "free" else None
+            tracing.annotate(deciding, _route_attributes(route))
             if route is None or route.provision.family != "cuad" or route.provision.answer in ("", "none"):
                 return None
             # an open wording may still ask for a known provision's value ("What date is the
@@ -147,6 +190,7 @@ class AnswerDecider:
             kind = QuestionKind("value", question=kind.question)
         else:
             route = self.router.route(question)
+            tracing.annotate(deciding, _route_attributes(route))
         decision = self._decide(question, kind, route)
         log.info(
             "decided %s: %s",

@@ -61,6 +61,7 @@ from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.report import REFERENCE, Report, ReportMetadata, ShortAnswer, Source
 from clausewise.core.results import Decision, Draft, Finding, Inquiry, Restatement
+from clausewise.core.tracing import annotate, span
 from indexes.bm25 import bm25_tokens
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
@@ -642,16 +643,53 @@ class Finisher:
         decision: Decision | None,
         **render_options,
     ) -> Report:
-        """:data:`PASSES` in order, each once."""
-        composition = self.compose(inquiry, draft, findings, session, decision)
-        composition = self.restate(composition)
-        first = self.verify(composition)
+        """:data:`PASSES` in order, each once, each in a ``check.<pass>`` span that says what it
+        found or removed (counts and kinds; the sentences themselves are content)."""
+        with span("check.compose") as passing:
+            composition = self.compose(inquiry, draft, findings, session, decision)
+            annotate(passing, {"clausewise.sources": len(composition.sources)})
+        with span("check.restate"):
+            composition = self.restate(composition)
+        with span("check.verify") as passing:
+            first = self.verify(composition)
+            annotate(passing, _failure_counts(first))
         repairing = bool(first) and self.settings.repair and not self.all_composed(composition)
-        composition = self.repair(composition, first) if repairing else composition
-        second = self.recheck(composition) if repairing else first
-        composition = self.remove(composition, second)
-        composition = self.fill(composition)
+        if repairing:
+            with span("check.repair"):
+                composition = self.repair(composition, first)
+            with span("check.recheck") as passing:
+                second = self.recheck(composition)
+                annotate(passing, _failure_counts(second))
+        else:
+            second = first
+        with span("check.remove") as passing:
+            composition = self.remove(composition, second)
+            annotate(
+                passing,
+                {
+                    "clausewise.check.removed_claims": len(composition.removed_claims),
+                    "clausewise.check.removed_citations": len(composition.removed_citations),
+                    "clausewise.check.repaired_claims": len(composition.repaired_claims),
+                },
+            )
+        with span("check.fill") as passing:
+            composition = self.fill(composition)
+            annotate(passing, {"clausewise.check.filled_sentences": len(composition.filled)})
         return self.render(composition, **render_options)
+
+
+def _failure_counts(verification: Verification) -> dict[str, int]:
+    """What a check pass failed, by kind: a trace says why text was removed without quoting it."""
+    citations = verification.citations
+    return {
+        "clausewise.check.bad_sources": len(citations.bad_sources),
+        "clausewise.check.bad_references": len(citations.bad_references),
+        "clausewise.check.bad_quotations": len(citations.bad_quotations),
+        "clausewise.check.contradicted": len(verification.contradicted),
+        "clausewise.check.unsupported": len(verification.unsupported),
+        "clausewise.check.disagreeing": len(verification.disagreeing),
+        "clausewise.check.failed_gaps": len(verification.failed_gaps),
+    }
 
 
 def texts_shown(report: Report) -> list[str]:

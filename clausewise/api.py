@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
+from opentelemetry import trace
 from pydantic import BaseModel, Field
 
 from clausewise.core.config import Settings, load_settings
@@ -40,6 +41,15 @@ from clausewise.core.results import (
     ThreadInfo,
 )
 from clausewise.core.room import RoomCell, room_questions
+from clausewise.core.tracing import (
+    ContentPolicy,
+    annotate,
+    content_policy,
+    record_content,
+    span,
+    step_within,
+    tracer,
+)
 from clausewise.runtime import Runtime
 from graphs.playbook_graph import PlaybookContext, build_playbook_graph
 from graphs.qa_graph import QAContext, build_qa_graph
@@ -114,9 +124,35 @@ class Clausewise:
     ) -> IngestResult:
         """Ingest a file; other bytes under an existing contract need ``new_version`` (see
         :meth:`agents.archivist.Archivist.ingest`)."""
-        return self.runtime.archivist().ingest(
-            Path(path), contract_id=contract_id, force=force, new_version=new_version
+        with span("clausewise.ingest", {"clausewise.tenant": self.runtime.tenant}) as ingesting:
+            result = self.runtime.archivist().ingest(
+                Path(path), contract_id=contract_id, force=force, new_version=new_version
+            )
+            annotate(
+                ingesting,
+                {
+                    "clausewise.contract": result.contract_id,
+                    "clausewise.contract.version": result.manifest.version,
+                    "clausewise.ingest.status": result.status,
+                },
+            )
+        return result
+
+    def _traced(self, name: str, index: ContractIndex) -> tuple[trace.Span, ContentPolicy]:
+        """The root span of one piece of work on ``index`` (not current: the caller makes it so
+        while the work runs) and the content policy of its spans."""
+        policy = ContentPolicy(
+            capture=self.settings.tracing.capture_content, parties=tuple(index.manifest.parties)
         )
+        root = tracer().start_span(
+            name,
+            attributes={
+                "clausewise.tenant": self.runtime.tenant,
+                "clausewise.contract": index.contract_id,
+                "clausewise.contract.version": index.manifest.version,
+            },
+        )
+        return root, policy
 
     def _context(self, index: ContractIndex) -> QAContext:
         return QAContext(
@@ -139,21 +175,31 @@ class Clausewise:
         """Progress events as they happen, then the report (last item), read from the live
         version of the contract or from ``version``; the report records which."""
         index = self.runtime.store.open(contract, version)
+        root, policy = self._traced("clausewise.ask", index)
         try:
+            with content_policy(policy):
+                record_content(root, "clausewise.question", question)
             final: dict[str, Any] = {}
-            for mode, chunk in build_qa_graph().stream(
+            steps = build_qa_graph().stream(
                 _request(question, context, instructions, turns, False),
                 stream_mode=["custom", "values"],
                 context=self._context(index),
-            ):
+            )
+            for mode, chunk in step_within(steps, root, policy):
                 if mode == "custom":
                     yield _event(chunk)
                 else:
                     final = chunk
             report: Report = final["report"]
             report.metadata.contract_version = index.manifest.version
+            annotate(root, {"clausewise.report.sources": len(report.sources)})
             yield report
+        except Exception as error:  # recorded on the trace, then raised unchanged
+            root.record_exception(error)
+            root.set_status(trace.Status(trace.StatusCode.ERROR, type(error).__name__))
+            raise
         finally:
+            root.end()
             index.close()
 
     def quick(self, contract: str, question: str) -> QuickAnswer:
@@ -164,8 +210,11 @@ class Clausewise:
 
         started = time.perf_counter()
         index = self.runtime.store.open(contract)
+        root, policy = self._traced("clausewise.quick", index)
         try:
-            decision = self.runtime.decider(index, model=False).decide(question)
+            with trace.use_span(root, end_on_exit=True), content_policy(policy):
+                record_content(root, "clausewise.question", question)
+                decision = self.runtime.decider(index, model=False).decide(question)
         finally:
             index.close()
         short_answer, sources = quick_answer_of(decision) if decision is not None else (None, [])

@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
@@ -30,6 +31,7 @@ from clausewise.core.backends.accounting import UsageLedger
 from clausewise.core.backends.cache import CompletionCache
 from clausewise.core.backends.embeddings import Embedder, create_embedder
 from clausewise.core.backends.llm import LlamaServerPool, create_chat_model
+from clausewise.core.backends.model_spans import ModelCallSpans
 from clausewise.core.config import LLMSettings, Settings
 from clausewise.core.errors import ConfigError
 from indexes.store import ContractIndex, ContractStore
@@ -195,11 +197,16 @@ class Runtime:
                     settings,
                     pool=self.hub.llama_servers,
                     models_dir=self.models_dir,
-                    callbacks=[self.ledger],
+                    callbacks=self.model_callbacks(settings),
                     cache=self.completion_cache(settings),
                     progress=progress,
                 )
             return self._models[settings]
+
+    def model_callbacks(self, settings: LLMSettings) -> list[BaseCallbackHandler]:
+        """What watches every call of a chat model: the tenant's usage ledger and a trace span."""
+        provider = "llama.cpp" if settings.backend in {"embedded", "gguf"} else settings.backend
+        return [self.ledger, ModelCallSpans(provider)]
 
     def chat_model(self, role: str, progress: Callable[[int], None] | None = None) -> Runnable:
         """The model configured for ``role``, tagged so the ledger attributes its calls."""

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from agents.redline_drafter import wants_draft
 from clausewise.core.results import PlaybookSummary, PositionReview
+from graphs.traced import traced_node
 from tools.playbook.positions import Position
 from tools.playbook.summary import summarise
 
@@ -83,10 +84,10 @@ def more_positions(state: PlaybookState) -> Literal["review_next", "summarise_ri
 
 def build_playbook_graph() -> CompiledStateGraph:
     graph = StateGraph(PlaybookState, context_schema=PlaybookContext, input_schema=PlaybookInput)
-    graph.add_node("review_next", review_next)
-    graph.add_node("draft_redline", draft_redline)
-    graph.add_node("file_review", file_review)
-    graph.add_node("summarise_risk", summarise_risk)
+    graph.add_node("review_next", traced_node("review_next", review_next))
+    graph.add_node("draft_redline", traced_node("draft_redline", draft_redline))
+    graph.add_node("file_review", traced_node("file_review", file_review))
+    graph.add_node("summarise_risk", traced_node("summarise_risk", summarise_risk))
     graph.add_conditional_edges(START, more_positions)
     graph.add_conditional_edges("review_next", after_review)
     graph.add_edge("draft_redline", "file_review")

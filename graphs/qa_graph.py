@@ -54,6 +54,7 @@ from graphs.routing import (
     stop_reason,
 )
 from graphs.state import QAInput, QAOutput, QAState
+from graphs.traced import traced_node
 
 
 @dataclass(frozen=True)
@@ -242,11 +243,11 @@ def build_qa_graph(checkpointer: Any = None) -> CompiledStateGraph:
     """The compiled graph; run it with ``context=QAContext(...)`` (and a thread id in the config
     when a ``checkpointer`` keeps chat threads)."""
     graph = StateGraph(QAState, context_schema=QAContext, input_schema=QAInput, output_schema=QAOutput)
-    graph.add_node("intake", intake)
-    graph.add_node("question", question)
-    graph.add_node("research", research)
-    graph.add_node("refine", refine)
-    graph.add_node("final", final)
+    graph.add_node("intake", traced_node("intake", intake))
+    graph.add_node("question", traced_node("question", question))
+    graph.add_node("research", traced_node("research", research))
+    graph.add_node("refine", traced_node("refine", refine))
+    graph.add_node("final", traced_node("final", final))
     graph.add_edge(START, "intake")
     graph.add_conditional_edges("intake", after_intake, {"question": "question", "refine": "refine"})
     graph.add_edge("question", "research")

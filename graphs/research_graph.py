@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 from agents.researcher import Researcher
 from clausewise.core.domain import Hit, Span
 from clausewise.core.results import QueryPlan, ResearchResult
+from graphs.traced import traced_node
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,9 @@ def build_research_graph() -> CompiledStateGraph:
         input_schema=ResearchInput,
         output_schema=ResearchOutput,
     )
-    graph.add_node("plan", plan)
-    graph.add_node("retrieve", retrieve)
-    graph.add_node("answer", answer)
+    graph.add_node("plan", traced_node("plan", plan))
+    graph.add_node("retrieve", traced_node("retrieve", retrieve))
+    graph.add_node("answer", traced_node("answer", answer))
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "answer")

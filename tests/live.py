@@ -48,7 +48,8 @@ def scripted_runtimes(script: Callable[..., str]) -> Callable[[Settings, ModelHu
 
     class ScriptedRuntime(Runtime):
         def chat_model(self, role: str, progress: Callable[[int], None] | None = None):
-            model = ScriptedChatModel(replies=[script], repeat_last=True, callbacks=[self.ledger])
+            callbacks = self.model_callbacks(self.settings.models.for_role(role))
+            model = ScriptedChatModel(replies=[script], repeat_last=True, callbacks=callbacks)
             return model.with_config(metadata={"clausewise_role": role}, run_name=role)
 
     return lambda settings, hub: ScriptedRuntime(settings, hub=hub)

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from clausewise.core.config import Settings, deep_merge, load_settings
 from clausewise.core.logs import configure_logging
+from clausewise.core.tracing import install as install_tracing
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -81,4 +82,7 @@ def main(
         paths["data_dir"] = str(data_dir)
     if paths:
         state.overrides = deep_merge(state.overrides, {"paths": paths})
-    state.settings()  # validate the configuration before any command runs
+    settings = state.settings()  # validate the configuration before any command runs
+    provider = install_tracing(settings.tracing)  # spans exported while the command runs (off by default)
+    if provider is not None:
+        ctx.call_on_close(provider.shutdown)  # sends the spans still batched

@@ -702,6 +702,24 @@ class JobsSettings(Section):
         return float(getattr(self, f"{'ask' if kind == 'message' else kind}_seconds"))
 
 
+class TracingSettings(Section):
+    """OpenTelemetry traces of the work: a span per request, job, graph node, retrieval, decision,
+    model call and check pass, exported over OTLP/HTTP to any collector. Off by default."""
+
+    enabled: bool = Field(default=False, description="Export traces over OTLP (the entry points install it).")
+    endpoint: str = Field(
+        default="http://127.0.0.1:4318/v1/traces",
+        description="The collector's OTLP/HTTP traces URL (Phoenix serves it at :6006/v1/traces).",
+    )
+    service_name: str = Field(default="clausewise", description="The service.name resource of every span.")
+    capture_content: bool = Field(
+        default=False,
+        description="Also record questions, queries and model prompts and replies in spans, with party "
+        "names, e-mail addresses, phone and account numbers redacted. Off: spans hold ids, counts, "
+        "scores and timings only.",
+    )
+
+
 class Settings(BaseSettings):
     """All configuration. Build with :func:`load_settings`; pass it explicitly, never globally."""
 
@@ -723,6 +741,7 @@ class Settings(BaseSettings):
     decision: DecisionSettings = DecisionSettings()
     service: ServiceSettings = ServiceSettings()
     jobs: JobsSettings = JobsSettings()
+    tracing: TracingSettings = TracingSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):  # type: ignore[override]

@@ -25,6 +25,7 @@ from clausewise.service import errors
 from clausewise.service.docs import mount_docs
 from clausewise.service.gate import RequestGate
 from clausewise.service.limits import BodyLimit
+from clausewise.service.request_spans import RequestSpans
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
 
 log = logging.getLogger(__name__)
@@ -52,11 +53,16 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # served from the package by mount_docs, not from a CDN
         redoc_url=None,
+        # FastAPI's own spans and logs record the URL's path and query string (a search's query is
+        # contract content) and exception messages: the service's spans are RequestSpans', which
+        # name the route template and keep content out unless tracing.capture_content says so
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.service = service
     errors.install(app)
     app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
-    app.add_middleware(RequestGate, service=service)  # outermost: before any body is read
+    app.add_middleware(RequestGate, service=service)  # before any body is read
+    app.add_middleware(RequestSpans)  # outermost: refused requests are traced too
     from clausewise.service.routes import (
         audit,
         contracts,

@@ -19,10 +19,12 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import urlsplit
 
+from opentelemetry import trace
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from clausewise.core.errors import ClausewiseError
+from clausewise.core.tracing import annotate
 from clausewise.service.audit import current_actor
 from clausewise.service.auth import caller, key_in, scope_headers
 from clausewise.service.errors import envelope, error_body, status_of
@@ -67,14 +69,17 @@ class RequestGate:
             return
         headers = scope_headers(scope)
         actor = "local"  # whom the audit log names: the key's id once the key is checked
+        tenant: str | None = None
         refusal = self._place_refusal(scope, headers)
         if refusal is None and (scope.get("path", "").startswith("/v1/") or scope.get("path") == "/mcp"):
             try:
-                _, actor = await asyncio.to_thread(caller, self.service, key_in(headers))
+                tenant, actor = await asyncio.to_thread(caller, self.service, key_in(headers))
             except ClausewiseError as error:
                 refusal = JSONResponse(
                     error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
                 )
+        if tenant is not None:
+            annotate(trace.get_current_span(), {"clausewise.tenant": tenant, "clausewise.actor": actor})
         refusal = refusal or self._size_refusal(headers)
         if refusal is not None:
             await refusal(scope, receive, send)

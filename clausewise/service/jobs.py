@@ -79,10 +79,16 @@ def _named(value: Any) -> Any:
     }
 
 
+#: The key of a job's request holding the trace context of the request that queued it.
+TRACE_KEY = "trace"
+
+
 def served(job: Job) -> Job:
     """A job as a client sees it: its request and result name files, never server paths (what
-    the runner claims keeps them: an old job's upload must still be found)."""
-    return job.model_copy(update={"request": _named(job.request), "result": _named(job.result)})
+    the runner claims keeps them: an old job's upload must still be found), and without the
+    trace context it carries for the server's spans."""
+    request = {k: v for k, v in job.request.items() if k != TRACE_KEY}
+    return job.model_copy(update={"request": _named(request), "result": _named(job.result)})
 
 
 def job_not_found(job_id: str) -> ApiError:

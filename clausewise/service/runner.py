@@ -18,10 +18,13 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from opentelemetry import trace
+
 from clausewise.core.errors import ClausewiseError
+from clausewise.core.tracing import context_of, tracer
 from clausewise.runtime import Runtime
 from clausewise.service.errors import error_body
-from clausewise.service.jobs import Job, JobProgress, JobStore
+from clausewise.service.jobs import TRACE_KEY, Job, JobProgress, JobStore
 from clausewise.service.tasks import JobCancelled, Unit, assemble, batch_size, plan, run_unit
 
 log = logging.getLogger(__name__)
@@ -104,6 +107,30 @@ def run_job(
 
 
 def _run(job: Job, store: JobStore, executor: Executor) -> None:
+    """The job in a ``clausewise.job`` span, a child of the request that queued it."""
+    attributes = {"clausewise.tenant": job.tenant, "clausewise.job": job.id, "clausewise.job.kind": job.kind}
+    with tracer().start_as_current_span(
+        f"job {job.kind}",
+        context=context_of(job.request.get(TRACE_KEY)),
+        kind=trace.SpanKind.CONSUMER,
+        attributes={**attributes, **_contract_attributes(job.request)},
+    ) as span:
+        status = _run_traced(job, store, executor)
+        span.set_attribute("clausewise.job.status", status)
+        if status == "failed":
+            span.set_status(trace.Status(trace.StatusCode.ERROR))
+
+
+def _contract_attributes(request: dict[str, Any]) -> dict[str, Any]:
+    contract, version = request.get("contract"), request.get("version")
+    return {
+        **({"clausewise.contract": contract} if isinstance(contract, str) else {}),
+        **({"clausewise.contract.version": version} if isinstance(version, int) else {}),
+    }
+
+
+def _run_traced(job: Job, store: JobStore, executor: Executor) -> str:
+    """Run the job and record how it ended; that status is returned."""
     started = time.perf_counter()
     extra = {"tenant": job.tenant, "job": job.id, "kind": job.kind}
     context = StoreContext(store, job)
@@ -112,10 +139,12 @@ def _run(job: Job, store: JobStore, executor: Executor) -> None:
     except JobCancelled:
         store.finish(job.id, "cancelled")
         log.info("job cancelled", extra=extra)
+        return "cancelled"
     except ClausewiseError as error:
         store.finish(job.id, "failed", error=error_body(error)["error"])
         seconds = round(time.perf_counter() - started, 2)
         log.warning("job failed: %s", error, extra={**extra, "seconds": seconds})
+        return "failed"
     except Exception as error:  # the job boundary: a bug fails its job, not the service
         log.exception("job crashed", extra=extra)
         store.finish(
@@ -127,11 +156,13 @@ def _run(job: Job, store: JobStore, executor: Executor) -> None:
                 "hint": "it was logged; submit it again or report it",
             },
         )
+        return "failed"
     else:
         if context.total > 1:
             store.set_progress(job.id, JobProgress(done=context.total, total=context.total))
         store.finish(job.id, "done", result=result)
         log.info("job done", extra={**extra, "seconds": round(time.perf_counter() - started, 2)})
+        return "done"
 
 
 class LocalRunner:

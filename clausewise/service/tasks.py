@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from opentelemetry import trace
+
 from clausewise.api import BatchItem, Clarification, Clausewise, ProgressEvent
 from clausewise.core.errors import (
     ClausewiseError,
@@ -35,9 +37,10 @@ from clausewise.core.errors import (
 )
 from clausewise.core.report import Report
 from clausewise.core.results import Manifest
+from clausewise.core.tracing import context_of, tracer
 from clausewise.runtime import Runtime
 from clausewise.service.errors import error_text, without_server_paths
-from clausewise.service.jobs import Job
+from clausewise.service.jobs import TRACE_KEY, Job
 from clausewise.service.playbook_results import playbook_result
 from clausewise.service.room_results import room_result
 from clausewise.service.uploads import discard, upload_path
@@ -429,5 +432,16 @@ UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
 
 
 def run_unit(unit: Unit, runtime: Runtime, context: TaskContext) -> Any:
-    """Do one unit of work (the same function in the server's threads and on a worker)."""
-    return UNITS[unit.kind](unit.payload, runtime, context)
+    """Do one unit of work (the same function in the server's threads and on a worker), in a
+    span under its job's (on a worker, which has no job span, under the queuing request's)."""
+    here = trace.get_current_span().is_recording()
+    with tracer().start_as_current_span(
+        f"unit {unit.kind}",
+        context=None if here else context_of(unit.payload.get(TRACE_KEY)),
+        attributes={
+            "clausewise.tenant": unit.tenant,
+            "clausewise.job": unit.job_id,
+            "clausewise.unit": unit.key,
+        },
+    ):
+        return UNITS[unit.kind](unit.payload, runtime, context)

@@ -15,10 +15,11 @@ from typing import Any
 from fastapi import Request
 
 from clausewise.core.errors import ClausewiseError
+from clausewise.core.tracing import current_traceparent
 from clausewise.service.audit import current_actor
 from clausewise.service.auth import presented_key, tenant_for
 from clausewise.service.errors import ApiError, error_body, status_for_code
-from clausewise.service.jobs import FINISHED, INTERRUPTED, Job, JobEvent, JobKind
+from clausewise.service.jobs import FINISHED, INTERRUPTED, TRACE_KEY, Job, JobEvent, JobKind
 from clausewise.service.state import Service
 
 _POLL_SECONDS = 0.1
@@ -27,8 +28,9 @@ _KEY_CHECK_SECONDS = 1.0
 
 
 def submit(service: Service, tenant: str, kind: JobKind, request: dict[str, Any]) -> Job:
-    """Queue a job; it carries its caller's key id, so the audit log names who asked when it ends."""
-    asked = {**request, "actor": current_actor.get()}
+    """Queue a job; it carries its caller's key id, so the audit log names who asked when it ends,
+    and the request's trace context, so the work done for it joins the request's trace."""
+    asked = {**request, "actor": current_actor.get(), TRACE_KEY: current_traceparent()}
     return service.jobs.create(tenant, kind, asked, max_queued=service.settings.service.max_queued_jobs)
 
 

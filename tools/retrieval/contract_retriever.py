@@ -14,6 +14,7 @@ from functools import cached_property
 from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.config import RetrievalSettings
 from clausewise.core.domain import Chunk, Hit, RetrievalQuery, Span
+from clausewise.core.tracing import annotate, record_content, record_identifiers, span
 from indexes.store import ContractIndex
 from tools.retrieval.expansion import TreeExpander
 from tools.retrieval.fusion import reciprocal_rank_fusion
@@ -158,8 +159,35 @@ class ContractRetriever:
         expand: bool = True,
         use: tuple[str, ...] | None = None,
     ) -> list[Hit]:
-        """Ranked hits for a query (``k`` defaults to ``retrieval.top_k``)."""
+        """Ranked hits for a query (``k`` defaults to ``retrieval.top_k``), traced as a
+        ``retrieval.search`` span: k, the rankers, and the clause ids and scores returned."""
         k = k or self.settings.top_k
+        with span("retrieval.search", {"clausewise.contract": self.index.contract_id}) as searching:
+            record_content(searching, "clausewise.query", query.question)
+            hits = self._ranked(query, k, rerank=rerank, graph=graph, expand=expand, use=use)
+            annotate(
+                searching,
+                {
+                    "clausewise.retrieval.k": k,
+                    "clausewise.retrieval.rankers": use or self.settings.rankers,
+                    "clausewise.retrieval.graph": graph is not None,
+                    "clausewise.retrieval.reranked": rerank and self.reranker is not None,
+                    "clausewise.retrieval.scores": [round(h.score, 4) for h in hits],
+                },
+            )
+            record_identifiers(searching, "clausewise.retrieval.node_ids", [h.node_id for h in hits])
+        return hits
+
+    def _ranked(
+        self,
+        query: RetrievalQuery,
+        k: int,
+        *,
+        rerank: bool,
+        graph: GraphSearch | None,
+        expand: bool,
+        use: tuple[str, ...] | None,
+    ) -> list[Hit]:
         candidates = self._candidates(self.rankings(query, graph, use, k), candidate_pool(self.settings, k))
         probabilities: dict[int, float] = {}
         if rerank and self.reranker is not None and candidates:
