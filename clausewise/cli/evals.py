@@ -1245,5 +1245,109 @@ def eval_cuad(
     write_results(ctx, results, out)
 
 
+@eval_app.command("tracing")
+def eval_tracing(
+    ctx: typer.Context,
+    endpoint: str = typer.Option(
+        ...,
+        "--endpoint",
+        help="A running OTLP/HTTP collector's traces URL (Phoenix: http://127.0.0.1:6006/v1/traces).",
+    ),
+    contract: list[Path] = typer.Option(
+        [], "--contract", help="Contracts to ingest and ask (default: the example contracts).", exists=True
+    ),
+    rounds: int = typer.Option(3, "--rounds", min=1, help="Timed rounds with tracing off, then on."),
+    out: Path = typer.Option(Path("bench-results/tracing.json"), "--out", help="JSON results file."),
+) -> None:
+    """What tracing costs: the quick answer and ingest timed with tracing off (no provider) and
+    on (spans batched to the collector at --endpoint), and what the no-op spans cost when off."""
+    from clausewise.evals import tracing_bench
+
+    examples = Path("examples")
+    contracts = contract or [
+        examples / name
+        for name in (
+            "mutual-nda.txt",
+            "services-agreement.txt",
+            "supply-agreement.txt",
+            "services-agreement.pdf",
+        )
+        if (examples / name).exists()
+    ]
+    if not contracts:
+        raise ConfigError("no contracts to measure", hint="pass --contract FILE (or run from the repository)")
+    results = tracing_bench.run(state_of(ctx).runtime(), contracts, endpoint=endpoint, rounds=rounds)
+    table = Table("work", "per round", "off s", "on s", "overhead on", "spans / op", "no-op spans off")
+    for name, row in results["operations"].items():
+        table.add_row(
+            name,
+            str(row["operations_per_round"]),
+            str(row["off_seconds_per_round"]),
+            str(row["on_seconds_per_round"]),
+            _mark(row["overhead_on"], 0.05, False),
+            str(row["spans_per_operation"]),
+            str(row["overhead_off_noop_spans"]),
+        )
+    console.print(table)
+    console.print(f"a no-op span costs {results['noop_span_microseconds']} microseconds")
+    write_results(ctx, results, out)
+
+
+@eval_app.command("gate")
+def eval_gate(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    layer: list[str] = typer.Option([], "--layer", help="Only these layers (default: all)."),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", help="Baseline file (default: the committed one)."
+    ),
+    update_baseline: bool = typer.Option(
+        False, "--update-baseline", help="Write the measured figures over the baseline (a deliberate commit)."
+    ),
+    out: Path = typer.Option(Path("bench-results/gate.json"), "--out", help="JSON results file."),
+) -> None:
+    """The per-layer evaluation gate: clause filing, retrieval, routing, decision, citations and
+    support on a small fixed sample of the tune half, compared with the committed baseline. Exits
+    1 naming each layer whose figure fell beyond its tolerance."""
+    from clausewise.evals import gate
+    from clausewise.runtime import Runtime
+
+    unknown = sorted(set(layer) - set(gate.LAYERS))
+    if unknown:
+        raise ConfigError(f"unknown layer {', '.join(unknown)}", hint=f"use {', '.join(gate.LAYERS)}")
+    settings = state_of(ctx).settings()
+    root = require(Path(data or settings.paths.bench_data))
+    path = baseline or gate.BASELINE
+    expected = gate.load_baseline(path)
+    with TerminalProgress(console) as progress:
+        progress.item("eval gate")
+        results = gate.measure(Runtime(settings, evaluation=True), root, layer or gate.LAYERS, progress)
+    found = gate.regressions(results["layers"], expected)
+    table = Table("layer", "figure", "measured", "baseline", "tolerance", "", title="Evaluation gate")
+    failing = {(r.layer, r.figure) for r in found}
+    for name, figures in results["layers"].items():
+        for figure, value in figures.items():
+            spec = expected["layers"].get(name, {}).get(figure, {})
+            mark = "[red]regressed[/red]" if (name, figure) in failing else "ok"
+            table.add_row(name, figure, str(value), str(spec.get("value")), str(spec.get("tolerance")), mark)
+    console.print(table)
+    console.print(
+        f"seconds per layer: {results['seconds']}; total {round(sum(results['seconds'].values()), 1)}"
+    )
+    results["regressions"] = [r.describe() for r in found]
+    results["baseline"] = str(path)
+    write_results(ctx, results, out)
+    if update_baseline:
+        if found:
+            console.print("[yellow]baseline updated over regressions: say why in the commit[/yellow]")
+        path.write_text(json.dumps(gate.updated_baseline(results["layers"], expected), indent=2) + "\n")
+        console.print(f"baseline written: {path}")
+        return
+    if found:
+        for regression in found:
+            console.print(f"[red]regression[/red] {regression.describe()}")
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")

@@ -203,6 +203,7 @@ def _product_quick(decider, question: BankQuestion) -> dict[str, Any]:
         "seconds_to_answer": seconds,
         "gold_spans_cited": cited,
         "gold_spans": gold,
+        "sources": [{"span": list(s.span), "quote": s.quote} for s in sources],
     }
 
 
@@ -385,11 +386,14 @@ def run(
     minutes: float | None = None,
     progress: Progress | None = None,
     questions: str = "bank",
+    model_decides: bool = True,
 ) -> dict[str, Any]:
     """Ask the bank's questions (``limit`` sampled by ``seed``) contract by contract. ``minutes``
     bounds a full-mode run on a slow machine: no question is started after it, and the results
     say how many were left unasked, so a bounded run still reports every answer it has.
-    ``questions`` "open-bank" asks the open-question bank of the half instead."""
+    ``questions`` "open-bank" asks the open-question bank of the half instead. ``model_decides``
+    False decides a quick run as the product's quick answer does, without the language model
+    (a question no trained decider covers is unclear)."""
     from clausewise.api import Clausewise
 
     progress = progress or NoProgress()
@@ -422,7 +426,7 @@ def run(
         decider = None
         if quick:
             index = runtime.store.open(cid)
-            decider = runtime.decider(index)
+            decider = runtime.decider(index, model=model_decides)
         for question in asked:
             if out_of_time():
                 break

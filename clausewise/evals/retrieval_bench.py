@@ -338,9 +338,12 @@ def _percentiles(values: list[float], digits: int) -> dict[str, float | None]:
 
 
 def in_fold(queries: list[LegalBenchQuery], fold: str) -> list[LegalBenchQuery]:
-    """``all``, or ``heldout``: queries whose every document is in the reranker's validation fold."""
+    """``all``; ``heldout``: queries whose every document is in the reranker's validation fold;
+    ``tune``: queries none of whose documents is (what the product was fitted on)."""
     if fold == "all":
         return queries
-    if fold != "heldout":
-        raise ValueError(f"unknown fold {fold!r}: use all or heldout")
-    return [q for q in queries if all(is_heldout(name) for name, _ in q.snippets)]
+    if fold == "heldout":
+        return [q for q in queries if all(is_heldout(name) for name, _ in q.snippets)]
+    if fold == "tune":
+        return [q for q in queries if not any(is_heldout(name) for name, _ in q.snippets)]
+    raise ValueError(f"unknown fold {fold!r}: use all, heldout or tune")
