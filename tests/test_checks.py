@@ -394,7 +394,9 @@ def test_the_nli_sweep_relabels_as_the_decision_rule_would() -> None:
 
 
 @pytest.mark.bench_data
-def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Path, tmp_path: Path) -> None:
+def test_eval_contractnli_on_one_document_scores_a_scripted_judge(
+    hub, bench_data: Path, tmp_path: Path
+) -> None:
     from clausewise.core.config import load_settings
     from clausewise.evals import contractnli_bench
     from clausewise.evals.data import contractnli
@@ -406,7 +408,7 @@ def test_eval_contractnli_on_one_document_scores_a_scripted_judge(bench_data: Pa
             "checks": {"not_mentioned_below": 0.0, "exemplars": 0, "judge": "llm"},
         }
     )
-    runtime = Runtime(settings, evaluation=True)
+    runtime = Runtime(settings, evaluation=True, hub=hub)
     judge = ScriptedChatModel(
         replies=[json.dumps({"rationale": "r", "verdict": "supported", "confidence": 0.9, "evidence": [1]})],
         repeat_last=True,
@@ -428,7 +430,7 @@ def _interrupt(_messages, _kwargs) -> str:
     raise KeyboardInterrupt  # the user presses Ctrl-C during the third check
 
 
-def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> None:
+def test_a_batch_resumes_after_an_interruption(hub, tmp_path: Path, copy_example) -> None:
     from clausewise.api import Clausewise
     from clausewise.core.config import load_settings
     from clausewise.runtime import Runtime
@@ -451,7 +453,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
     verdict = json.dumps({"rationale": "r", "verdict": "supported", "confidence": 0.8, "evidence": [1]})
 
     first = ScriptedChatModel(replies=[verdict, verdict, _interrupt])
-    runtime = Runtime(settings)
+    runtime = Runtime(settings, hub=hub)
     runtime.chat_model = lambda role, progress=None: first  # type: ignore[method-assign]
     seen = []
     with pytest.raises(KeyboardInterrupt):
@@ -464,7 +466,7 @@ def test_a_batch_resumes_after_an_interruption(tmp_path: Path, copy_example) -> 
     assert len(ResultJournal(journal, CheckResult).done()) == 2
 
     second = ScriptedChatModel(replies=[verdict], repeat_last=True)
-    runtime = Runtime(settings)
+    runtime = Runtime(settings, hub=hub)
     runtime.chat_model = lambda role, progress=None: second  # type: ignore[method-assign]
     items = list(Clausewise(runtime=runtime).check_batch(sorted(files), suite))
     assert [(i.contract_id, i.result.key, i.resumed) for i in items] == [

@@ -21,10 +21,11 @@ needs_small_model = pytest.mark.skipif(
 
 
 @needs_small_model
-def test_one_real_hypothesis_on_the_sample_nda(tmp_path: Path) -> None:
+def test_one_real_hypothesis_on_the_sample_nda(hub, tmp_path: Path) -> None:
     """The 0.5B judge reads the retrieved passages: disclosure to advisers is granted by 2.2
     (to Representatives, which 1.1 defines to include professional advisers)."""
     from clausewise.api import Clausewise
+    from clausewise.runtime import Runtime
 
     settings = load_settings(
         overrides={
@@ -33,7 +34,7 @@ def test_one_real_hypothesis_on_the_sample_nda(tmp_path: Path) -> None:
             "checks": {"exemplars": 0, "judge": "llm"},
         }
     )
-    api = Clausewise(settings)
+    api = Clausewise(runtime=Runtime(settings, hub=hub))
     api.ingest(Path("examples/mutual-nda.txt"))
     suite = load_suite("nda")
     advisers = suite.model_copy(update={"hypotheses": [h for h in suite.hypotheses if h.key == "nda-6"]})
@@ -47,15 +48,16 @@ def test_one_real_hypothesis_on_the_sample_nda(tmp_path: Path) -> None:
         assert text[evidence.span[0] : evidence.span[1]].strip() == evidence.quote
 
 
-def test_the_shipped_classifier_checks_the_sample_nda(tmp_path: Path) -> None:
+def test_the_shipped_classifier_checks_the_sample_nda(hub, tmp_path: Path) -> None:
     """The default judge (the shipped NLI classifier, no language model): clause 5.1 entails the
     no-licence hypothesis and 6.2 the survival of obligations, and each deciding quote is the
     contract's text at its span."""
     from clausewise.api import Clausewise
+    from clausewise.runtime import Runtime
 
     settings = load_settings(overrides={"paths": {"data_dir": str(tmp_path)}})
     assert settings.checks.judge == "nli"
-    api = Clausewise(settings)
+    api = Clausewise(runtime=Runtime(settings, hub=hub))
     api.ingest(Path("examples/mutual-nda.txt"))
     suite = adhoc_suite(
         [

@@ -23,7 +23,7 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def runtime(tmp_path_factory: pytest.TempPathFactory):
+def runtime(hub, tmp_path_factory: pytest.TempPathFactory):
     from clausewise.runtime import Runtime
 
     data_dir = tmp_path_factory.mktemp("llm")
@@ -35,7 +35,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory):
             },
         }
     )
-    return Runtime(settings)
+    return Runtime(settings, hub=hub)
 
 
 class GoverningLaw(BaseModel):

@@ -72,8 +72,11 @@ def test_structured_output_and_log_odds_over_http(llm_settings) -> None:
         model.invoke([HumanMessage(content="clause " * 8000)])
 
 
-def test_a_question_answered_through_the_server_with_verified_citations(llm_settings, tmp_path: Path) -> None:
+def test_a_question_answered_through_the_server_with_verified_citations(
+    hub, llm_settings, tmp_path: Path
+) -> None:
     from clausewise.api import Clausewise
+    from clausewise.runtime import Runtime
 
     settings = load_settings(
         overrides={
@@ -81,7 +84,7 @@ def test_a_question_answered_through_the_server_with_verified_citations(llm_sett
             "models": {"llm": llm_settings.model_dump(mode="json")},
         }
     )
-    api = Clausewise(settings)
+    api = Clausewise(runtime=Runtime(settings, hub=hub))
     api.ingest(EXAMPLES / "mutual-nda.txt")
     report = api.ask("mutual-nda", "Which law governs this agreement?", turns=1)
     assert report.metadata.models == [SMALL.name]  # every call went to the server

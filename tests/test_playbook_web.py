@@ -23,9 +23,11 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory):
+def site(hub, tmp_path_factory: pytest.TempPathFactory):
     settings = service_settings(tmp_path_factory.mktemp("playbook-web"), parsing={"max_file_mb": 5})
-    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    app = create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
     with LiveServer(app) as live:
         with live.client() as client:
             with (EXAMPLES / "supply-agreement.txt").open("rb") as handle:

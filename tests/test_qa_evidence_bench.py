@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(bench_data: Path, tmp_path: Path) -> None:
+def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(
+    hub, bench_data: Path, tmp_path: Path
+) -> None:
     from clausewise.core.config import load_settings
     from clausewise.evals import qa_evidence_bench
     from clausewise.runtime import Runtime
@@ -18,7 +20,7 @@ def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(bench_data: 
                 "interrogation": {"passage_chars": passage_chars, "attribution_scope": scope},
             }
         )
-        return qa_evidence_bench.run(Runtime(settings, evaluation=True), bench_data, limit=2, seed=7)
+        return qa_evidence_bench.run(Runtime(settings, evaluation=True, hub=hub), bench_data, limit=2, seed=7)
 
     short, whole = run(200, "passages"), run(100_000, "contract")
     assert [r["source"] for r in short["rows"]] == ["legalbench-rag", "contractnli"]

@@ -23,8 +23,9 @@ pytestmark = [
 ]
 
 
-def test_one_turn_report_on_the_sample_nda(tmp_path: Path) -> None:
+def test_one_turn_report_on_the_sample_nda(hub, tmp_path: Path) -> None:
     from clausewise.api import Clausewise, ProgressEvent
+    from clausewise.runtime import Runtime
 
     settings = load_settings(
         overrides={
@@ -32,7 +33,7 @@ def test_one_turn_report_on_the_sample_nda(tmp_path: Path) -> None:
             "models": {"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}},
         }
     )
-    api = Clausewise(settings)
+    api = Clausewise(runtime=Runtime(settings, hub=hub))
     api.ingest(Path("examples/mutual-nda.txt"))
     items = list(api.ask_stream("mutual-nda", "Which law governs this agreement?", turns=1))
     events, report = items[:-1], items[-1]

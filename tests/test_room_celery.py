@@ -108,7 +108,7 @@ def _playbook(client: httpx.Client, contracts: list[str]) -> dict[tuple[str, str
     }
 
 
-def test_a_room_on_two_workers_equals_the_local_backend(room_files: list[Path], tmp_path: Path) -> None:
+def test_a_room_on_two_workers_equals_the_local_backend(hub, room_files: list[Path], tmp_path: Path) -> None:
     redis = RedisServer(tmp_path / "redis").start()
     data_dir = tmp_path / "celery-data"
     workers = [
@@ -119,7 +119,10 @@ def test_a_room_on_two_workers_equals_the_local_backend(room_files: list[Path], 
     try:
         for worker in workers:
             worker.start()
-        with LiveServer(create_app(_settings(data_dir, jobs))) as live, live.client(timeout=300) as client:
+        with (
+            LiveServer(create_app(_settings(data_dir, jobs), hub=hub)) as live,
+            live.client(timeout=300) as client,
+        ):
             contracts = _upload(client, room_files)
             job, streamed = _room(client, contracts)
             again, _ = _room(client, contracts)
@@ -133,7 +136,10 @@ def test_a_room_on_two_workers_equals_the_local_backend(room_files: list[Path], 
     assert logs.count("clausewise.unit") >= len(contracts) + 2  # the units ran on the workers
     assert all(peak > 100 for peak in peaks)
 
-    with LiveServer(create_app(_settings(tmp_path / "local"))) as local, local.client(timeout=300) as client:
+    with (
+        LiveServer(create_app(_settings(tmp_path / "local"), hub=hub)) as local,
+        local.client(timeout=300) as client,
+    ):
         local_contracts = _upload(client, room_files)
         local_job, _ = _room(client, local_contracts)
         local_reviewed = _playbook(client, local_contracts[:2])

@@ -26,14 +26,16 @@ CONTRACTS = ("mutual-nda", "services-agreement")
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory):
+def served(hub, tmp_path_factory: pytest.TempPathFactory):
     """A live server with two tenants: A owns the two example contracts, B only the NDA."""
     data = tmp_path_factory.mktemp("room-service")
     settings = service_settings(data)
     keys = KeyStore.of(settings)
     _, key_a = keys.create("a", "tests")
     _, key_b = keys.create("b", "tests")
-    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    app = create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
     with LiveServer(app) as live:
         for key, names in ((key_a, CONTRACTS), (key_b, CONTRACTS[:1])):
             with live.client(key) as client:

@@ -26,9 +26,11 @@ NON_COMPETE = "Is there a non-compete clause?"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory):
+def site(hub, tmp_path_factory: pytest.TempPathFactory):
     settings = service_settings(tmp_path_factory.mktemp("room-web"))
-    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    app = create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
     with LiveServer(app) as live:
         with live.client() as client:
             for name in ("mutual-nda", "services-agreement"):

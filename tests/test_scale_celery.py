@@ -57,7 +57,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="module")
-def celery_side(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory):
+def celery_side(hub, redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory):
     """The API with ``jobs.backend = "celery"`` and two workers on one shared data folder."""
     data_dir = tmp_path_factory.mktemp("celery-data")
     logs = tmp_path_factory.mktemp("worker-logs")
@@ -72,7 +72,7 @@ def celery_side(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFact
         "visibility_timeout": VISIBILITY,
     }
     try:
-        with LiveServer(create_app(_settings(data_dir, jobs))) as live:
+        with LiveServer(create_app(_settings(data_dir, jobs), hub=hub)) as live:
             yield live, workers
     finally:
         for worker in workers:
@@ -114,7 +114,7 @@ def _row_events(client: httpx.Client, job_id: str) -> list[dict[str, Any]]:
 
 
 def test_a_data_room_on_two_workers_equals_the_local_backend(
-    celery_side, data_room: list[Path], tmp_path: Path
+    hub, celery_side, data_room: list[Path], tmp_path: Path
 ) -> None:
     live, _workers = celery_side
     with live.client(timeout=300) as client:
@@ -124,7 +124,10 @@ def test_a_data_room_on_two_workers_equals_the_local_backend(
         resubmitted = wait_job(client, _submit(client, data_room, suite="nda"), timeout=300)
         again = client.get(f"/v1/jobs/{resubmitted['id']}/result").json()["rows"]
 
-    with LiveServer(create_app(_settings(tmp_path / "local"))) as local, local.client(timeout=300) as client:
+    with (
+        LiveServer(create_app(_settings(tmp_path / "local"), hub=hub)) as local,
+        local.client(timeout=300) as client,
+    ):
         local_job = wait_job(client, _submit(client, data_room, suite="nda"), timeout=1800)
         assert local_job["status"] == "done", local_job
         local_rows = client.get(f"/v1/jobs/{local_job['id']}/result").json()["rows"]
@@ -192,12 +195,12 @@ def test_redis_stopped_mid_batch_and_started_again(celery_side, redis_server, da
         assert len(_row_events(client, job_id)) == len(cells)
 
 
-def test_a_celery_server_without_redis_says_so(tmp_path: Path) -> None:
+def test_a_celery_server_without_redis_says_so(hub, tmp_path: Path) -> None:
     from clausewise.evals.processes import free_port
 
     url = f"redis://127.0.0.1:{free_port()}"
     jobs = {"backend": "celery", "broker_url": f"{url}/0", "result_backend": f"{url}/1"}
-    app = create_app(_settings(tmp_path, jobs))
+    app = create_app(_settings(tmp_path, jobs), hub=hub)
     with LiveServer(app) as live, live.client(timeout=120) as client:
         path = tmp_path / "nda.txt"
         path.write_text("1. Confidentiality. The Recipient shall keep it secret.\n", encoding="utf-8")

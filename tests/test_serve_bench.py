@@ -15,7 +15,7 @@ from clausewise.core.config import load_settings
 from clausewise.evals import hostile_probes as hostile
 from clausewise.evals import serve_bench
 from clausewise.evals.instruments import scripted_runtimes
-from clausewise.runtime import ModelHub, Runtime
+from clausewise.runtime import Runtime
 
 NOT_YOURS = (
     '{"error":{"code":"contract_not_found","message":"no contract \'owner-secret-nda\' in tenant '
@@ -39,9 +39,8 @@ def _names(data: Path) -> hostile.Names:
     )
 
 
-def test_streamed_asks_time_the_answer_event_before_the_report(tmp_path: Path) -> None:
+def test_streamed_asks_time_the_answer_event_before_the_report(hub, tmp_path: Path) -> None:
     settings = load_settings(overrides={"paths": {"data_dir": str(tmp_path), "tenant": "default"}})
-    hub = ModelHub()
     ingested = Runtime(settings, hub=hub).archivist().ingest(serve_bench.EXAMPLES / "mutual-nda.txt")
     with serve_bench.LoopbackServer(settings, scripted_runtimes(), hub) as url:
         asked = asyncio.run(serve_bench._streamed_asks(url, ingested.contract_id, 2, 1, 300))
@@ -99,11 +98,11 @@ def test_every_kind_of_probe_is_in_a_run_as_long_as_the_list() -> None:
 
 
 @pytest.fixture(scope="module")
-def fault_results(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def fault_results(hub, tmp_path_factory: pytest.TempPathFactory) -> dict:
     data = tmp_path_factory.mktemp("faults")
     settings = load_settings(overrides={"paths": {"data_dir": str(data)}})
     return serve_bench.fault_run(
-        settings, ModelHub(), data / "faults", probes=len(hostile.PROBES), concurrency=4, asks=2, seconds=300
+        settings, hub, data / "faults", probes=len(hostile.PROBES), concurrency=4, asks=2, seconds=300
     )
 
 

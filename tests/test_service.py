@@ -34,10 +34,12 @@ def service_settings(data_dir: Path, **overrides):
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
+def server(hub, tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("service")
     app = create_app(
-        service_settings(data), runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law"))
+        service_settings(data),
+        runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")),
+        hub=hub,
     )
     with LiveServer(app) as live:
         with live.client() as client:
@@ -237,9 +239,9 @@ def test_jobs_replay_their_events_and_cancel(client) -> None:
     assert client.get("/v1/jobs/0000000000000000").status_code == 404
 
 
-def test_a_thread_clarifies_then_answers_and_follows_up(tmp_path: Path) -> None:
+def test_a_thread_clarifies_then_answers_and_follows_up(hub, tmp_path: Path) -> None:
     script = LegalScript(GOVERNING, "English law", clarify="Do you mean the governing law or the courts?")
-    app = create_app(service_settings(tmp_path), runtime_factory=scripted_runtimes(script))
+    app = create_app(service_settings(tmp_path), runtime_factory=scripted_runtimes(script), hub=hub)
     with LiveServer(app) as live, live.client() as client:
         shutil.copyfile(EXAMPLES / "mutual-nda.txt", tmp_path / "nda.txt")
         with (tmp_path / "nda.txt").open("rb") as handle:
@@ -264,7 +266,7 @@ def test_a_thread_clarifies_then_answers_and_follows_up(tmp_path: Path) -> None:
     # a restarted server has the thread, and the thread its research
     with (
         LiveServer(
-            create_app(service_settings(tmp_path), runtime_factory=scripted_runtimes(script))
+            create_app(service_settings(tmp_path), runtime_factory=scripted_runtimes(script), hub=hub)
         ) as again,
         again.client() as client,
     ):

@@ -20,14 +20,16 @@ NDA = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory: pytest.TempPathFactory):
+def audited(hub, tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("audited")
     settings = service_settings(data)
     keys = KeyStore.of(settings)
     user, user_key = keys.create("acme", "associate")
     admin, admin_key = keys.create("acme", "general counsel", admin=True)
     _, other_key = keys.create("beta", "other firm", admin=True)
-    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    app = create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
     with LiveServer(app) as live:
         yield live, (user.id, user_key), (admin.id, admin_key), other_key
 

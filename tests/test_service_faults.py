@@ -35,10 +35,12 @@ def _upload(client, tmp_path: Path) -> None:
     assert wait_job(client, job["id"])["status"] == "done"
 
 
-def test_a_failing_model_is_a_503_with_the_reason_and_the_service_goes_on(tmp_path: Path) -> None:
+def test_a_failing_model_is_a_503_with_the_reason_and_the_service_goes_on(hub, tmp_path: Path) -> None:
     down = ModelUnavailable("the model server at http://127.0.0.1:9 refused the connection", hint="start it")
     app = create_app(
-        service_settings(tmp_path), runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "x", fail=down))
+        service_settings(tmp_path),
+        runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "x", fail=down)),
+        hub=hub,
     )
     with LiveServer(app) as live, live.client() as client:
         _upload(client, tmp_path)
@@ -53,9 +55,11 @@ def test_a_failing_model_is_a_503_with_the_reason_and_the_service_goes_on(tmp_pa
 
 
 @pytest.fixture(scope="module")
-def slow(tmp_path_factory: pytest.TempPathFactory):
+def slow(hub, tmp_path_factory: pytest.TempPathFactory):
     app = create_app(
-        service_settings(tmp_path_factory.mktemp("slow")), runtime_factory=scripted_runtimes(SlowScript(1.0))
+        service_settings(tmp_path_factory.mktemp("slow")),
+        runtime_factory=scripted_runtimes(SlowScript(1.0)),
+        hub=hub,
     )
     with LiveServer(app) as live, live.client() as client:
         _upload(client, tmp_path_factory.mktemp("upload"))

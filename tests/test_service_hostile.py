@@ -120,13 +120,13 @@ class Hostile:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory):
+def hostile(hub, tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("hostile")
     settings = service_settings(data, service={"max_upload_mb": 1.0})
     keys = KeyStore.of(settings)
     issued = {tenant: keys.create(tenant, "tests")[1] for tenant in ("acme", "beta")}
     info, revoked = keys.create("beta", "to revoke")
-    app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()))
+    app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()), hub=hub)
     with LiveServer(app) as live:
         world = Hostile(live, data, issued, revoked)
         with world.client("acme") as acme:
@@ -845,10 +845,12 @@ def test_a_body_is_not_read_before_the_key_and_the_announced_size_are_checked(ho
 
 
 @pytest.fixture(scope="module")
-def keyless(tmp_path_factory: pytest.TempPathFactory):
+def keyless(hub, tmp_path_factory: pytest.TempPathFactory):
     """A single-user server with no keys, on loopback (the mode DNS rebinding aims at)."""
     settings = service_settings(tmp_path_factory.mktemp("keyless"))
-    with LiveServer(create_app(settings, runtime_factory=scripted_runtimes(HostileScript()))) as live:
+    with LiveServer(
+        create_app(settings, runtime_factory=scripted_runtimes(HostileScript()), hub=hub)
+    ) as live:
         yield live
 
 
@@ -953,13 +955,13 @@ def test_a_huge_pdf_page_is_served_as_a_bounded_image(hostile: Hostile) -> None:
 
 
 @pytest.fixture(scope="module")
-def budgeted(tmp_path_factory: pytest.TempPathFactory):
+def budgeted(hub, tmp_path_factory: pytest.TempPathFactory):
     """Two tenants on a server that reads a Word file for at most one second and 3 MB of XML."""
     data = tmp_path_factory.mktemp("budgeted")
     settings = service_settings(data, parsing={"max_parse_seconds": 1.0, "max_unpacked_mb": 3})
     keys = KeyStore.of(settings)
     issued = {tenant: keys.create(tenant, "tests")[1] for tenant in ("acme", "beta")}
-    app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()))
+    app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()), hub=hub)
     with LiveServer(app) as live:
         yield live, issued, data
 

@@ -41,13 +41,15 @@ positions:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory):
+def served(hub, tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("playbook-service")
     settings = service_settings(data, parsing={"max_file_mb": 5})
     keys = KeyStore.of(settings)
     _, key_a = keys.create("a", "tests")
     _, key_b = keys.create("b", "tests")
-    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    app = create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
     with LiveServer(app) as live:
         with live.client(key_a) as a:
             for name in ("supply-agreement.txt", "services-agreement.txt"):

@@ -24,11 +24,11 @@ pytestmark = [
 ]
 
 
-def test_a_real_question_end_to_end(tmp_path: Path) -> None:
+def test_a_real_question_end_to_end(hub, tmp_path: Path) -> None:
     settings = service_settings(
         tmp_path, models={"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}}
     )
-    with LiveServer(create_app(settings)) as live, live.client(timeout=900) as client:
+    with LiveServer(create_app(settings, hub=hub)) as live, live.client(timeout=900) as client:
         with (EXAMPLES / "mutual-nda.pdf").open("rb") as handle:
             upload = client.post("/v1/contracts", files={"file": ("mutual-nda.pdf", handle)}).json()
         assert wait_job(client, upload["job"]["id"])["status"] == "done"

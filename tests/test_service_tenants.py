@@ -21,7 +21,7 @@ from tests.test_service import GOVERNING, SURVIVAL, error_of, service_settings
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory):
+def served(hub, tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("tenants-service")
     settings = service_settings(data)
     keys = KeyStore.of(settings)
@@ -29,7 +29,9 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     _, key_b = keys.create("b", "tests")
     _, revoked = keys.create("b", "old")
     keys.revoke(revoked.split("_")[1])
-    app = create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+    app = create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
     with LiveServer(app) as live:
         with live.client(key_b) as b:
             with (EXAMPLES / "mutual-nda.txt").open("rb") as handle:

@@ -54,11 +54,13 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory):
+def site(hub, tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("web")
     settings = service_settings(data)
     with LiveServer(
-        create_app(settings, runtime_factory=scripted_runtimes(RoutedScript(GOVERNING, "English law")))
+        create_app(
+            settings, runtime_factory=scripted_runtimes(RoutedScript(GOVERNING, "English law")), hub=hub
+        )
     ) as live:
         yield live, settings
 
@@ -333,13 +335,15 @@ def test_the_page_at_800_pixels_and_from_the_keyboard(browser, site) -> None:
     context.close()
 
 
-def test_another_tenants_key_sees_nothing(browser, tmp_path: Path) -> None:
+def test_another_tenants_key_sees_nothing(hub, browser, tmp_path: Path) -> None:
     settings = service_settings(tmp_path)
     keys = KeyStore.of(settings)
     _, key_a = keys.create("a")
     _, key_b = keys.create("b")
     with LiveServer(
-        create_app(settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")))
+        create_app(
+            settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+        )
     ) as live:
         with live.client(key_b) as client, (EXAMPLES / "mutual-nda.txt").open("rb") as handle:
             wait_job(
@@ -434,7 +438,7 @@ def test_the_api_documentation_works_offline(browser, site) -> None:
 
 
 @pytest.mark.real_models
-def test_one_question_end_to_end_with_the_real_small_model(browser, tmp_path: Path) -> None:
+def test_one_question_end_to_end_with_the_real_small_model(hub, browser, tmp_path: Path) -> None:
     from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
 
     if not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]):
@@ -443,7 +447,7 @@ def test_one_question_end_to_end_with_the_real_small_model(browser, tmp_path: Pa
         tmp_path, models={"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}}
     )
     shutil.copyfile(EXAMPLES / "mutual-nda.pdf", tmp_path / "mutual-nda.pdf")
-    with LiveServer(create_app(settings)) as live:
+    with LiveServer(create_app(settings, hub=hub)) as live:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.goto(live.url + "/")
