@@ -1256,7 +1256,7 @@ def eval_tracing(
     contract: list[Path] = typer.Option(
         [], "--contract", help="Contracts to ingest and ask (default: the example contracts).", exists=True
     ),
-    rounds: int = typer.Option(3, "--rounds", min=1, help="Timed rounds with tracing off, then on."),
+    rounds: int = typer.Option(5, "--rounds", min=1, help="Timed rounds of each: no provider, off, on."),
     out: Path = typer.Option(Path("bench-results/tracing.json"), "--out", help="JSON results file."),
 ) -> None:
     """What tracing costs: the quick answer and ingest timed with tracing off (no provider) and
@@ -1277,14 +1277,26 @@ def eval_tracing(
     if not contracts:
         raise ConfigError("no contracts to measure", hint="pass --contract FILE (or run from the repository)")
     results = tracing_bench.run(state_of(ctx).runtime(), contracts, endpoint=endpoint, rounds=rounds)
-    table = Table("work", "per round", "off s", "on s", "overhead on", "spans / op", "no-op spans off")
+    table = Table(
+        "work",
+        "per round",
+        "none / off / on s",
+        "overhead on",
+        "CPU s",
+        "CPU overhead on",
+        "spans / op",
+        "no-op spans off",
+    )
     for name, row in results["operations"].items():
         table.add_row(
             name,
             str(row["operations_per_round"]),
-            str(row["off_seconds_per_round"]),
-            str(row["on_seconds_per_round"]),
+            f"{row['none_seconds_per_round']} / {row['off_seconds_per_round']} / "
+            f"{row['on_seconds_per_round']}",
             _mark(row["overhead_on"], 0.05, False),
+            f"{row['none_cpu_seconds_per_round']} / {row['off_cpu_seconds_per_round']} / "
+            f"{row['on_cpu_seconds_per_round']}",
+            _mark(row["overhead_on_cpu"], 0.05, False),
             str(row["spans_per_operation"]),
             str(row["overhead_off_noop_spans"]),
         )

@@ -35,6 +35,7 @@ from clausewise.core.version import clausewise_version
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.sampling import Sampler
 
     from clausewise.core.config import TracingSettings
 
@@ -211,9 +212,10 @@ def step_within(items: Iterator[T], parent: trace.Span, policy: ContentPolicy) -
 # --- installing (entry points only) ---------------------------------------------------------------
 
 
-def install(settings: TracingSettings) -> TracerProvider | None:
+def install(settings: TracingSettings, sampler: Sampler | None = None) -> TracerProvider | None:
     """Export spans as ``settings`` say (None, and nothing installed, when tracing is off). The
-    caller shuts the provider down when it exits, which sends the spans still batched."""
+    caller shuts the provider down when it exits, which sends the spans still batched.
+    ``sampler`` chooses the spans recorded (all by default; a benchmark switches them off and on)."""
     if not settings.enabled:
         return None
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -224,7 +226,7 @@ def install(settings: TracingSettings) -> TracerProvider | None:
     resource = Resource.create(
         {"service.name": settings.service_name, "service.version": clausewise_version()}
     )
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource, sampler=sampler)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=settings.endpoint)))
     trace.set_tracer_provider(provider)
     return provider
