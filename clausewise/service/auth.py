@@ -65,8 +65,14 @@ def tenant_for(service: Service, key: str | None) -> str:
     return caller(service, key)[0]
 
 
+#: Where the request gate leaves the tenant it learned from the key (the request's ``state``), so a
+#: route does not look the key up a second time.
+GATED_TENANT = "clausewise_tenant"
+
+
 def authenticated_tenant(request: Request) -> str:
-    return tenant_for(service_of(request), presented_key(request))
+    gated = request.scope.get("state", {}).get(GATED_TENANT)
+    return gated if gated is not None else tenant_for(service_of(request), presented_key(request))
 
 
 def tenant_runtime(request: Request, tenant: Annotated[str, Depends(authenticated_tenant)]) -> Runtime:

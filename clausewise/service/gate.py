@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from clausewise.core.errors import ClausewiseError
 from clausewise.core.tracing import annotate
 from clausewise.service.audit import current_actor
-from clausewise.service.auth import caller, key_in, scope_headers
+from clausewise.service.auth import GATED_TENANT, caller, key_in, scope_headers
 from clausewise.service.errors import envelope, error_body, status_of
 from clausewise.service.state import Service
 
@@ -79,6 +79,7 @@ class RequestGate:
                     error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
                 )
         if tenant is not None:
+            scope.setdefault("state", {})[GATED_TENANT] = tenant  # the routes' Tenant, looked up once
             annotate(trace.get_current_span(), {"clausewise.tenant": tenant, "clausewise.actor": actor})
         refusal = refusal or self._size_refusal(headers)
         if refusal is not None:
