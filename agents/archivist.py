@@ -107,7 +107,28 @@ class Archivist:
     ) -> IngestResult:
         """Build ``path`` into the contract's next version. The same bytes and settings again are
         ``unchanged`` (unless ``force``); different bytes under an existing contract are refused
-        unless ``new_version`` (or ``force``) says they are its next version."""
+        unless ``new_version`` (or ``force``) says they are its next version. Traced as a
+        ``clausewise.ingest`` span over its steps' spans."""
+        with span("clausewise.ingest", {"clausewise.tenant": self.store.tenant}) as ingesting:
+            result = self._ingest(path, contract_id, force, progress, new_version)
+            annotate(
+                ingesting,
+                {
+                    "clausewise.contract": result.contract_id,
+                    "clausewise.contract.version": result.manifest.version,
+                    "clausewise.ingest.status": result.status,
+                },
+            )
+        return result
+
+    def _ingest(
+        self,
+        path: Path,
+        contract_id: str | None,
+        force: bool,
+        progress: Progress | None,
+        new_version: bool,
+    ) -> IngestResult:
         progress = progress or NoProgress()
         path = Path(path)
         size = check_size(path, self.settings.parsing.max_file_mb)

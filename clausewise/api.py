@@ -46,7 +46,6 @@ from clausewise.core.tracing import (
     annotate,
     content_policy,
     record_content,
-    span,
     step_within,
     tracer,
 )
@@ -124,19 +123,9 @@ class Clausewise:
     ) -> IngestResult:
         """Ingest a file; other bytes under an existing contract need ``new_version`` (see
         :meth:`agents.archivist.Archivist.ingest`)."""
-        with span("clausewise.ingest", {"clausewise.tenant": self.runtime.tenant}) as ingesting:
-            result = self.runtime.archivist().ingest(
-                Path(path), contract_id=contract_id, force=force, new_version=new_version
-            )
-            annotate(
-                ingesting,
-                {
-                    "clausewise.contract": result.contract_id,
-                    "clausewise.contract.version": result.manifest.version,
-                    "clausewise.ingest.status": result.status,
-                },
-            )
-        return result
+        return self.runtime.archivist().ingest(
+            Path(path), contract_id=contract_id, force=force, new_version=new_version
+        )
 
     def _traced(self, name: str, index: ContractIndex) -> tuple[trace.Span, ContentPolicy]:
         """The root span of one piece of work on ``index`` (not current: the caller makes it so
