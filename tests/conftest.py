@@ -119,6 +119,15 @@ def hub():  # the models of the test session, each loaded once, as a server proc
     return ModelHub()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def language_models_unloaded_after_each_module(hub) -> Iterator[None]:
+    """The session's classifiers and embedders stay loaded; its GGUF models (a gigabyte or more
+    each, one per context size a module asks for) are freed when a module ends, so the suite's
+    memory does not grow with every module that used one."""
+    yield
+    hub.llama_servers.unload_all()
+
+
 @pytest.fixture(scope="session")
 def embedder(hub):  # the real default embedder, loaded once for the session
     from clausewise.core.config import load_settings

@@ -97,3 +97,14 @@ def test_context_overflow_is_a_typed_error(runtime) -> None:
     model = runtime.chat_model("writer")
     with pytest.raises(ContextOverflow, match="context_tokens"):
         model.invoke([HumanMessage(content="clause " * 4000)])
+
+
+def test_an_unloaded_model_frees_its_server_and_loads_again_on_the_next_request(runtime) -> None:
+    model = runtime.chat_model("answerer")
+    model.invoke([HumanMessage(content="Say yes.")])
+    pool = runtime.hub.llama_servers
+    assert pool.loaded() >= 1
+    pool.unload_all()
+    assert pool.loaded() == 0
+    assert model.invoke([HumanMessage(content="Say yes.")]).content  # loaded again, lazily
+    assert pool.loaded() >= 1

@@ -98,6 +98,11 @@ class LlamaServer:
     def loaded(self) -> bool:
         return self._server is not None
 
+    def unload(self) -> None:
+        """Free the loaded model's memory (gigabytes); the next request loads it again."""
+        with self._lock:
+            self._server = None
+
     def chat(self, request: dict[str, Any]) -> dict[str, Any]:
         server = self._start()
         try:

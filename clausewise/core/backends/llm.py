@@ -37,6 +37,13 @@ class LlamaServerPool:
         with self._lock:
             return sum(server.loaded for server in self._servers.values())
 
+    def unload_all(self) -> None:
+        """Free every loaded model (each loads again on its next request)."""
+        with self._lock:
+            servers = list(self._servers.values())
+        for server in servers:
+            server.unload()
+
 
 def model_label(settings: LLMSettings) -> str:
     """A short human name for the configured model ("qwen2.5-coder-1.5b", "llama3.1:8b @ http://...")."""
