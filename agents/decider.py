@@ -117,15 +117,14 @@ def _route_attributes(route: Route | None) -> dict[str, Any]:
 def _decision_attributes(decision: Decision) -> dict[str, Any]:
     """What a trace shows of a decision: never the value's words (contract text), only whether
     one was read."""
-    unclear = decision.verdict == "unclear" or (decision.form == "value" and decision.value == "unclear")
     return {
         "clausewise.decision.form": decision.form,
         "clausewise.decision.verdict": decision.verdict,
-        "clausewise.decision.value_read": bool(decision.value) and not unclear,
+        "clausewise.decision.value_read": bool(decision.value) and not decision.unclear,
         "clausewise.decision.decided_by": decision.decided_by,
         "clausewise.decision.provision": decision.provision,
         "clausewise.decision.confidence": decision.confidence,
-        "clausewise.decision.band": "abstained" if unclear else "decided",
+        "clausewise.decision.band": "abstained" if decision.unclear else "decided",
         "clausewise.decision.leaning": decision.leaning,
         "clausewise.decision.leaning_probability": decision.leaning_probability,
         "clausewise.decision.grounds": len(decision.grounds),

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from opentelemetry import context as otel_context
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 
 #: The instrumentation scope of every Clausewise span.
 SCOPE = "clausewise"
-#: The W3C trace-context key a queued job carries, so its spans join the request's trace.
-TRACEPARENT = "traceparent"
 
 AttributeValue = str | bool | int | float | Sequence[str] | Sequence[int] | Sequence[float]
 T = TypeVar("T")
@@ -105,9 +104,11 @@ def _digits(text: str) -> int:
     return sum(ch.isdigit() for ch in text)
 
 
-def _party_patterns(parties: Sequence[str]) -> list[re.Pattern[str]]:
+@lru_cache(maxsize=64)
+def _party_patterns(parties: tuple[str, ...]) -> list[re.Pattern[str]]:
     """Each party's full name and its first distinctive word ("Acme" of "Acme Widgets, Inc."),
-    longest first, as whole words."""
+    longest first, as whole words; compiled once per list of parties (a span's clause ids are
+    redacted one by one)."""
     names: set[str] = set()
     for party in parties:
         name = " ".join(party.split()).strip(" ,.")
@@ -126,7 +127,7 @@ def redact(text: str, parties: Sequence[str] = ()) -> str:
     text = _LABELLED_ACCOUNT.sub(lambda m: f"{m.group(1)}{m.group(2) or ''} [account]", text)
     text = _IBAN.sub("[account]", text)
     text = _LONG_NUMBER.sub(lambda m: "[phone]" if _digits(m.group(0)) >= 9 else m.group(0), text)
-    for pattern in _party_patterns(parties):
+    for pattern in _party_patterns(tuple(parties)):
         text = pattern.sub("[party]", text)
     return text
 
