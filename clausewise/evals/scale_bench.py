@@ -27,7 +27,7 @@ import httpx
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals.data import require
-from clausewise.evals.processes import RedisServer, WorkerProcess, celery_flags
+from clausewise.evals.processes import RedisServer, WorkerProcess, celery_flags, ended_job
 from clausewise.evals.serve_bench import LoopbackServer
 from clausewise.runtime import ModelHub
 from clausewise.service.state import default_runtime
@@ -58,13 +58,8 @@ def run_batch(url: str, files: list[Path], form: dict[str, str]) -> tuple[float,
         response = client.post("/v1/batches", data=form, files=handles)
         response.raise_for_status()
         job_id = response.json()["id"]
-        deadline = time.monotonic() + BATCH_SECONDS
-        while time.monotonic() < deadline:
-            job = client.get(f"/v1/jobs/{job_id}").json()
-            if job["status"] in ("done", "failed", "cancelled"):
-                return time.perf_counter() - started, job
-            time.sleep(0.25)
-    raise TimeoutError(f"the batch did not finish in {BATCH_SECONDS:.0f} s")
+        job = ended_job(client, job_id, time.monotonic() + BATCH_SECONDS, poll=0.25)
+        return time.perf_counter() - started, job
 
 
 def _backend(

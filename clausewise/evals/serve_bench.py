@@ -49,7 +49,7 @@ from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.evals import hostile_probes as hostile
 from clausewise.evals.instruments import scripted_runtimes
-from clausewise.evals.processes import ServeProcess
+from clausewise.evals.processes import ServeProcess, ended_job
 from clausewise.retrieval import SpanSearch
 from clausewise.runtime import ModelHub, Runtime
 from clausewise.service.app import create_app
@@ -256,15 +256,6 @@ class _Tally:
                 )
 
 
-def _wait_job(client: httpx.Client, job: str, deadline: float) -> dict[str, Any]:
-    while time.monotonic() < deadline:
-        found = client.get(f"/v1/jobs/{job}").json()
-        if found["status"] in ("done", "failed", "cancelled"):
-            return found
-        time.sleep(0.2)
-    raise RuntimeError(f"job {job} did not finish within the fault run's time")
-
-
 def _streamed_text(client: httpx.Client, contract: str, question: str, turns: int) -> tuple[str, str, bool]:
     """A streamed ask read to its end: (job id, the stream's text, whether it gave its result)."""
     body = {"question": question, "stream": True, "turns": turns}
@@ -374,7 +365,7 @@ def fault_run(
             )
             if (
                 upload.status_code != 202
-                or _wait_job(owner, upload.json()["job"]["id"], deadline)["status"] != "done"
+                or ended_job(owner, upload.json()["job"]["id"], deadline)["status"] != "done"
             ):
                 raise RuntimeError(f"the fault run's contract was not ingested: {upload.text[:500]}")
             thread = owner.post("/v1/threads", json={"contract": contract}).json()["id"]
