@@ -161,3 +161,34 @@ def test_a_huge_page_is_rendered_within_the_pixel_budget(tmp_path):
         assert small.width == 2550  # a Letter page keeps its 300 dpi
     png = Image.open(io.BytesIO(page_png(path, 2, scale=1.5)))
     assert png.width * png.height <= MAX_PAGE_PIXELS and png.width == png.height
+
+
+def test_a_page_that_runs_out_of_memory_to_draw_is_a_typed_refusal(tmp_path):
+    """MuPDF's own memory error cannot cross from a drawing process to the server (it does not
+    pickle): a page whose image cannot get its memory is refused as TooCostlyToDraw. Run in a
+    process of its own, its address space limited to what it holds plus 16 MB (the image needs 36)."""
+    import subprocess
+    import sys
+
+    poster = tmp_path / "poster.pdf"
+    with pymupdf.open() as document:
+        page = document.new_page(width=14400, height=14400)
+        page.insert_text((72, 144), "This Agreement is governed by the laws of England.", fontsize=48)
+        document.save(poster)
+    script = (
+        "import resource, sys\n"
+        "from pathlib import Path\n"
+        "from clausewise.core.errors import TooCostlyToDraw\n"
+        "from tools.rendering import page_png\n"
+        "size = int(open('/proc/self/status').read().split('VmSize:')[1].split()[0]) * 1024\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (size + 16 * 2**20, resource.RLIM_INFINITY))\n"
+        "try:\n"
+        "    page_png(Path(sys.argv[1]), 1, 1.5)\n"
+        "except TooCostlyToDraw as refused:\n"
+        "    print('refused:', refused.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(poster)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("refused: page 1 needs more memory to draw"), done.stdout

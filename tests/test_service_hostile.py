@@ -34,6 +34,7 @@ from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
 from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
 from tests.test_bad_input import cp1252_with_undefined_bytes
+from tests.test_page_images import slow_to_draw_pdf
 from tests.test_service import GOVERNING, SURVIVAL, error_of, service_settings
 from tools.citations import QuoteVerifier
 
@@ -956,9 +957,14 @@ def test_a_huge_pdf_page_is_served_as_a_bounded_image(hostile: Hostile) -> None:
 
 @pytest.fixture(scope="module")
 def budgeted(hub, tmp_path_factory: pytest.TempPathFactory):
-    """Two tenants on a server that reads a Word file for at most one second and 3 MB of XML."""
+    """Two tenants on a server that reads a Word file for at most one second and 3 MB of XML, and
+    draws a page image in at most one second of CPU time."""
     data = tmp_path_factory.mktemp("budgeted")
-    settings = service_settings(data, parsing={"max_parse_seconds": 1.0, "max_unpacked_mb": 3})
+    settings = service_settings(
+        data,
+        parsing={"max_parse_seconds": 1.0, "max_unpacked_mb": 3},
+        service={"page_image_cpu_seconds": 1.0},
+    )
     keys = KeyStore.of(settings)
     issued = {tenant: keys.create(tenant, "tests")[1] for tenant in ("acme", "beta")}
     app = create_app(settings, runtime_factory=scripted_runtimes(HostileScript()), hub=hub)
@@ -1001,6 +1007,27 @@ def test_a_file_slow_to_read_is_refused_in_budget_and_another_tenant_is_not_stal
     with live.client(keys["acme"]) as acme:
         refused = acme.post("/v1/contracts", files={"file": ("bomb.docx", bomb)})
         assert refused.status_code == 413 and "unpacks to" in error_of(refused)["message"]
+
+
+def test_a_page_slow_to_draw_is_refused_in_budget_and_other_pages_are_still_drawn(budgeted) -> None:
+    """Page images were drawn on the server's threads, with Python's lock held: a page built to be
+    slow to draw held every request back for as long as it took. It is drawn in a worker process
+    now, refused (422) past its CPU time, and the pages after it are drawn by a new worker."""
+    live, keys, _data = budgeted
+    with live.client(keys["acme"]) as acme, live.client(keys["beta"]) as beta:
+        for client, name, content in (
+            (acme, "strokes.pdf", slow_to_draw_pdf()),
+            (beta, "paged-nda.pdf", (EXAMPLES / "mutual-nda.pdf").read_bytes()),
+        ):
+            job = client.post("/v1/contracts", files={"file": (name, content)}).json()["job"]
+            assert wait_job(client, job["id"])["status"] == "done"
+        for _attempt in range(2):  # (the second is drawn, and refused, by the worker after the first)
+            refused = acme.get("/v1/contracts/strokes/pages/1/image")
+            assert refused.status_code == 422 and error_of(refused)["code"] == "too_costly_to_draw"
+            assert "text" in error_of(refused)["hint"]
+        drawn = beta.get("/v1/contracts/paged-nda/pages/2/image")
+        assert drawn.status_code == 200 and drawn.content.startswith(b"\x89PNG")
+        assert acme.get("/v1/contracts/strokes/text").status_code == 200
 
 
 def test_tenants_take_turns_in_the_queue_and_see_only_their_own_positions(tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pymupdf
 
+from clausewise.core.errors import CorruptDocument, TooCostlyToDraw
+
 LETTER = pymupdf.paper_rect("letter")
 _CSS = "p {font-family: serif; font-size: 11pt; margin-bottom: 6pt; text-align: left;} h1 {font-size: 13pt;}"
 
@@ -59,11 +61,23 @@ def bounded_zoom(page: pymupdf.Page, zoom: float, max_pixels: int = MAX_PAGE_PIX
 def page_png(path: Path, number: int, scale: float = 1.5) -> bytes:
     """Page ``number`` (1-based) of a PDF or image file as PNG, ``scale`` pixels per point (less
     for a page too large for :data:`MAX_PAGE_PIXELS`): what a viewer shows under a citation's
-    highlight (the highlights are placed in fractions of the page, so any scale fits them)."""
-    with pymupdf.open(path) as document:
-        page = document[number - 1]
-        zoom = bounded_zoom(page, scale)
-        return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False).tobytes("png")
+    highlight (the highlights are placed in fractions of the page, so any scale fits them).
+
+    MuPDF's own errors become typed ones (they cannot cross a process boundary as they are):
+    memory it could not get, :class:`TooCostlyToDraw`; a page it cannot draw, :class:`CorruptDocument`.
+    """
+    try:
+        with pymupdf.open(path) as document:
+            page = document[number - 1]
+            zoom = bounded_zoom(page, scale)
+            return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False).tobytes("png")
+    except (MemoryError, pymupdf.mupdf.FzErrorSystem):
+        raise TooCostlyToDraw(
+            f"page {number} needs more memory to draw than is allowed",
+            hint="show its text, or ask for a smaller scale",
+        ) from None
+    except pymupdf.mupdf.FzErrorBase:  # (MuPDF's message may name the file: not shown)
+        raise CorruptDocument(f"page {number} cannot be drawn", hint="show its text") from None
 
 
 def rasterize_pdf(source: Path, target: Path, dpi: int = 200, pages: int | None = None) -> int:

@@ -638,6 +638,23 @@ class ServiceSettings(Section):
         "for another is refused, 421, against DNS rebinding); '*' for any. A server bound to every "
         "address answers any name until some are listed.",
     )
+    page_image_processes: int = Field(
+        default=2,
+        ge=1,
+        le=16,
+        description="Processes drawing the viewer's page images. PyMuPDF holds Python's lock while it "
+        "draws, so drawn in the server's own process, large pages held every other request back.",
+    )
+    page_image_cpu_seconds: float = Field(
+        default=20.0,
+        gt=0,
+        description="CPU time one page image may take to draw; a page past it is refused (422).",
+    )
+    page_image_memory_mb: int = Field(
+        default=1536,
+        ge=256,
+        description="Address space of each drawing process; a page that needs more is refused (422).",
+    )
     max_question_chars: int = Field(
         default=4000, ge=100, description="Longest question accepted (a longer one is refused, 422)."
     )

@@ -77,6 +77,10 @@ class OcrUnavailable(InputError):
     """Pages need OCR but the tesseract binary is missing."""
 
 
+class TooCostlyToDraw(InputError):
+    """A page whose image took more CPU time or memory to draw than the service allows."""
+
+
 # --- indexes -----------------------------------------------------------------------------------
 
 

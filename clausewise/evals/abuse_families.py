@@ -2,8 +2,8 @@
 is one kind of hostile request sent ``rounds`` times at ``concurrency`` by tenant ``acme``, while
 tenant ``beta`` lists its contracts every 50 ms. Per family: unexpected statuses, responses that
 show a server path or the other tenant's names, the other tenant's p95 latency, and the server's
-peak resident memory over its idle size; after all of them, whether acme's contract is still
-there, unchanged (nothing lost).
+peak resident memory (with its page drawing processes) over its idle size; after all of them,
+whether acme's contract is still there, unchanged (nothing lost).
 
 The server runs with tight limits so each abuse is cheap to send and quick to refuse:
 ``parsing.max_parse_seconds`` 1, ``parsing.max_unpacked_mb`` 3, ``parsing.max_file_mb`` 2.
@@ -272,10 +272,32 @@ def _poster() -> bytes:
 
 
 def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc: memory is measured on Linux only")
+    """The resident memory of the server ``pid`` and of every process under it (its page drawing
+    workers), in MB."""
+    own = _own_rss_kb(pid)
+    if own is None:
+        raise RuntimeError("no VmRSS in /proc: memory is measured on Linux only")
+    return (own + sum(_own_rss_kb(child) or 0 for child in _descendants(pid))) / 1024
+
+
+def _own_rss_kb(pid: int) -> int | None:
+    """``pid``'s resident kilobytes, None when it has ended (or /proc does not say)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), None)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes under ``pid``, read from /proc (one that ends while being read is left out)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children.extend(int(child) for child in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return children + [grandchild for child in children for grandchild in _descendants(child)]
 
 
 def _p95(values: list[float]) -> float | None:

@@ -15,6 +15,7 @@ from clausewise.runtime import ModelHub, Runtime
 from clausewise.service.audit import record_job
 from clausewise.service.jobs import Job, JobStore
 from clausewise.service.keys import KeyStore, service_dir
+from clausewise.service.page_images import PageImages
 from clausewise.service.runner import Executor, LocalExecutor, LocalRunner
 from clausewise.service.uploads import discard_job_uploads
 
@@ -40,6 +41,7 @@ class Service:
     jobs: JobStore = field(init=False)
     runner: LocalRunner = field(init=False)
     upload_checks: ThreadPoolExecutor = field(init=False)
+    page_images: PageImages = field(init=False)
 
     def __post_init__(self) -> None:
         self.keys = KeyStore.of(self.settings)
@@ -54,6 +56,10 @@ class Service:
             threads = self.settings.jobs.concurrent_jobs  # they wait on the workers, not on a model
         self.runner = LocalRunner(self.jobs, executor, threads, on_end=self.job_ended)
         self.upload_checks = ThreadPoolExecutor(UPLOAD_CHECK_THREADS, thread_name_prefix="upload-check")
+        served = self.settings.service
+        self.page_images = PageImages(
+            served.page_image_processes, served.page_image_cpu_seconds, served.page_image_memory_mb
+        )
 
     async def check_upload(self, check: Callable[..., T], *args: Any) -> T:
         """Run an upload's check on the upload-check threads (not the default pool)."""
@@ -62,6 +68,7 @@ class Service:
 
     def close(self) -> None:
         self.upload_checks.shutdown(wait=False, cancel_futures=True)
+        self.page_images.close()
         self.jobs.close()
 
     def job_ended(self, job: Job) -> None:

@@ -5,9 +5,11 @@ version unless asked for an older one (``?version=N``), where old citations keep
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 
 from clausewise.core.domain import FileType
@@ -41,7 +43,6 @@ from indexes.layout import ID_PATTERN
 from indexes.store import ContractIndex
 from tools.highlight import highlight
 from tools.parsing import check_document
-from tools.rendering import page_png
 
 router = APIRouter(prefix="/v1/contracts", tags=["contracts"], responses=ERROR_RESPONSES)
 
@@ -232,20 +233,30 @@ def contract_pages(contract_id: str, runtime: TenantRuntime, version: Version = 
 
 
 @router.get("/{contract_id}/pages/{number}/image", response_class=Response)
-def page_image(
+async def page_image(
     contract_id: str,
     number: int,
     runtime: TenantRuntime,
+    service: CurrentService,
     scale: Annotated[float, Query(gt=0.2, le=4.0, description="Pixels per PDF point.")] = 1.5,
     version: Version = None,
 ) -> Response:
-    """A page of the original PDF (or scan) as PNG, rendered at ``scale``."""
+    """A page of the original PDF (or scan) as PNG, rendered at ``scale`` in a drawing process
+    (see :mod:`clausewise.service.page_images`)."""
+    original, served = await run_in_threadpool(_page_source, runtime, contract_id, number, version)
+    png = await service.page_images.png(original, number, scale)
+    headers = {"Cache-Control": "private, max-age=86400", "ETag": f'"{served}-{number}-{scale}"'}
+    return Response(png, media_type="image/png", headers=headers)
+
+
+def _page_source(runtime: Runtime, contract_id: str, number: int, version: int | None) -> tuple[Path, str]:
+    """The original file that has page ``number`` of the contract, and the version's name."""
     index = open_contract(runtime, contract_id, version)
     try:
         original = index.original
-        version = index.path.name
         count = len(index.document.pages)
         image_file = index.document.file_type in (FileType.PDF, FileType.IMAGE)
+        served = index.path.name
     finally:
         index.close()
     if original is None or not image_file:
@@ -254,9 +265,7 @@ def page_image(
         )
     if not 1 <= number <= count:
         raise ApiError(404, "no_such_page", f"the contract has pages 1-{count}", hint="ask for one of those")
-    png = page_png(original, number, scale)
-    headers = {"Cache-Control": "private, max-age=86400", "ETag": f'"{version}-{number}-{scale}"'}
-    return Response(png, media_type="image/png", headers=headers)
+    return original, served
 
 
 @router.get("/{contract_id}/highlight", response_model=Highlight)
