@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from clausewise.core.errors import TooCostlyToDraw
+from clausewise.evals.abuse_families import slow_to_draw_pdf
 from clausewise.service.page_images import PageImages
 from tools.rendering import page_png, text_to_pdf
 
@@ -16,21 +16,6 @@ GOVERNED = (
     "This Agreement is governed by the laws of England. Each party submits to the exclusive "
     "jurisdiction of the courts of London for any dispute arising out of this Agreement."
 )
-
-
-def slow_to_draw_pdf(paths: int = 40_000) -> bytes:
-    """A one-page PDF with a readable clause (so it is not OCR'd) under ``paths`` crossing vector
-    strokes: cheap to store and to read, many CPU seconds to draw (40,000 took over ten)."""
-    with pymupdf.open() as document:
-        page = document.new_page(width=612, height=792)
-        page.insert_textbox(pymupdf.Rect(72, 72, 540, 300), GOVERNED * 3, fontsize=11)
-        strokes = "".join(
-            f"{(i * 7) % 600} {(i * 13) % 780} m {(i * 11) % 600} {(i * 17) % 780} l S\n"
-            for i in range(paths)
-        )
-        xref = page.get_contents()[0]
-        document.update_stream(xref, document.xref_stream(xref) + b"\n0.1 w\n" + strokes.encode())
-        return document.tobytes()
 
 
 @pytest.fixture

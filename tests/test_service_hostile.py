@@ -26,7 +26,7 @@ import openai
 import pymupdf
 import pytest
 
-from clausewise.evals.abuse_families import status_of_head, word_file_with
+from clausewise.evals.abuse_families import slow_to_draw_pdf, status_of_head, word_file_with
 from clausewise.service.app import create_app
 from clausewise.service.jobs import JobStore
 from clausewise.service.keys import KeyStore
@@ -34,7 +34,6 @@ from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
 from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
 from tests.test_bad_input import cp1252_with_undefined_bytes
-from tests.test_page_images import slow_to_draw_pdf
 from tests.test_service import GOVERNING, SURVIVAL, error_of, service_settings
 from tools.citations import QuoteVerifier
 

@@ -6,7 +6,8 @@ peak resident memory (with its page drawing processes) over its idle size; after
 whether acme's contract is still there, unchanged (nothing lost).
 
 The server runs with tight limits so each abuse is cheap to send and quick to refuse:
-``parsing.max_parse_seconds`` 1, ``parsing.max_unpacked_mb`` 3, ``parsing.max_file_mb`` 2.
+``parsing.max_parse_seconds`` 1, ``parsing.max_unpacked_mb`` 3, ``parsing.max_file_mb`` 2,
+``service.page_image_cpu_seconds`` 1.
 Bounded: ``rounds`` requests per family, ``SECONDS`` in all.
 """
 
@@ -46,6 +47,8 @@ SERVER_LIMITS = [
     "3",
     "--parsing.max-file-mb",
     "2",
+    "--service.page-image-cpu-seconds",
+    "1",
 ]
 
 
@@ -63,6 +66,26 @@ def word_file_with(body: bytes) -> bytes:
                 data = data.replace(b"</w:body>", body + b"</w:body>")
             target.writestr(item.filename, data)
     return out.getvalue()
+
+
+def slow_to_draw_pdf(paths: int = 40_000) -> bytes:
+    """A one-page PDF with a readable clause (so it is not OCR'd) under ``paths`` crossing vector
+    strokes: cheap to store and to read, many CPU seconds to draw (40,000 took over ten)."""
+    import pymupdf
+
+    clause = (
+        "This Agreement is governed by the laws of England. Each party submits to the exclusive "
+        "jurisdiction of the courts of London for any dispute arising out of this Agreement. "
+    )
+    with pymupdf.open() as document:
+        page = document.new_page(width=612, height=792)
+        page.insert_textbox(pymupdf.Rect(72, 72, 540, 300), clause * 3, fontsize=11)
+        strokes = "".join(
+            f"{i * 7 % 600} {i * 13 % 780} m {i * 11 % 600} {i * 17 % 780} l S\n" for i in range(paths)
+        )
+        xref = page.get_contents()[0]
+        document.update_stream(xref, document.xref_stream(xref) + b"\n0.1 w\n" + strokes.encode())
+        return document.tobytes()
 
 
 def status_of_head(url: str, head: str) -> int:
@@ -245,6 +268,11 @@ def _families(keys: KeyStore) -> list[Family]:
             frozenset({200}),
             request("GET", "/v1/contracts/acme-poster/pages/1/image"),
         ),
+        Family(
+            "a page built to be slow to draw",
+            frozenset({422}),
+            request("GET", "/v1/contracts/acme-strokes/pages/1/image"),
+        ),
         Family("a key revoked while its stream is open", frozenset({200}), revoked_mid_stream),
         Family("a hypothesis written as a formula, exported", frozenset({200}), formula_export),
         Family(
@@ -339,10 +367,15 @@ def run(
                 files={"file": ("poster.pdf", _poster())},
                 data={"contract_id": "acme-poster"},
             ).json()["job"]["id"]
+            strokes = owner.post(
+                "/v1/contracts",
+                files={"file": ("strokes.pdf", slow_to_draw_pdf())},
+                data={"contract_id": "acme-strokes"},
+            ).json()["job"]["id"]
             theirs = other.post(
                 "/v1/contracts", files={"file": ("beta.txt", nda)}, data={"contract_id": "beta-nda"}
             ).json()["job"]["id"]
-            for client, waited in ((owner, poster), (other, theirs)):
+            for client, waited in ((owner, poster), (owner, strokes), (other, theirs)):
                 ended_job(client, waited, time.monotonic() + JOB_SECONDS)
             before = owner.get("/v1/contracts/acme-nda/text").text
             for family in _families(keys):
