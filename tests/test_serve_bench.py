@@ -125,7 +125,7 @@ def test_every_abuse_family_is_refused_as_expected_on_a_live_server(tmp_path) ->
     from clausewise.evals import abuse_families
 
     results = abuse_families.run(load_settings(), tmp_path, rounds=2, concurrency=2)
-    assert len(results["families"]) == 14
+    assert len(results["families"]) == 15
     assert results["unexpected_statuses"] == 0, results["families"]
     assert results["leaks"] == 0 and results["lost"] == 0
     assert all(row["other_requests"] >= 1 for row in results["families"])
