@@ -12,6 +12,7 @@ import httpx
 import uvicorn
 
 from clausewise.core.config import Settings
+from clausewise.evals.processes import ended_job
 from clausewise.runtime import ModelHub, Runtime
 from tests.fakes import ScriptedChatModel
 
@@ -56,14 +57,12 @@ def scripted_runtimes(script: Callable[..., str]) -> Callable[[Settings, ModelHu
 
 
 def wait_job(client: httpx.Client, job_id: str, timeout: float = 300.0) -> dict[str, Any]:
-    """The job once it has finished (polled over HTTP)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = client.get(f"/v1/jobs/{job_id}").json()
-        if job["status"] in ("done", "failed", "cancelled"):
-            return job
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish in {timeout} s")
+    """The job once it has finished (polled over HTTP); a test fails when it takes longer than
+    ``timeout`` seconds."""
+    try:
+        return ended_job(client, job_id, time.monotonic() + timeout, poll=0.1)
+    except TimeoutError as error:
+        raise AssertionError(f"job {job_id} did not finish in {timeout} s") from error
 
 
 def sse_events(response: httpx.Response) -> list[tuple[str, str]]:

@@ -31,7 +31,7 @@ import httpx
 
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
-from clausewise.evals.processes import ServeProcess, ended_job
+from clausewise.evals.processes import ServeProcess, ended_job, status_kb
 from clausewise.service.keys import KeyStore
 
 SECONDS = 900.0
@@ -302,19 +302,10 @@ def _poster() -> bytes:
 def _rss_mb(pid: int) -> float:
     """The resident memory of the server ``pid`` and of every process under it (its page drawing
     workers), in MB."""
-    own = _own_rss_kb(pid)
+    own = status_kb(pid, "VmRSS")
     if own is None:
         raise RuntimeError("no VmRSS in /proc: memory is measured on Linux only")
-    return (own + sum(_own_rss_kb(child) or 0 for child in _descendants(pid))) / 1024
-
-
-def _own_rss_kb(pid: int) -> int | None:
-    """``pid``'s resident kilobytes, None when it has ended (or /proc does not say)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), None)
+    return (own + sum(status_kb(child, "VmRSS") or 0 for child in _descendants(pid))) / 1024
 
 
 def _descendants(pid: int) -> list[int]:

@@ -34,6 +34,18 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def status_kb(pid: int, field: str) -> int | None:
+    """One kilobyte field of ``/proc/<pid>/status`` (``VmRSS``: resident now, ``VmHWM``: its
+    peak); None when the process has ended or the field is absent. Linux only, as the benchmarks
+    that use it are."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    prefix = f"{field}:"
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith(prefix)), None)
+
+
 def ended_job(client: httpx.Client, job_id: str, deadline: float, poll: float = 0.2) -> dict[str, Any]:
     """The job once it has ended, polled over HTTP; TimeoutError at ``deadline`` (a
     ``time.monotonic()`` value), so a benchmark that waits on a job stops by itself."""
@@ -138,14 +150,7 @@ class WorkerProcess:
 
     def peak_rss_mb(self) -> float:
         """The peak resident memory of the worker's processes (main and pool), summed."""
-        total_kb = 0
-        for pid in self._pids():
-            try:
-                status = Path(f"/proc/{pid}/status").read_text()
-            except OSError:
-                continue  # the process ended meanwhile
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            total_kb += int(fields.get("VmHWM", "0 kB").split()[0])
+        total_kb = sum(status_kb(pid, "VmHWM") or 0 for pid in self._pids())  # None: it ended meanwhile
         return round(total_kb / 1024, 1)
 
     def cpu_seconds(self) -> float:
@@ -217,10 +222,10 @@ class ServeProcess:
     def peak_mb(self) -> float:
         """The process's peak resident size so far (``VmHWM``), read before it stops."""
         assert self.process is not None
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)  # kilobytes
-        raise RuntimeError("no VmHWM in /proc: peak memory is measured on Linux only")
+        peak_kb = status_kb(self.process.pid, "VmHWM")
+        if peak_kb is None:
+            raise RuntimeError("no VmHWM in /proc: peak memory is measured on Linux only")
+        return round(peak_kb / 1024, 1)
 
     def __exit__(self, *exc: object) -> None:
         if self.process is not None and self.process.poll() is None:

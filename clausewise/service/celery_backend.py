@@ -46,6 +46,9 @@ UNIT_TASK = "clausewise.unit"
 LOCAL_KINDS = frozenset({"message"})
 TRANSIENT = (*UNIT_TRANSIENT, redis.exceptions.ConnectionError)
 _UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OperationalError)
+#: Tries a worker makes to store a unit's state, up to 5 s apart (with jitter: about 2.5 s on
+#: average, so about two minutes of outage in all).
+RESULT_STORE_RETRIES = 50
 
 
 def events_key(task_id: str) -> str:
@@ -143,6 +146,12 @@ def make_celery(settings: Settings, worker_threads: int | None = None) -> Celery
         # a worker keeps trying to store a unit's result through a Redis restart (a result lost
         # there would leave the job waiting); the server's reads give up sooner and poll again
         result_backend_transport_options={"retry_policy": {"timeout": 60.0 if worker else 5.0}},
+        # The retry policy above covers only the write: storing a state first reads the stored
+        # one, and that read, failing in an outage, made Celery record the unit as failed with
+        # the connection error once Redis was back. The worker retries the whole store instead.
+        result_backend_always_retry=worker,
+        result_backend_max_retries=RESULT_STORE_RETRIES,
+        result_backend_max_sleep_between_retries_ms=5000,
         result_expires=7 * 86400,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
@@ -219,8 +228,9 @@ class CeleryExecutor:
             try:
                 for task_id in self._poll(list(pending), seen, context):
                     seen[task_id] = self._relay(task_id, seen[task_id], context)
-                    result = self.app.AsyncResult(task_id)
-                    outputs[task_id] = self._output(result, pending.pop(task_id))
+                    # still pending until its result is read: a read that fails is polled again
+                    outputs[task_id] = self._output(self.app.AsyncResult(task_id), pending[task_id])
+                    del pending[task_id]
                 delay = self.poll_seconds
             except _UNAVAILABLE as error:
                 delay = min(10.0, delay * 2)

@@ -82,7 +82,8 @@ class PageImages:
                 except BrokenProcessPool:
                     self._replace(pool)
         raise TooCostlyToDraw(
-            f"page {number} could not be drawn within {self.cpu_seconds:g} s of CPU time",
+            f"page {number} could not be drawn within its budget ({self.cpu_seconds:g} s of CPU"
+            f" time, {self.memory_mb} MB of memory): the process drawing it was stopped",
             hint="show its text (GET .../text), or ask for a smaller scale",
         )
 
@@ -117,6 +118,7 @@ class PageImages:
         """Drop a pool a worker died in (the next drawing makes a new one), once, whichever of the
         drawings lost with it gets here first."""
         with self._lock:
-            if self._pool is broken:
-                self._pool = None
+            if self._pool is not broken:
+                return  # another drawing lost with it has replaced it already
+            self._pool = None
         broken.shutdown(wait=False, cancel_futures=True)
