@@ -43,14 +43,11 @@ def _unit(job_id: str, key: str) -> Unit:
     return Unit(job_id=job_id, tenant="default", kind="check", key=key)
 
 
-class _Events:
-    """The job's side of the events (what the store would keep); never cancelled."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any]] = []
+class _NoEvents:
+    """The job's side of a unit's events, which these tests do not look at; never cancelled."""
 
     def event(self, name: str, data: Any = None) -> None:
-        self.events.append((name, data))
+        """Nothing to keep: the units here send no events."""
 
     def cancelled(self) -> bool:
         return False
@@ -63,12 +60,11 @@ def test_a_state_stored_in_an_outage_is_kept_for_redis(redis_server: RedisServer
     worker = make_celery(settings, worker_threads=1)
     server = make_celery(settings)
     task_id = _unit("outage-job", "contract-a").task_id
-    stored: list[Any] = []
     failed: list[Exception] = []
 
     def store() -> None:
         try:
-            stored.append(worker.backend.store_result(task_id, {"output": {"rows": 1}}, state))
+            worker.backend.store_result(task_id, {"output": {"rows": 1}}, state)
         except (redis.exceptions.RedisError, BackendStoreError) as error:  # what giving up raises
             failed.append(error)
 
@@ -115,6 +111,6 @@ def test_a_failed_read_of_a_finished_unit_is_read_again(redis_server: RedisServe
     executor.app.AsyncResult = flaky_result  # type: ignore[method-assign]
     executor._send = lambda unit: None  # type: ignore[method-assign]  # the units have already run
     job = Job(id="follow-job", tenant="default", kind="check", status="running", created_at=time.time())
-    outputs = executor.execute(job, units, _Events())  # type: ignore[arg-type]
+    outputs = executor.execute(job, units, _NoEvents())  # type: ignore[arg-type]
     assert outputs == [{"rows": 0}, {"rows": 1}]
     assert reads[:3] == [units[0].task_id, "failed", units[0].task_id]  # the failed read was made again
