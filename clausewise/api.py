@@ -12,6 +12,11 @@ review, one contract or a folder.
 Everything is scoped to the runtime's tenant: its contracts, its chat threads (LangGraph's SQLite
 checkpointer in ``<data_dir>/tenants/<tenant>/checkpoints.sqlite``, so a follow-up question reuses
 the thread's research and a thread can be resumed by its id), its batch journals and caches.
+
+Whatever is read or changed through it is written to the tenant's audit log
+(:mod:`indexes.audit_log`) under the local user's name (``local:<user>``), as the service writes
+its requests under their key: the log says who saw which contract, whatever the door. The
+service itself passes ``audit=False`` and records each request under the key that made it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,6 +57,7 @@ from clausewise.core.tracing import (
 from clausewise.runtime import Runtime
 from graphs.playbook_graph import PlaybookContext, build_playbook_graph
 from graphs.qa_graph import QAContext, build_qa_graph
+from indexes.audit_log import AuditAction, audit_log_of, local_actor
 from indexes.store import ContractIndex
 from tools.checks.suites import Hypothesis, Suite
 from tools.journal import ResultJournal, batch_key
@@ -63,6 +69,13 @@ from tools.retrieval.graph import open_graph
 from tools.review.provisions import ProvisionList
 
 log = logging.getLogger(__name__)
+#: The audit action of each kind of batch (:meth:`Clausewise._batch`).
+_BATCH_ACTIONS: dict[str, AuditAction] = {
+    "checks": "check",
+    "reviews": "review",
+    "playbooks": "playbook_review",
+    "rooms": "room",
+}
 
 
 class ProgressEvent(BaseModel):
@@ -113,19 +126,86 @@ def _request(
     }
 
 
+def cited_clauses(items: Iterable[Any]) -> list[str]:
+    """The clause ids results cite (their sources' and evidence's ``node_id``), once each."""
+    found: dict[str, None] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, BaseModel):
+            walk(value.model_dump())
+        elif isinstance(value, dict):
+            node = value.get("node_id")
+            if isinstance(node, str) and node:
+                found.setdefault(node)
+            for child in value.values():
+                walk(child)
+        elif isinstance(value, list | tuple):
+            for child in value:
+                walk(child)
+
+    walk(list(items))
+    return list(found)
+
+
 class Clausewise:
-    def __init__(self, settings: Settings | None = None, runtime: Runtime | None = None) -> None:
+    def __init__(
+        self, settings: Settings | None = None, runtime: Runtime | None = None, *, audit: bool = True
+    ) -> None:
         self.runtime = runtime or Runtime(settings or load_settings())
         self.settings = self.runtime.settings
+        #: whom the audit log names for this object's work (None: the caller records it)
+        self.actor = local_actor() if audit else None
+
+    def audit(
+        self,
+        action: AuditAction,
+        contract_id: str,
+        *,
+        version: int | None = None,
+        clause_ids: Sequence[str] = (),
+        detail: str = "",
+    ) -> None:
+        """One record of the audit log under :attr:`actor` (nothing when the caller records)."""
+        if self.actor is None:
+            return
+        audit_log_of(self.runtime.tenant_dir).append(
+            self.actor,
+            action,
+            contract_id=contract_id,
+            version=version,
+            clause_ids=list(clause_ids),
+            detail=detail,
+        )
+
+    @contextlib.contextmanager
+    def _audited(self, action: AuditAction, index: ContractIndex, detail: str = "") -> Iterator[list[Any]]:
+        """A list to put each result shown into; when the work ends (however it ends), one record
+        of the contract's version and the clauses those results cite, if any was shown."""
+        shown: list[Any] = []
+        try:
+            yield shown
+        finally:
+            if shown:
+                self.audit(
+                    action,
+                    index.contract_id,
+                    version=index.manifest.version,
+                    clause_ids=cited_clauses(shown),
+                    detail=detail,
+                )
 
     def ingest(
         self, path: str | Path, contract_id: str | None = None, force: bool = False, new_version: bool = False
     ) -> IngestResult:
         """Ingest a file; other bytes under an existing contract need ``new_version`` (see
         :meth:`agents.archivist.Archivist.ingest`)."""
-        return self.runtime.archivist().ingest(
+        result = self.runtime.archivist().ingest(
             Path(path), contract_id=contract_id, force=force, new_version=new_version
         )
+        if result.status != "unchanged":
+            version = result.manifest.version
+            self.audit("new_version" if version > 1 else "ingest", result.contract_id, version=version)
+        return result
 
     def _traced(self, name: str, index: ContractIndex) -> tuple[trace.Span, ContentPolicy]:
         """The root span of one piece of work on ``index`` (not current: the caller makes it so
@@ -182,6 +262,12 @@ class Clausewise:
             report: Report = final["report"]
             report.metadata.contract_version = index.manifest.version
             annotate(root, {"clausewise.report.sources": len(report.sources)})
+            self.audit(
+                "ask",
+                index.contract_id,
+                version=index.manifest.version,
+                clause_ids=[source.node_id for source in report.sources],
+            )
             yield report
         except Exception as error:  # recorded on the trace, then raised unchanged
             root.record_exception(error)
@@ -207,6 +293,13 @@ class Clausewise:
         finally:
             index.close()
         short_answer, sources = quick_answer_of(decision) if decision is not None else (None, [])
+        self.audit(
+            "ask",
+            index.contract_id,
+            version=index.manifest.version,
+            clause_ids=cited_clauses(sources),
+            detail="quick answer",
+        )
         return QuickAnswer(
             question=question,
             contract_id=index.contract_id,
@@ -238,12 +331,13 @@ class Clausewise:
         index = self.runtime.store.open(contract, version)
         try:
             checker = self.runtime.checker(index)
-            with self._knowledge_graph(index) as graph:
+            with self._knowledge_graph(index) as graph, self._audited("check", index) as shown:
                 for hypothesis in suite.hypotheses:
                     result = checker.check(hypothesis, graph)
                     if report:
                         asked = self.ask(contract, as_question(hypothesis), version=index.manifest.version)
                         result.report = asked.to_markdown()
+                    shown.append(result)
                     yield result
         finally:
             index.close()
@@ -281,9 +375,10 @@ class Clausewise:
         index = self.runtime.store.open(contract, version)
         try:
             reviewer = self.runtime.reviewer(index)
-            with self._knowledge_graph(index) as graph:
+            with self._knowledge_graph(index) as graph, self._audited("review", index) as shown:
                 for provision in provisions.provisions:
-                    yield reviewer.review(provision, graph)
+                    shown.append(reviewer.review(provision, graph))
+                    yield shown[-1]
         finally:
             index.close()
 
@@ -303,17 +398,20 @@ class Clausewise:
                 else None
             )
             graph = build_playbook_graph()
-            for update in graph.stream(
-                {"queue": list(playbook.positions), "draft": drafter is not None},
-                context=PlaybookContext(reviewer=reviewer, drafter=drafter),
-                stream_mode="updates",
-                config={"recursion_limit": 4 * len(playbook.positions) + 8},
-            ):
-                for node, change in update.items():
-                    if node == "file_review":
-                        yield from change["reviews"]
-                    elif node == "summarise_risk":
-                        yield change["summary"]
+            detail = f"playbook {playbook.name} version {playbook.version}"
+            with self._audited("playbook_review", index, detail) as shown:
+                for update in graph.stream(
+                    {"queue": list(playbook.positions), "draft": drafter is not None},
+                    context=PlaybookContext(reviewer=reviewer, drafter=drafter),
+                    stream_mode="updates",
+                    config={"recursion_limit": 4 * len(playbook.positions) + 8},
+                ):
+                    for node, change in update.items():
+                        if node == "file_review":
+                            shown.extend(change["reviews"])
+                            yield from change["reviews"]
+                        elif node == "summarise_risk":
+                            yield change["summary"]
         finally:
             index.close()
 
@@ -355,24 +453,36 @@ class Clausewise:
         author: str,
         when: datetime,
         version: int | None = None,
+        keep_active: bool = False,
     ) -> RedlineDocx:
         """The reviews' redlines as tracked changes: in the contract's own Word file when it came
         as one (its formatting kept), else in a DOCX of its text (the result says which, and
         why). Where two positions' redlines change the same words, the higher risk's is kept
-        (see :func:`tools.playbook.redlines.merged`)."""
+        (see :func:`tools.playbook.redlines.merged`). What could act or fetch when the file is
+        opened (macros, remote templates, external links, fields that fetch) is removed from the
+        Word file unless ``keep_active`` (the result lists what went)."""
         index = self.runtime.store.open(contract, version)
         try:
             edits, _ = merged(redline_queue(reviews))
-            return redline_export(
+            made = redline_export(
                 index.document.text,
                 edits,
                 original=index.original,
                 author=author,
                 when=when,
                 title=index.manifest.title,
+                keep_active=keep_active,
             )
         finally:
             index.close()
+        self.audit(
+            "export",
+            index.contract_id,
+            version=index.manifest.version,
+            clause_ids=cited_clauses(reviews),
+            detail=f"a redline ({made.base})",
+        )
+        return made
 
     def review_batch(
         self,
@@ -411,7 +521,10 @@ class Clausewise:
         index = self.runtime.store.open(contract, version)
         try:
             # a grid of quick answers: a question no trained decider covers is left to a report
-            yield from RoomAnswerer(self.runtime.decider(index, model=False)).answer_all(questions)
+            with self._audited("room", index) as shown:
+                for cell in RoomAnswerer(self.runtime.decider(index, model=False)).answer_all(questions):
+                    shown.append(cell)
+                    yield cell
         finally:
             index.close()
 
@@ -489,6 +602,15 @@ class Clausewise:
                 contract_id = self.runtime.store.resolve(source)
             manifest = self.runtime.store.manifest(contract_id)
             version = manifest.version if manifest is not None else None
+            resumed = [done[(contract_id, k)] for k in keys if (contract_id, k) in done]
+            if resumed:
+                self.audit(
+                    _BATCH_ACTIONS[kind],
+                    contract_id,
+                    version=version,
+                    clause_ids=cited_clauses(resumed),
+                    detail="results read back from the batch's journal",
+                )
             for item_key in keys:
                 if (contract_id, item_key) in done:
                     yield BatchItem(
@@ -535,7 +657,7 @@ class Clausewise:
             path = self.runtime.tenant_dir / "checkpoints.sqlite"
             path.parent.mkdir(parents=True, exist_ok=True)
             with SqliteSaver.from_conn_string(str(path)) as saver:
-                yield ChatThread(build_qa_graph(saver), self._context(index), info, self.runtime)
+                yield ChatThread(build_qa_graph(saver), self._context(index), info, self.runtime, self.audit)
         finally:
             index.close()
 
@@ -545,12 +667,18 @@ class ChatThread:
     when the question is ambiguous (then call ``reply``)."""
 
     def __init__(
-        self, graph: CompiledStateGraph, context: QAContext, info: ThreadInfo, runtime: Runtime
+        self,
+        graph: CompiledStateGraph,
+        context: QAContext,
+        info: ThreadInfo,
+        runtime: Runtime,
+        audit: Callable[..., None],
     ) -> None:
         self.graph = graph
         self.context = context
         self.info = info
         self.runtime = runtime
+        self.audit = audit  # Clausewise.audit: each answer shown is recorded
         self.config = {"configurable": {"thread_id": f"{info.contract_id}:{info.id}"}}
 
     @property
@@ -585,6 +713,13 @@ class ChatThread:
             report: Report = final["report"]
             report.metadata.contract_version = self.info.contract_version
             threads.add_message(self.thread_id, "assistant", report.preliminary_answer, report.to_json())
+            self.audit(
+                "ask",
+                self.contract_id,
+                version=self.info.contract_version,
+                clause_ids=[source.node_id for source in report.sources],
+                detail=f"chat thread {self.thread_id}",
+            )
             yield report
 
     def ask(

@@ -13,6 +13,7 @@ tampering.
 from __future__ import annotations
 
 import fcntl
+import getpass
 import hashlib
 import json
 import os
@@ -35,6 +36,8 @@ AuditAction = Literal[
     "playbook_review",
     "room",
     "export",
+    "read",
+    "playbook_created",
     "key_created",
     "key_revoked",
 ]
@@ -45,7 +48,10 @@ GENESIS = "0" * 64
 class AuditRecord(BaseModel):
     seq: int
     at: str = Field(description="When, UTC, ISO 8601.")
-    actor: str = Field(description="Which key (its id, never the secret), or cli / local.")
+    actor: str = Field(
+        description="Which key (its id, never the secret); local without keys; local:<user> for the "
+        "command line and the Python API."
+    )
     action: AuditAction
     contract_id: str = ""
     version: int | None = None
@@ -168,6 +174,15 @@ def _tail(fd: int, size: int) -> tuple[int, bytes]:
         os.lseek(fd, position, os.SEEK_SET)
         tail = os.read(fd, step) + tail
     return position, tail
+
+
+def local_actor() -> str:
+    """Whom a record of the command line or the Python API names: ``local:<user>``, the
+    operating system's account that ran it (``local`` where it has no name)."""
+    try:
+        return f"local:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name and no password-file entry (some containers)
+        return "local"
 
 
 def audit_log_of(tenant_dir: Path) -> AuditLog:

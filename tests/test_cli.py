@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clausewise.cli.main import run
+from indexes.audit_log import local_actor
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -52,6 +53,13 @@ def test_ingest_list_show_tree_delete(cli, copy_example) -> None:
     assert code == 0
     code, _, err = cli("tree", "mutual-nda")
     assert code == 4 and "no contract 'mutual-nda'" in err
+    # whatever the door, the audit log says who read or changed which contract: here the local user
+    code, out, _ = cli("audit", "--format", "json")
+    records = json.loads(out)
+    assert code == 0 and [r["action"] for r in records] == ["ingest", "read", "read", "read", "delete"]
+    assert all(r["actor"] == local_actor() and r["contract_id"] == "mutual-nda" for r in records)
+    assert "clause tree" in records[2]["detail"] and records[0]["version"] == 1
+    assert cli("audit", "verify")[0] == 0
 
 
 def test_a_changed_file_is_a_new_version_only_when_asked_and_versions_are_kept(cli, copy_example) -> None:

@@ -391,6 +391,7 @@ def test_ingested_texts_are_the_examples(contracts) -> None:
 )
 def test_the_quick_answer_is_the_decision_with_its_verified_sources(contracts, contract, line):
     from clausewise.api import Clausewise
+    from indexes.audit_log import audit_log_of, local_actor
 
     runtime, indexes = contracts
     answer = Clausewise(runtime=runtime).quick(contract, "Which law governs the agreement?")
@@ -398,6 +399,10 @@ def test_the_quick_answer_is_the_decision_with_its_verified_sources(contracts, c
     text = indexes[contract].document.text
     assert all(text[s.span[0] : s.span[1]] == s.quote for s in answer.sources)
     assert line in answer.to_markdown()
+    # the Python API's answers are in the audit log, under the local user, with the clauses shown
+    recorded = list(audit_log_of(runtime.tenant_dir).records())[-1]
+    assert (recorded.action, recorded.actor, recorded.contract_id) == ("ask", local_actor(), contract)
+    assert recorded.clause_ids == list(dict.fromkeys(s.node_id for s in answer.sources))
 
 
 LAW = "Governing Law"

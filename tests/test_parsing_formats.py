@@ -10,8 +10,10 @@ import pytest
 from clausewise.core.config import ParsingSettings, StructureSettings
 from clausewise.core.domain import FileType
 from clausewise.core.errors import UndecodableText
+from clausewise.evals.abuse_families import word_file_with
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document
+from tools.parsing.docx import parse_docx_file
 from tools.structure.tree_builder import build_tree
 
 SETTINGS = ParsingSettings()
@@ -91,3 +93,29 @@ def test_binary_data_with_a_text_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UndecodableText) as raised:
         parse_document(path, SETTINGS)
     assert "contract.txt" in str(raised.value)
+
+
+def test_docx_text_word_shows_in_content_controls_fields_and_tags_is_read(tmp_path: Path) -> None:
+    """Word shows the content of content controls (a template's filled-in blanks), the results of
+    simple fields and smart-tagged words as the paragraph's text; python-docx's own reader
+    drops them, and a contract read without them said "a fee of  per month"."""
+    body = (
+        b"<w:p><w:r><w:t>1. Fees.</w:t></w:r></w:p>"
+        b'<w:p><w:r><w:t xml:space="preserve">The Customer pays a fee of </w:t></w:r>'
+        b"<w:sdt><w:sdtPr/><w:sdtContent><w:r><w:t>USD 5,000</w:t></w:r></w:sdtContent></w:sdt>"
+        b'<w:r><w:t xml:space="preserve"> per month to </w:t></w:r>'
+        b'<w:smartTag w:uri="urn:x" w:element="company"><w:r><w:t>Acme Ltd</w:t></w:r></w:smartTag>'
+        b"<w:r><w:t>.</w:t></w:r></w:p>"
+        b"<w:sdt><w:sdtPr/><w:sdtContent><w:p><w:r><w:t>2. Term. Two years.</w:t></w:r></w:p>"
+        b"</w:sdtContent></w:sdt>"
+        b'<w:p><w:r><w:t xml:space="preserve">Dated </w:t></w:r><w:fldSimple w:instr=" DATE ">'
+        b"<w:r><w:t>1 March 2026</w:t></w:r></w:fldSimple></w:p>"
+    )
+    path = tmp_path / "controls.docx"
+    path.write_bytes(word_file_with(body))
+    assert parse_docx_file(path).text.split("\n") == [
+        "1. Fees.",
+        "The Customer pays a fee of USD 5,000 per month to Acme Ltd.",
+        "2. Term. Two years.",
+        "Dated 1 March 2026",
+    ]

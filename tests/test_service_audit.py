@@ -17,6 +17,14 @@ from tests.live import LiveServer, scripted_runtimes, wait_job
 from tests.test_service import GOVERNING, PROVISIONS, SURVIVAL, error_of, service_settings
 
 NDA = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
+PLAYBOOK = """name: audited-terms
+version: "1"
+positions:
+  - id: law
+    clause: Governing Law
+    standard: {law: [England]}
+    risk: low
+"""
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +65,12 @@ def test_every_audited_action_over_http_is_recorded_with_its_key_and_clauses(aud
         playbook = acme.post("/v1/playbook-reviews", json={"contracts": ["mutual-nda"]}).json()
         assert wait_job(acme, playbook["id"])["status"] == "done"
         assert acme.get(f"/v1/jobs/{ask_job}/result", params={"format": "md"}).status_code == 200
+        assert acme.get(f"/v1/jobs/{check['id']}/result").status_code == 200
+        assert acme.get("/v1/contracts/mutual-nda/text", params={"start": 0, "end": 500}).status_code == 200
+        assert acme.get("/v1/contracts/mutual-nda/tree").status_code == 200
+        assert acme.get("/v1/contracts/mutual-nda").status_code == 200
+        assert acme.post("/v1/playbooks", json={"yaml": PLAYBOOK}).status_code == 201
+        assert acme.post("/v1/playbooks", json={"yaml": PLAYBOOK}).status_code == 201  # kept already
         assert acme.get("/v1/contracts/mutual-nda/original").status_code == 200
         assert acme.delete("/v1/contracts/mutual-nda", params={"version": 1}).status_code == 204
         refused = acme.get("/v1/audit")  # not an admin key
@@ -77,10 +91,23 @@ def test_every_audited_action_over_http_is_recorded_with_its_key_and_clauses(aud
         "playbook_review",
         "export",
         "delete",
+        "read",
     ):
         assert actions[action] >= 1, (action, actions)
     assert actions["export"] == 2  # the report as Markdown, the original file
-    assert all(r["actor"] == user_id and r["contract_id"] == "mutual-nda" for r in records)
+    assert actions["playbook_created"] == 1  # the same text sent again changes nothing
+    created = next(r for r in records if r["action"] == "playbook_created")
+    assert "audited-terms version 1" in created["detail"] and created["contract_id"] == ""
+    reads = [r["detail"] for r in records if r["action"] == "read"]
+    for what in (
+        "its text, characters 0-500",
+        "its clause tree",
+        "its details",
+        f"the result of job {check['id']}",
+    ):
+        assert any(what in detail for detail in reads), (what, reads)
+    assert all(r["actor"] == user_id for r in records)
+    assert all(r["contract_id"] == "mutual-nda" for r in records if r["action"] != "playbook_created")
     by_action = {r["action"]: r for r in records}
     assert by_action["search"]["clause_ids"] == [p["node_id"] for p in searched]
     assert by_action["ask"]["clause_ids"] and by_action["new_version"]["version"] == 2

@@ -26,7 +26,12 @@ import openai
 import pymupdf
 import pytest
 
-from clausewise.evals.abuse_families import slow_to_draw_pdf, status_of_head, word_file_with
+from clausewise.evals.abuse_families import (
+    slow_to_draw_pdf,
+    status_of_chunked_upload,
+    status_of_head,
+    word_file_with,
+)
 from clausewise.service.app import create_app
 from clausewise.service.jobs import JobStore
 from clausewise.service.keys import KeyStore
@@ -842,6 +847,18 @@ def test_a_body_is_not_read_before_the_key_and_the_announced_size_are_checked(ho
     assert status == 413 and seconds < 5
     invalid = upload.format(host=host) + "Authorization: Bearer not-a-key\n"
     assert _raw_response(hostile.live.url, invalid + "Content-Length: 100000\n")[0] == 401
+
+
+def test_an_upload_that_announces_no_size_is_stopped_at_the_limit_as_it_streams(hostile: Hostile) -> None:
+    """A 315 MB upload sent chunked (no Content-Length) was spooled whole before its 413: its bytes
+    are now counted as they arrive and the server answers once the file limit (2 MB here) and the
+    form's allowance are passed, keeping nothing."""
+    status, sent = status_of_chunked_upload(hostile.live.url, hostile.keys["acme"], 315 * 1024 * 1024)
+    assert status == 413, sent
+    assert int(sent.split()[1]) < 20 * 1024 * 1024  # answered long before the end (it had all 315 MB)
+    assert not hostile.uploads("acme")
+    with hostile.client("acme") as acme:  # the server goes on answering, the key too
+        assert acme.get("/v1/contracts").status_code == 200
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,18 @@ from __future__ import annotations
 import asyncio
 import io
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from clausewise.evals.abuse_families import (
+    active_parts,
+    active_word_file,
+    alias_bomb,
+    deep_playbook,
+    largest_playbook,
+    positions_of,
+)
 from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
@@ -160,3 +169,128 @@ def test_the_mcp_tool_reviews_with_the_callers_playbooks_only(served) -> None:
     assert by_position["liability-cap"]["redline"][0]["insert"] == "twelve (12) months"
     _, (refused,) = asyncio.run(_mcp(live.url, key_b, calls))
     assert refused.is_error
+
+
+# --- playbooks and Word files that attack (issue 67) ---------------------------------------------
+
+
+def test_playbooks_that_expand_or_nest_too_far_are_422_on_every_door(served) -> None:
+    live, key_a, _ = served
+    with live.client(key_a) as a:
+        for text, said in ((alias_bomb(), "expands to more than"), (deep_playbook(), "nested more than")):
+            stored = a.post("/v1/playbooks", json={"yaml": text})
+            assert stored.status_code == 422, stored.text
+            assert error_of(stored)["code"] == "yaml_too_complex" and said in error_of(stored)["message"]
+            inline = a.post("/v1/playbook-reviews", json={"contracts": ["supply-agreement"], "yaml": text})
+            assert inline.status_code == 422 and error_of(inline)["hint"]
+        listed = a.get("/v1/playbooks")
+        assert {"alias-bomb", "deep"}.isdisjoint(p["name"] for p in listed.json()["playbooks"])
+        assert len(listed.content) < 100_000
+
+
+def test_one_version_sent_twice_at_once_is_kept_once_and_for_good(served) -> None:
+    live, key_a, _ = served
+    with live.client(key_a) as a, ThreadPoolExecutor(max_workers=2) as pair:
+        for number in range(12):
+            version = f"race-{number}"
+            texts = {risk: positions_of(version, risk) for risk in ("low", "high")}
+            answers = dict(
+                zip(
+                    texts,
+                    pair.map(lambda t: a.post("/v1/playbooks", json={"yaml": t}), texts.values()),
+                    strict=True,
+                )
+            )
+            assert sorted(r.status_code for r in answers.values()) == [201, 409], version
+            winner = next(risk for risk, r in answers.items() if r.status_code == 201)
+            kept = a.get("/v1/playbooks/race", params={"version": version}).json()
+            assert kept["positions"][0]["risk"] == winner
+
+
+def test_a_built_in_playbook_is_found_at_the_version_the_listing_shows(served) -> None:
+    live, key_a, _ = served
+    with live.client(key_a) as a:
+        listed = {p["name"]: p["version"] for p in a.get("/v1/playbooks").json()["playbooks"] if p["builtin"]}
+        for name, version in listed.items():
+            found = a.get(f"/v1/playbooks/{name}", params={"version": version})
+            assert found.status_code == 200 and found.json()["version"] == version
+        assert a.get("/v1/playbooks/playbook-nda", params={"version": "1999.1"}).status_code == 404
+
+
+def test_a_job_listing_stays_small_and_a_job_keeps_a_bounded_copy_of_its_playbook(served) -> None:
+    live, key_a, _ = served
+    largest = largest_playbook("largest")
+    with live.client(key_a) as a:
+        queued = a.post("/v1/playbook-reviews", json={"contracts": ["supply-agreement"], "yaml": largest})
+        assert queued.status_code == 202, queued.text
+        job = wait_job(a, queued.json()["id"])
+        assert job["request"]["playbook"]["name"] == "largest" and job["status"] == "done"
+        assert len(a.get(f"/v1/jobs/{job['id']}").content) < 2_000_000
+        listing = a.get("/v1/jobs", params={"limit": 1000})
+        listed = next(j for j in listing.json()["jobs"] if j["id"] == job["id"])
+        assert listed["result"] is None and "playbook" not in listed["request"]
+        assert listed["status"] == "done" and len(listing.content) < 2_000_000
+
+
+def test_a_word_file_with_text_outside_its_body_is_refused_naming_the_part(served) -> None:
+    live, key_a, _ = served
+    hidden = active_word_file(["1. The Supplier shall deliver the Goods."], hidden=True)
+    with live.client(key_a) as a:
+        refused = a.post("/v1/contracts", files={"file": ("hidden.docx", hidden)})
+        assert refused.status_code == 422, refused.text
+        error = error_of(refused)
+        assert error["code"] == "hidden_text" and "altChunk (afchunk.htm)" in error["message"]
+        assert "subDoc" in error["message"] and "save it as a new .docx" in error["hint"]
+
+
+def test_a_redline_leaves_out_what_could_run_or_fetch_and_control_characters_never_break_it(
+    served,
+) -> None:
+    live, key_a, _ = served
+    supply = (EXAMPLES / "supply-agreement.txt").read_text(encoding="utf-8")
+    clauses = [line.strip() for line in supply.splitlines() if line.strip()]
+    with live.client(key_a) as a:
+        uploads = [
+            a.post(
+                "/v1/contracts",
+                files={"file": ("supply-active.docx", active_word_file(clauses))},
+                data={"contract_id": "supply-active"},
+            ),
+            a.post(
+                "/v1/contracts",
+                files={"file": ("titled.txt", ("\x01\x02\x1b[31m" + supply).encode())},
+                data={"contract_id": "titled"},
+            ),
+        ]
+        for upload in uploads:
+            assert wait_job(a, upload.json()["job"]["id"])["status"] == "done"
+        shown = a.get("/v1/contracts/supply-active/text").json()["text"]
+        assert "Included text." in shown and "Simple text." in shown  # what the fields show is read
+        review = a.post(
+            "/v1/playbook-reviews",
+            json={"contracts": ["supply-active", "titled"], "playbook": "playbook-commercial"},
+        )
+        job = wait_job(a, review.json()["id"])["id"]
+
+        def redline(contract: str, **params: str):
+            return a.get(f"/v1/playbook-reviews/{job}/redline", params={"contract": contract, **params})
+
+        cleaned = redline("supply-active", author="Counsel")
+        assert cleaned.status_code == 200 and cleaned.headers["x-clausewise-redline-base"] == "original"
+        assert active_parts(cleaned.content) == []
+        removed = cleaned.headers["x-clausewise-removed"]
+        assert "macros" in removed and "attachedTemplate" in removed and "fields that fetch" in removed
+        with zipfile.ZipFile(io.BytesIO(cleaned.content)) as docx:
+            body = docx.read("word/document.xml").decode("utf-8")
+        assert "Included text." in body and "See our terms." in body  # the text Word showed stays
+        kept = redline("supply-active", author="Counsel", keep_active="true")
+        assert (
+            kept.status_code == 200
+            and "word/vbaProject.bin" in zipfile.ZipFile(io.BytesIO(kept.content)).namelist()
+        )
+        assert "x-clausewise-removed" not in kept.headers
+        for contract in ("supply-active", "titled"):
+            odd = redline(contract, author="\x01x\x1b[31m")
+            assert odd.status_code == 200, odd.text
+            with zipfile.ZipFile(io.BytesIO(odd.content)) as docx:
+                assert docx.read("word/document.xml")  # a Word file that opens

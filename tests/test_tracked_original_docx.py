@@ -16,7 +16,11 @@ import pytest
 from docx import Document
 from docx.shared import Pt
 from lxml import etree
+from openpyxl import load_workbook
 
+from clausewise.core.errors import HiddenText
+from clausewise.evals.abuse_families import active_parts, active_word_file
+from tools.exports import rows_xlsx
 from tools.parsing.docx import parse_docx_file
 from tools.playbook.redlines import Edit, apply_edits, insertion
 from tools.redline_export import redline_export
@@ -105,7 +109,7 @@ def test_the_word_file_keeps_its_formatting_and_reads_as_the_contract_or_the_edi
     path = _word_file(name, tmp_path)
     text = parse_docx_file(path).text
     edits = _edits(text)
-    data = tracked_original_docx(path.read_bytes(), text, edits, author="Counsel", when=WHEN)
+    data = tracked_original_docx(path.read_bytes(), text, edits, author="Counsel", when=WHEN).data
     before = _styled(_body(path.read_bytes()), accept=False)
     assert _styled(_body(data), accept=False) == before  # every character and its italics kept
     wanted = [" ".join(t.split()) for t in apply_edits(text, edits).split("\n") if t.strip()]
@@ -140,7 +144,7 @@ def test_word_numbers_the_new_clause_and_renumbers_after_a_struck_one(tmp_path):
         Edit(struck, after - 1, ""),
         insertion(len(text), "5. The Provider shall keep the Customer's data confidential."),
     ]
-    data = tracked_original_docx(path.read_bytes(), text, edits, author="Counsel", when=WHEN)
+    data = tracked_original_docx(path.read_bytes(), text, edits, author="Counsel", when=WHEN).data
     body = _body(data)
     paragraphs = list(body.iter(f"{W}p"))
     new = paragraphs[-1]
@@ -177,6 +181,53 @@ def test_what_a_word_file_cannot_take_falls_back_to_the_text(tmp_path):
     assert made.base == "original"
     with pytest.raises(NotPlaceable, match="does not read as the contract"):
         tracked_original_docx(path.read_bytes(), text + " more", [], author="C", when=WHEN)
+
+
+@pytest.mark.parametrize("name", ["supply-agreement.txt", "mutual-nda.txt"])
+def test_what_the_word_file_could_run_or_fetch_is_left_out_of_its_redline(name, tmp_path):
+    clauses = [
+        line.strip() for line in (EXAMPLES / name).read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    path = tmp_path / "active.docx"
+    path.write_bytes(active_word_file(clauses))
+    text = parse_docx_file(path).text
+    assert "Included text." in text and "Simple text." in text  # the fields' results are read
+    edits = _edits(text)
+    made = redline_export(text, edits, original=path, author="Counsel", when=WHEN)
+    assert made.base == "original" and active_parts(made.data) == []
+    assert {"macros (vbaProject.bin)", "the setting that updates fields on opening"} <= set(made.removed)
+    assert any(item.startswith("fields that fetch") and item.endswith("x2") for item in made.removed)
+    assert {"links to outside the file (image)", "links to outside the file (hyperlink)"} <= set(made.removed)
+    assert "links to outside the file (attachedTemplate)" in made.removed
+    rejected = _lines(_styled(_body(made.data), accept=False))
+    assert rejected == text.split("\n")  # nothing the contract says went with them
+    kept = redline_export(text, edits, original=path, author="Counsel", when=WHEN, keep_active=True)
+    assert kept.removed == () and "word/vbaProject.bin" in zipfile.ZipFile(io.BytesIO(kept.data)).namelist()
+
+
+def test_text_word_shows_from_outside_the_body_is_never_redlined_in_place(tmp_path):
+    path = tmp_path / "hidden.docx"
+    path.write_bytes(active_word_file(["1. The Supplier shall deliver the Goods."], hidden=True))
+    with pytest.raises(HiddenText, match="altChunk"):
+        parse_docx_file(path)
+    with pytest.raises(NotPlaceable, match="not in its body"):
+        tracked_original_docx(
+            path.read_bytes(), "1. The Supplier shall deliver the Goods.", [], author="C", when=WHEN
+        )
+
+
+@pytest.mark.parametrize("name", ["supply-agreement.txt", "services-agreement.txt"])
+def test_control_characters_in_a_title_an_author_or_a_quote_never_break_an_export(name):
+    text = "\x01\x02\x1b[31mTITLE\n" + (EXAMPLES / name).read_text(encoding="utf-8")
+    start = text.index("\n", 40) + 1
+    made = redline_export(
+        text, [Edit(start, start + 5, "\x07new")], original=None, author="\x01x", when=WHEN, title=text[:16]
+    )
+    body = _body(made.data)
+    assert body.find(f".//{W}ins").get(f"{W}author") == "\ufffdx"
+    assert "\ufffd\ufffd\ufffd[31mTITLE" in "".join(body.itertext())  # same length: spans still hold
+    sheet = rows_xlsx("rows", ["quote"], [[text[:30]], ["=1+1\x00"]])
+    assert load_workbook(io.BytesIO(sheet)).active["A3"].value == "=1+1\ufffd"
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import pymupdf
 
 from clausewise.core.report import Report
 from tools.spreadsheet_cells import append_inert
+from tools.xml_text import xml_safe
 
 _PDF_CSS = """
 body {font-family: serif; font-size: 10.5pt; line-height: 1.35}
@@ -28,18 +29,20 @@ def _pages(pages: Sequence[int]) -> str:
 
 
 def report_docx(report: Report) -> bytes:
-    """The report as a Word document: its sections in order, then the numbered sources."""
+    """The report as a Word document: its sections in order, then the numbered sources (every
+    string made safe for XML first: a quote may hold a control character of its contract)."""
     from docx import Document
     from docx.shared import Pt
 
+    safe = xml_safe
     document = Document()
-    document.core_properties.title = report.title
-    document.add_heading(report.title, level=0)
+    document.core_properties.title = safe(report.title)
+    document.add_heading(safe(report.title), level=0)
     if report.short_answer is not None:
         document.add_heading("Short answer", level=1)
-        document.add_paragraph().add_run(report.short_answer.text()).bold = True
+        document.add_paragraph().add_run(safe(report.short_answer.text())).bold = True
         for note in report.short_answer_notes():
-            document.add_paragraph(note).runs[0].italic = True
+            document.add_paragraph(safe(note)).runs[0].italic = True
     sections = (
         ("Summary", [report.summary], False),
         ("Legal reasoning and key findings", report.reasoning or ["(none)"], True),
@@ -49,21 +52,23 @@ def report_docx(report: Report) -> bytes:
     for heading, items, bulleted in sections:
         document.add_heading(heading, level=1)
         for item in items:
-            document.add_paragraph(item, style="List Bullet" if bulleted else None)
+            document.add_paragraph(safe(item), style="List Bullet" if bulleted else None)
     document.add_heading("Sources", level=1)
     if not report.sources:
         document.add_paragraph("(no verified quotations)")
     for source in report.sources:
         paragraph = document.add_paragraph(style="List Number")
         heading = f"{source.node_id} {source.title}".strip()
-        paragraph.add_run(f"[{source.number}] {heading}").bold = True
+        paragraph.add_run(safe(f"[{source.number}] {heading}")).bold = True
         paragraph.add_run(f", {_pages(source.pages)}, characters {source.span[0]}-{source.span[1]}: ")
-        paragraph.add_run(f"\u201c{source.quote}\u201d").italic = True
+        paragraph.add_run(safe(f"\u201c{source.quote}\u201d")).italic = True
     meta = report.metadata
     footer = document.add_paragraph(
-        f"{meta.turns_used} of {meta.max_turns} turn(s), stopped: {meta.stopped_because or 'n/a'}; "
-        f"{meta.llm_calls} model calls; models: {', '.join(meta.models) or 'n/a'}; "
-        f"contract {meta.contract_id}."
+        safe(
+            f"{meta.turns_used} of {meta.max_turns} turn(s), stopped: {meta.stopped_because or 'n/a'}; "
+            f"{meta.llm_calls} model calls; models: {', '.join(meta.models) or 'n/a'}; "
+            f"contract {meta.contract_id}."
+        )
     )
     for run in footer.runs:
         run.font.size = Pt(8)
@@ -99,7 +104,7 @@ def rows_xlsx(sheet: str, columns: Sequence[str], rows: Sequence[Sequence[str]])
     workbook = Workbook()
     worksheet = workbook.active
     worksheet.title = sheet[:31]
-    worksheet.append(list(columns))
+    worksheet.append([xml_safe(c) for c in columns])
     for cell in worksheet[1]:
         cell.font = Font(bold=True)
     for row in rows:

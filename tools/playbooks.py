@@ -1,5 +1,14 @@
-"""YAML playbooks (hypothesis suites, provision lists): built-in by name or a user's file,
-validated into a pydantic model, with errors that say which file, where, and how to fix it."""
+"""YAML playbooks (hypothesis suites, provision lists, positions): built-in by name or a user's
+file, validated into a pydantic model, with errors that say which file, where, and how to fix it.
+
+Every YAML we are sent is measured before it is built: PyYAML keeps an alias as a second
+reference to the anchored object, so 40 KB of ``[&s xxx..., *s, *s, ...]`` loads in a blink and
+becomes 100 MB only when the playbook is serialised (a response, a stored job). The measure walks
+the parser's events (no recursion, so 3,000 levels of nesting cost nothing either) and counts what
+the document *expands* to: each alias adds the size of what it names. A playbook may expand to
+no more than :data:`MAX_YAML_CHARS` (the characters a literal one may have) and nest no deeper
+than :data:`MAX_YAML_DEPTH`; past either it is refused with :class:`YamlTooComplex`.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +18,84 @@ from typing import TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from clausewise.core.errors import ConfigError
+from clausewise.core.errors import ConfigError, YamlTooComplex
 from clausewise.core.resources import suite_file
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
+#: The most characters a playbook's YAML may have, and may expand to once its aliases are
+#: followed: written out in full, every playbook we ship is under 70,000.
+MAX_YAML_CHARS = 200_000
+#: The deepest nesting of lists and mappings a playbook may have (ours nest five deep).
+MAX_YAML_DEPTH = 32
+#: libyaml's parser where PyYAML was built with it (five times faster); its events are PyYAML's.
+_EVENT_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _expanded_size(text: str, origin: str) -> int:
+    """What ``text`` expands to (scalar characters plus one per node, each alias counted as the
+    node it names), refusing past :data:`MAX_YAML_CHARS` or :data:`MAX_YAML_DEPTH` as soon as
+    the walk gets there. Where libyaml stops (a syntax error, or its own nesting bound of 1,000),
+    PyYAML's parser walks it again, so the error says the same as it would without libyaml."""
+    try:
+        return _walk(text, origin, _EVENT_LOADER)
+    except yaml.YAMLError:
+        if _EVENT_LOADER is yaml.SafeLoader:
+            raise
+        return _walk(text, origin, yaml.SafeLoader)
+
+
+def _walk(text: str, origin: str, loader: type) -> int:
+    anchored: dict[str, int] = {}
+    open_nodes: list[tuple[str | None, int]] = []  # (anchor, size so far) per open collection
+    total = 0
+    for event in yaml.parse(text, Loader=loader):
+        size = 0
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_nodes) >= MAX_YAML_DEPTH:
+                raise YamlTooComplex(
+                    f"{origin}: nested more than {MAX_YAML_DEPTH} levels deep",
+                    hint="a playbook's lists and mappings nest a few levels at most: flatten it",
+                )
+            open_nodes.append((event.anchor, 1))
+            continue
+        if isinstance(event, yaml.ScalarEvent):
+            size = 1 + len(event.value)
+            if event.anchor:
+                anchored[event.anchor] = size
+        elif isinstance(event, yaml.AliasEvent):
+            size = anchored.get(event.anchor or "", 0)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = open_nodes.pop()
+            if anchor:
+                anchored[anchor] = size
+        else:
+            continue
+        if open_nodes:
+            anchor, so_far = open_nodes[-1]
+            open_nodes[-1] = (anchor, so_far + size)
+        else:
+            total += size
+        if total + sum(so_far for _, so_far in open_nodes) > MAX_YAML_CHARS:
+            raise YamlTooComplex(
+                f"{origin}: expands to more than {MAX_YAML_CHARS:,} characters once its aliases "
+                "(*name) are followed",
+                hint="write each value out once (an alias repeats the whole anchored value), "
+                "or split the playbook",
+            )
+    return total
+
 
 def parse_playbook(text: str, origin: str, model: type[ModelT], hint: str) -> ModelT:
     """``model`` from YAML text; ``origin`` names the file in errors, ``hint`` says what a valid
-    entry needs."""
+    entry needs. Text over :data:`MAX_YAML_CHARS`, or that expands past it, is refused."""
+    if len(text) > MAX_YAML_CHARS:
+        raise YamlTooComplex(
+            f"{origin}: {len(text):,} characters, over the {MAX_YAML_CHARS:,} a playbook may have",
+            hint="split the playbook",
+        )
     try:
+        _expanded_size(text, origin)
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -48,6 +125,11 @@ def load_playbook(
         raise ConfigError(
             f"no playbook {str(name_or_path)!r}",
             hint=f"use a built-in one ({', '.join(builtin)}) or the path of a YAML file",
+        )
+    if path.stat().st_size > 4 * MAX_YAML_CHARS:  # (UTF-8: at most four bytes a character)
+        raise YamlTooComplex(
+            f"{path.name}: {path.stat().st_size:,} bytes, more than a playbook may have",
+            hint="split the playbook",
         )
     try:
         text = path.read_text(encoding="utf-8")

@@ -21,6 +21,8 @@ class RedlineDocx:
     data: bytes
     base: Literal["original", "text"]
     reason: str = ""
+    #: what was taken out of the original because it could run or fetch when opened (in words)
+    removed: tuple[str, ...] = ()
 
 
 def redline_export(
@@ -31,13 +33,17 @@ def redline_export(
     author: str,
     when: datetime,
     title: str = "",
+    keep_active: bool = False,
 ) -> RedlineDocx:
-    """The redline of ``text`` (the contract as read from ``original``, its ingested file)."""
+    """The redline of ``text`` (the contract as read from ``original``, its ingested file); what
+    the original could run or fetch when opened is removed unless ``keep_active``."""
     reason = "the contract did not come as a Word file"
     if original is not None and original.suffix.lower() == ".docx":
         try:
-            data = tracked_original_docx(original.read_bytes(), text, edits, author=author, when=when)
-            return RedlineDocx(data, "original")
+            made = tracked_original_docx(
+                original.read_bytes(), text, edits, author=author, when=when, keep_active=keep_active
+            )
+            return RedlineDocx(made.data, "original", removed=made.removed)
         except NotPlaceable as exc:
             reason = f"the changes could not be made in the Word file: {exc}"
     return RedlineDocx(tracked_docx(text, edits, author=author, when=when, title=title), "text", reason)

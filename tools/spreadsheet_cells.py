@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tools.xml_text import xml_safe
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -28,8 +30,9 @@ def csv_row(values: Iterable[Any]) -> list[Any]:
 
 
 def append_inert(sheet: Any, values: Sequence[Any]) -> None:
-    """Append a row to an openpyxl worksheet with every text cell stored as text."""
-    sheet.append(list(values))
+    """Append a row to an openpyxl worksheet with every text cell stored as text (characters
+    XML cannot hold replaced: openpyxl refuses them)."""
+    sheet.append([xml_safe(v) if isinstance(v, str) else v for v in values])
     for cell in sheet[sheet.max_row]:
         if isinstance(cell.value, str) and cell.data_type == "f":
             cell.data_type = "s"

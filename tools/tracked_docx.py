@@ -10,7 +10,6 @@ so accepting or rejecting also joins or splits the paragraphs as it should.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Literal
@@ -20,10 +19,9 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
 from tools.playbook.redlines import Edit
+from tools.xml_text import xml_safe
 
 Kind = Literal["same", "ins", "del"]
-#: Characters XML 1.0 cannot hold (controls other than tab, newline, carriage return).
-_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def segments(text: str, edits: Sequence[Edit]) -> list[tuple[Kind, str]]:
@@ -62,7 +60,7 @@ class RevisionMarks:
     :attr:`made`, so a writer can tell its own changes from the document's."""
 
     def __init__(self, author: str, when: datetime, first_id: int = 1) -> None:
-        self.author = author
+        self.author = xml_safe(author)
         self.date = when.strftime("%Y-%m-%dT%H:%M:%SZ")
         self.next_id = first_id
         self.made: list[OxmlElement] = []
@@ -83,7 +81,7 @@ def text_run(kind: Kind, text: str) -> OxmlElement:
     run = OxmlElement("w:r")
     body = OxmlElement("w:delText" if kind == "del" else "w:t")
     body.set(qn("xml:space"), "preserve")
-    body.text = _NOT_XML.sub("\ufffd", text)
+    body.text = xml_safe(text)
     run.append(body)
     return run
 
@@ -92,7 +90,7 @@ def tracked_docx(text: str, edits: Sequence[Edit], *, author: str, when: datetim
     """The DOCX bytes of ``text`` with ``edits`` as tracked changes by ``author`` at ``when``."""
     document = Document()
     if title:
-        document.core_properties.title = title
+        document.core_properties.title = xml_safe(title)
     body = document.element.body
     section = body[-1]  # python-docx's template ends the body with its section properties
     marks = RevisionMarks(author, when)

@@ -10,10 +10,13 @@ clause is a new paragraph styled (and numbered) like the clause it follows, its 
 tracked too.
 
 What a Word file cannot take as a tracked change of our text (an edit inside a table row, a new
-line in the middle of a paragraph, a file that no longer reads as the contract) raises
-:class:`NotPlaceable`; the caller then exports the contract's text instead. Every document made
-here is read back before it is returned: with our changes rejected it must read as the contract
-exactly, with them accepted as the edited contract (list numbers aside, which Word renumbers).
+line in the middle of a paragraph, a file that no longer reads as the contract, text Word shows
+from outside the body) raises :class:`NotPlaceable`; the caller then exports the contract's text
+instead. What the original could run or fetch when opened is taken out before it is saved
+(:mod:`tools.word_active_content`) unless the caller keeps it. Every document made here is read
+back before it is returned: with our changes rejected it must read as the contract exactly, with
+them accepted as the edited contract (list numbers aside, which Word renumbers), and nothing
+active may be left in it unless kept.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from docx.oxml.ns import qn
 from tools.parsing.docx import BodyLine, body_lines, paragraph_runs, run_pieces
 from tools.playbook.redlines import NUMBER_LABEL, Edit, apply_edits, next_label
 from tools.tracked_docx import RevisionMarks, text_run
+from tools.word_active_content import hidden_content, strip_active_content
 
 #: The number :func:`tools.playbook.redlines.insertion` types before a new clause, dropped where
 #: Word numbers the paragraph itself.
@@ -385,19 +389,40 @@ def _checked(data: bytes, text: str, edits: Sequence[Edit], made: Sequence[Any])
             )
 
 
+@dataclass(frozen=True)
+class TrackedOriginal:
+    """The Word file with the tracked changes, and what was taken out of it (in words)."""
+
+    data: bytes
+    removed: tuple[str, ...] = ()
+
+
 def tracked_original_docx(
-    original: bytes, text: str, edits: Sequence[Edit], *, author: str, when: datetime
-) -> bytes:
+    original: bytes,
+    text: str,
+    edits: Sequence[Edit],
+    *,
+    author: str,
+    when: datetime,
+    keep_active: bool = False,
+) -> TrackedOriginal:
     """The contract's own Word file (``original``, which reads as ``text``) with ``edits`` as
-    tracked changes by ``author`` at ``when``; :class:`NotPlaceable` when they cannot be made."""
+    tracked changes by ``author`` at ``when``, and without what it could run or fetch when
+    opened unless ``keep_active``; :class:`NotPlaceable` when the changes cannot be made."""
     document = Document(io.BytesIO(original))
+    hidden = hidden_content(document)
+    if hidden:
+        raise NotPlaceable("the Word file shows text that is not in its body (" + "; ".join(hidden) + ")")
     lines = _placed(document, text)
     used = [int(v) for v in document.element.body.xpath(".//@w:id") if str(v).isdigit()]
     marks = RevisionMarks(author, when, max(used, default=0) + 1)
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):  # two insertions at one point keep their order
         _make(lines, edit, marks)
+    removed = () if keep_active else tuple(strip_active_content(document))
     out = io.BytesIO()
     document.save(out)
     data = out.getvalue()
     _checked(data, text, edits, marks.made)
-    return data
+    if not keep_active and strip_active_content(Document(io.BytesIO(data))):
+        raise NotPlaceable("the Word file's active content could not all be removed")
+    return TrackedOriginal(data, removed)

@@ -11,6 +11,7 @@ import typer
 from rich.markdown import Markdown
 
 from clausewise.cli.app import console, error_console, state_of
+from clausewise.cli.results import write_atomic
 from clausewise.core.errors import ClausewiseError, ContractNotFound
 from clausewise.core.report import Report
 
@@ -65,8 +66,7 @@ def _describe(event: ProgressEvent) -> str:
 
 def _show(report: Report, fmt: str, out: Path | None) -> None:
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report.render(fmt), encoding="utf-8")
+        write_atomic(out, report.render(fmt))
         console.print(f"Report written to [bold]{out}[/bold] ({fmt})")
     elif fmt in {"md", "markdown"}:
         console.print(Markdown(report.to_markdown()))
@@ -172,8 +172,7 @@ def _ask_one(
             answer = api.quick(contract, question)
         text = answer.model_dump_json(indent=2) if fmt == "json" else answer.to_markdown()
         if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+            write_atomic(out, text)
             console.print(f"Answer written to [bold]{out}[/bold]")
         elif fmt == "json":
             console.print(text, markup=False, highlight=False, soft_wrap=True)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 from rich.table import Table
 from rich.tree import Tree
 
 from clausewise.cli.app import console, state_of
 from clausewise.core.domain import ClauseNode, ClauseTree, NodeKind
+from indexes.audit_log import AuditAction
 from indexes.store import ContractStore
+
+if TYPE_CHECKING:
+    from clausewise.runtime import Runtime
 
 contracts_app = typer.Typer(help="List, show and delete ingested contracts.", no_args_is_help=True)
 
@@ -70,6 +76,9 @@ def show_contract(
     runtime = state_of(ctx).runtime(tenant)
     index = runtime.store.open(contract, version)
     m = index.manifest
+    _audit(
+        runtime, "read", m.contract_id, version=m.version, detail="its details (clausewise contracts show)"
+    )
     table = Table(show_header=False, title=f"{m.contract_id}, version {m.version}")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
@@ -151,7 +160,15 @@ def delete_contract(
         runtime.store.delete(contract_id)
     else:
         runtime.store.delete_version(contract_id, version)
+    _audit(runtime, "delete", contract_id, version=version, detail=what)
     console.print(f"Deleted {what}.")
+
+
+def _audit(runtime: Runtime, action: AuditAction, contract_id: str, **fields: Any) -> None:
+    """The audit log's record of what this command did, under the local user's name."""
+    from clausewise.api import Clausewise
+
+    Clausewise(runtime=runtime).audit(action, contract_id, **fields)
 
 
 def _label(node: ClauseNode, text: str) -> str:
@@ -201,6 +218,13 @@ def tree_command(
             f"no node {node!r} in {index.contract_id}", hint="run `clausewise tree` without --node"
         )
     console.print(render_tree(tree, index.document.text, depth, sentences, node))
+    _audit(
+        runtime,
+        "read",
+        index.contract_id,
+        version=index.manifest.version,
+        detail="its clause tree (clausewise tree)",
+    )
 
 
 def register(app: typer.Typer) -> None:

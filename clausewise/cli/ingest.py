@@ -68,8 +68,11 @@ def ingest(
         raise ConfigError(
             "--id names one contract but several files were given", hint="ingest them one by one"
         )
+    from clausewise.api import Clausewise
+
     runtime = state_of(ctx).runtime(tenant)
     archivist = runtime.archivist()
+    audit = Clausewise(runtime=runtime).audit
     failures: list[ClausewiseError] = []
     with TerminalProgress(console) as progress:
         for path in files:
@@ -91,6 +94,7 @@ def ingest(
                     f"{m.version}; --force rebuilds)"
                 )
                 continue
+            audit("new_version" if m.version > 1 else "ingest", m.contract_id, version=m.version)
             # write_seconds holds the writing of every index, the knowledge graph's included
             seconds = sum(v for k, v in m.timings.items() if k != "graph") + result.write_seconds
             ocr = f", {len(m.ocr_pages)} OCR'd" if m.ocr_pages else ""

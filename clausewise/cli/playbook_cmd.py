@@ -45,6 +45,12 @@ def playbook(
         None, "--redline", help="Write the redlines as tracked changes: a DOCX (a folder for a folder)."
     ),
     author: str = typer.Option("Clausewise", "--author", help="The author the tracked changes carry."),
+    keep_active: bool = typer.Option(
+        False,
+        "--keep-active-content",
+        help="Keep what the contract's Word file could run or fetch when opened (macros, remote "
+        "templates, external links, fields that fetch); by default the redline leaves them out.",
+    ),
     fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
     draft: bool = typer.Option(
         False,
@@ -56,7 +62,7 @@ def playbook(
 ) -> None:
     """Review contracts against a playbook: verdict, risk, the clause quoted, and redlines."""
     from clausewise.api import Clausewise
-    from clausewise.cli.results import folder_files, write_output
+    from clausewise.cli.results import folder_files, write_atomic, write_output
     from tools.playbook.positions import load_positions
     from tools.playbook.redlines import merged
     from tools.playbook.render import to_json, to_markdown
@@ -117,9 +123,9 @@ def playbook(
                 author=author,
                 when=datetime.now(UTC),
                 version=versions.get(contract),
+                keep_active=keep_active,
             )
-            target_file.parent.mkdir(parents=True, exist_ok=True)
-            target_file.write_bytes(made.data)
+            write_atomic(target_file, made.data)
             kept, left_out = merged(redline_queue(by_contract[contract]))
             also = f"; left out, as they change words a higher risk's edit changes: {', '.join(left_out)}"
             base = "in the contract's own Word file"
@@ -129,6 +135,12 @@ def playbook(
                 f"Redline written to [bold]{target_file}[/bold] ({len(kept)} tracked change(s) {base}"
                 f"{also if left_out else ''})"
             )
+            if made.removed:
+                console.print(
+                    "Left out of the redline, as it could run or fetch content when opened: "
+                    + "; ".join(made.removed)
+                    + " (--keep-active-content keeps it)"
+                )
 
 
 def register(app: typer.Typer) -> None:

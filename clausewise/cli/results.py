@@ -1,8 +1,10 @@
-"""What ``check`` and ``review`` share on the command line: the output format, the contracts of a
-folder, and writing the results file."""
+"""What the commands share on the command line: the output format, the contracts of a folder, and
+writing a results file whole or not at all."""
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import typer
@@ -31,7 +33,21 @@ def folder_files(folder: Path) -> list[Path]:
     return files
 
 
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write a whole file or nothing: a temporary file beside it, flushed, then renamed (a
+    command killed mid-write leaves the earlier file, never half of one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
+    try:
+        with partial.open("wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def write_output(out: Path, text: str, fmt: str) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_atomic(out, text)
     console.print(f"Results written to [bold]{out}[/bold] ({fmt})")

@@ -8,9 +8,7 @@ Which arguments are contracts and which are questions: :mod:`clausewise.cli.room
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from clausewise.cli.app import console
+from clausewise.cli.results import write_atomic
 from clausewise.cli.room_args import RoomArguments
 from clausewise.core.errors import ConfigError, ContractNotFound
 from clausewise.core.room import RoomCell, room_questions
@@ -76,17 +75,6 @@ def room_format(fmt: str | None, out: Path | None) -> str:
     if chosen == "xlsx" and out is None:
         raise typer.BadParameter("an Excel grid needs --out FILE.xlsx", param_hint="--format")
     return chosen
-
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write a whole file or nothing: a temporary file beside it, flushed, then renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
-    with partial.open("wb") as handle:
-        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    partial.replace(path)
 
 
 def sources_of(api: Clausewise, split: RoomArguments) -> list[Path | str]:

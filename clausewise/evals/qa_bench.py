@@ -174,7 +174,7 @@ def run(
     from clausewise.core.report import Report
 
     progress = progress or NoProgress()
-    api = Clausewise(runtime=runtime)
+    api = Clausewise(runtime=runtime, audit=False)
     settings = runtime.settings
     scorer = runtime.nli() if settings.interrogation.claim_check == "values+nli" else None
     rows: list[dict[str, Any]] = []

@@ -96,7 +96,7 @@ def run(runtime: Runtime, contracts: Sequence[Path], *, endpoint: str, rounds: i
     from clausewise.runtime import Runtime as RuntimeClass
 
     settings = with_overrides(runtime.settings, {"paths": {"tenant": TENANT}})
-    api = Clausewise(runtime=RuntimeClass(settings, hub=runtime.hub))
+    api = Clausewise(runtime=RuntimeClass(settings, hub=runtime.hub), audit=False)
     ids = [api.ingest(path).contract_id for path in contracts]
 
     def ingest_all() -> None:

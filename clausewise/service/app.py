@@ -23,7 +23,7 @@ from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub
 from clausewise.service import errors
 from clausewise.service.docs import mount_docs
-from clausewise.service.gate import RequestGate
+from clausewise.service.gate import FORM_ALLOWANCE, RequestGate
 from clausewise.service.limits import BodyLimit
 from clausewise.service.request_spans import RequestSpans
 from clausewise.service.state import RuntimeFactory, Service, default_runtime
@@ -60,7 +60,11 @@ def create_app(
     )
     app.state.service = service
     errors.install(app)
-    app.add_middleware(BodyLimit, limit=int(settings.service.max_request_mb * 1024 * 1024))
+    app.add_middleware(
+        BodyLimit,
+        limit=int(settings.service.max_request_mb * 1024 * 1024),
+        upload_limit=int(settings.parsing.max_file_mb * 1024 * 1024) + FORM_ALLOWANCE,
+    )
     app.add_middleware(RequestGate, service=service)  # before any body is read
     app.add_middleware(RequestSpans)  # outermost: refused requests are traced too
     from clausewise.service.routes import (

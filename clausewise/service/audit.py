@@ -70,6 +70,18 @@ def node_ids(value: Any) -> list[str]:
     return list(found)
 
 
+def _contracts_of(job: Job) -> list[tuple[str, int | None, list[str]]]:
+    """(contract, version, the clauses its part of the result cites) for each contract a
+    finished job's result is about: one for an answer, one per contract of a batch."""
+    result = job.result
+    if job.kind in ("ask", "message"):
+        return [(str(job.request.get("contract", "")), None, node_ids(result))]
+    by_contract: dict[tuple[str, int | None], list[Any]] = defaultdict(list)
+    for row in result.get("rows", []) if isinstance(result, dict) else []:
+        by_contract[(str(row.get("contract_id", "")), row.get("contract_version"))].append(row.get("result"))
+    return [(contract, version, node_ids(rows)) for (contract, version), rows in by_contract.items()]
+
+
 def record_job(tenant_dir: Path, job: Job) -> None:
     """The records of a job that has ended with a result: an ingest (or new version), an answer
     and the clauses it cites, a batch's contracts and the clauses of each one's rows."""
@@ -88,19 +100,24 @@ def record_job(tenant_dir: Path, job: Job) -> None:
     kind = _JOB_ACTIONS.get(job.kind)
     if kind is None:
         return
-    if job.kind in ("ask", "message"):
-        contract = str(job.request.get("contract", ""))
-        log.append(actor, kind, contract_id=contract, clause_ids=node_ids(result), detail=f"job {job.id}")
-        return
-    by_contract: dict[tuple[str, int | None], list[Any]] = defaultdict(list)
-    for row in result.get("rows", []):
-        by_contract[(str(row.get("contract_id", "")), row.get("contract_version"))].append(row.get("result"))
-    for (contract, version), results in by_contract.items():
+    for contract, version, clauses in _contracts_of(job):
         log.append(
-            actor,
-            kind,
+            actor, kind, contract_id=contract, version=version, clause_ids=clauses, detail=f"job {job.id}"
+        )
+
+
+def record_result_read(tenant_dir: Path, job: Job, how: str) -> None:
+    """A read of a finished job's result by the current request's caller (``how``: the route or
+    format), one record per contract the result is about. An ingest's result (a manifest) and a
+    job without a result hold no contract text and are not recorded."""
+    if job.kind == "ingest" or job.status != "done" or not isinstance(job.result, dict):
+        return
+    for contract, version, clauses in _contracts_of(job):
+        record(
+            tenant_dir,
+            "read",
             contract_id=contract,
             version=version,
-            clause_ids=node_ids(results),
-            detail=f"job {job.id}",
+            clause_ids=clauses,
+            detail=f"the result of job {job.id} ({how})",
         )

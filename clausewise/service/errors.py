@@ -36,6 +36,7 @@ STATUS: tuple[tuple[type[domain.ClausewiseError], int], ...] = (
     (domain.PlaybookConflict, 409),
     (domain.IndexCorrupt, 500),
     (domain.ModelError, 503),
+    (domain.YamlTooComplex, 422),
     (domain.ConfigError, 400),
     (domain.BenchDataMissing, 404),
 )

@@ -191,7 +191,7 @@ def ingest(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> d
     path = _upload(runtime, payload)
     context.event("ingesting", {"file": payload.get("file_name", path.name)})
     try:
-        result = Clausewise(runtime=runtime).ingest(
+        result = Clausewise(runtime=runtime, audit=False).ingest(
             path,
             contract_id=contract,
             force=payload["force"],
@@ -228,7 +228,7 @@ def _follow(
 
 
 def ask(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    items = Clausewise(runtime=runtime).ask_stream(
+    items = Clausewise(runtime=runtime, audit=False).ask_stream(
         payload["contract"],
         payload["question"],
         context=payload.get("context", ""),
@@ -243,7 +243,7 @@ def ask(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict
 
 def message(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
     """A chat message: the answer to the thread's clarifying question, or its next question."""
-    with Clausewise(runtime=runtime).chat(payload["contract"], payload["thread_id"]) as thread:
+    with Clausewise(runtime=runtime, audit=False).chat(payload["contract"], payload["thread_id"]) as thread:
         items = thread.send(
             payload["content"],
             context=payload.get("context", ""),
@@ -365,7 +365,7 @@ def _batch_rows_of(
         runtime.journal_dir(f"{kind}s")
         / f"job-{context.job_id}-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}.jsonl"
     )
-    rows = _batch_rows(run(Clausewise(runtime=runtime), [source], journal), context)
+    rows = _batch_rows(run(Clausewise(runtime=runtime, audit=False), [source], journal), context)
     if key and not any(row.get("error") for row in rows):
         store.put(key, {"rows": [{**row, "resumed": False} for row in rows]})
     return {"rows": rows}

@@ -20,8 +20,9 @@ from docx.oxml.ns import qn
 from lxml import etree
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
-from clausewise.core.errors import CorruptDocument, EmptyDocument, FileTooLarge, TooSlowToRead
+from clausewise.core.errors import CorruptDocument, EmptyDocument, FileTooLarge, HiddenText, TooSlowToRead
 from tools.structure.labels import int_to_roman
+from tools.word_active_content import hidden_content
 
 
 def _number(value: str | None, default: int) -> int:
@@ -173,20 +174,38 @@ def _num_properties(paragraph: Any, styles: _Styles) -> tuple[str, int] | None:
     return None
 
 
-_RUN, _HYPERLINK, _TEXT, _BREAK = qn("w:r"), qn("w:hyperlink"), qn("w:t"), qn("w:br")
+_RUN, _TEXT, _BREAK = qn("w:r"), qn("w:t"), qn("w:br")
+#: Elements inside a paragraph whose runs Word shows as the paragraph's text: links, simple
+#: fields (their result), smart tags, custom XML and content controls (their content).
+_RUN_HOLDERS = frozenset(
+    {
+        qn("w:hyperlink"),
+        qn("w:fldSimple"),
+        qn("w:smartTag"),
+        qn("w:customXml"),
+        qn("w:sdt"),
+        qn("w:sdtContent"),
+    }
+)
+#: Elements of the body that hold paragraphs and tables Word shows in place (content controls,
+#: custom XML).
+_BLOCK_HOLDERS = frozenset({qn("w:sdt"), qn("w:sdtContent"), qn("w:customXml")})
 #: Run children read as a fixed character (python-docx's ``CT_R.text``); w:t and w:br aside.
 _FIXED = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
 _OFF = ("0", "false", "off")
 
 
 def paragraph_runs(paragraph: Any) -> Iterator[Any]:
-    """The ``w:r`` of a ``w:p`` that python-docx reads as its text: its own runs and those of its
-    hyperlinks, in order (runs inside tracked insertions are not the paragraph's text yet)."""
+    """The ``w:r`` of a ``w:p`` that Word shows as its text, in order: its own runs and those
+    inside links, simple fields (the field's result), smart tags, custom XML and content
+    controls (runs inside tracked insertions are not the paragraph's text yet). A complex
+    field's instruction is in ``w:instrText``, which no text reader takes, so its result reads
+    as the text Word shows."""
     for child in paragraph:
         if child.tag == _RUN:
             yield child
-        elif child.tag == _HYPERLINK:
-            yield from (run for run in child if run.tag == _RUN)
+        elif child.tag in _RUN_HOLDERS:
+            yield from paragraph_runs(child)
 
 
 def run_pieces(run: Any) -> Iterator[tuple[Any, str]]:
@@ -257,7 +276,7 @@ def body_lines(document: Any, deadline: float | None = None) -> Iterator[BodyLin
 
     numbering = _Numbering.from_document(document)
     styles = _Styles(document)
-    for number, child in enumerate(document.element.body.iterchildren()):
+    for number, child in enumerate(_blocks(document.element.body)):
         if deadline is not None and number % 1000 == 0 and time.monotonic() > deadline:
             raise TooSlowToRead(
                 f"the Word file's body was still being read after {number:,} paragraphs",
@@ -280,11 +299,26 @@ def body_lines(document: Any, deadline: float | None = None) -> Iterator[BodyLin
             for row in Table(child, document).rows:
                 cells: list[str] = []
                 for cell in row.cells:
-                    value = " ".join(cell.text.split())
+                    value = " ".join(_cell_text(cell._tc).split())
                     if value and (not cells or cells[-1] != value):  # merged cells repeat
                         cells.append(value)
                 if cells:
                     yield BodyLine(row._tr, "", " | ".join(cells))
+
+
+def _blocks(holder: Any) -> Iterator[Any]:
+    """The paragraphs and tables of the body in reading order, those inside content controls
+    and custom XML included."""
+    for child in holder.iterchildren():
+        if child.tag in _BLOCK_HOLDERS:
+            yield from _blocks(child)
+        else:
+            yield child
+
+
+def _cell_text(cell: Any) -> str:
+    """A table cell's text (its paragraphs, each as :func:`paragraph_text` reads it)."""
+    return "\n".join(paragraph_text(p) for p in _blocks(cell) if p.tag == qn("w:p"))
 
 
 def _check_unpacked(path: Path, max_mb: float) -> None:
@@ -325,6 +359,14 @@ def parse_docx_file(
     takes over ``max_seconds`` to read, is refused (:class:`FileTooLarge`)."""
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     document = open_docx(path, max_unpacked_mb)
+    hidden = hidden_content(document)
+    if hidden:
+        raise HiddenText(
+            "the Word file shows text that is not in its body, which would not be read: " + "; ".join(hidden),
+            hint="open it in Word and save it as a new .docx (Word then writes that text into the "
+            "document), and ingest that file",
+            path=path,
+        )
     parts: list[str] = []
     blocks: list[Block] = []
     offset = 0

@@ -3,8 +3,9 @@
 A playbook is stored as the text it was sent in (``<name>@<version>.yaml``), after it validated,
 and is never changed in place: the same name and version sent again with other content is
 refused, so a review keeps citing the positions it was held to; a changed playbook takes a new
-version. Writes go to a temporary file first and are renamed into place, so a reader never sees
-half a playbook.
+version. Writes go to a temporary file first, which is then hard-linked under the version's name:
+the link is atomic and fails where the name exists, so of two uploads of one version at once
+exactly one is kept (the other is compared with it), and a reader never sees half a playbook.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ class ShelvedPlaybook:
     positions: int
     builtin: bool
     description: str = ""
+    created: bool = False  # put: this call stored it (False: the same text was already kept)
 
 
-def _listing(playbook: Playbook, name: str, builtin: bool) -> ShelvedPlaybook:
-    return ShelvedPlaybook(name, playbook.version, len(playbook.positions), builtin, playbook.description)
+def _listing(playbook: Playbook, name: str, builtin: bool, created: bool = False) -> ShelvedPlaybook:
+    return ShelvedPlaybook(
+        name, playbook.version, len(playbook.positions), builtin, playbook.description, created
+    )
 
 
 class PlaybookShelf:
@@ -60,14 +64,6 @@ class PlaybookShelf:
                 hint="use letters, digits, dots, hyphens and underscores, e.g. '2026.2'",
             )
         path = self._path(playbook.name, playbook.version)
-        if path.is_file():
-            if parse_positions(path.read_text(encoding="utf-8"), path.name) != playbook:
-                raise PlaybookConflict(
-                    f"playbook {playbook.name!r} version {playbook.version!r} is already stored with other "
-                    "positions",
-                    hint="give the changed playbook a new version",
-                )
-            return _listing(playbook, playbook.name, builtin=False)
         self.folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".upload-", suffix=".yaml")
         try:
@@ -75,10 +71,20 @@ class PlaybookShelf:
                 out.write(text)
                 out.flush()
                 os.fsync(out.fileno())
-            Path(temporary).replace(path)
+            try:
+                os.link(temporary, path)  # atomic, and never over a version already kept
+            except FileExistsError:
+                kept = parse_positions(path.read_text(encoding="utf-8"), path.name)
+                if kept != playbook:
+                    raise PlaybookConflict(
+                        f"playbook {playbook.name!r} version {playbook.version!r} is already stored with "
+                        "other positions",
+                        hint="give the changed playbook a new version",
+                    ) from None
+                return _listing(playbook, playbook.name, builtin=False, created=False)
         finally:
             Path(temporary).unlink(missing_ok=True)
-        return _listing(playbook, playbook.name, builtin=False)
+        return _listing(playbook, playbook.name, builtin=False, created=True)
 
     def _versions(self, name: str) -> list[Path]:
         if not self.folder.is_dir():
@@ -86,9 +92,16 @@ class PlaybookShelf:
         return sorted(self.folder.glob(f"{name}@*.yaml"), key=lambda p: p.stat().st_mtime_ns)
 
     def get(self, name: str, version: str | None = None) -> Playbook:
-        """A built-in playbook, or this tenant's (its latest version unless ``version``)."""
-        if name in BUILTIN_PLAYBOOKS and version is None:
-            return load_positions(name)
+        """A built-in playbook (at its own version), or this tenant's (its latest version unless
+        ``version``)."""
+        if name in BUILTIN_PLAYBOOKS:
+            builtin = load_positions(name)
+            if version is None or version == builtin.version:
+                return builtin
+            raise PlaybookNotFound(
+                f"no playbook {name!r} version {version!r}",
+                hint=f"the built-in {name!r} is version {builtin.version!r}; list them: GET /v1/playbooks",
+            )
         if not _NAME.match(name) or (version is not None and not _VERSION.match(version)):
             raise PlaybookNotFound(f"no playbook {name!r}", hint="list the playbooks: GET /v1/playbooks")
         paths = [self._path(name, version)] if version else self._versions(name)[-1:]

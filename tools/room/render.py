@@ -183,7 +183,7 @@ def to_xlsx(questions: Questions, rows: Sequence[Row], summary: Rollup) -> bytes
     for number, (name, (header, body)) in enumerate(sheets.items()):
         sheet = workbook.active if number == 0 else workbook.create_sheet()
         sheet.title = name
-        sheet.append(header)
+        append_inert(sheet, header)
         for cell in sheet[1]:
             cell.font = Font(bold=True)
             cell.alignment = Alignment(wrap_text=True, vertical="top")

@@ -5,6 +5,7 @@ version unless asked for an older one (``?version=N``), where old citations keep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -142,6 +143,7 @@ def show_contract(contract_id: str, runtime: TenantRuntime, version: Version = N
     index = open_contract(runtime, contract_id, version)
     try:
         live = runtime.store.manifest(index.contract_id)
+        _read(runtime, index, "its details (title, parties, defined terms)")
         return ContractDetail(
             manifest=ServedManifest.of(index.manifest),
             versions=[
@@ -172,6 +174,7 @@ def contract_tree(contract_id: str, runtime: TenantRuntime, version: Version = N
     index = open_contract(runtime, contract_id, version)
     try:
         tree, text = index.tree, index.document.text
+        _read(runtime, index, "its clause tree")
         return ContractTree(
             contract_id=index.contract_id,
             structure=tree.structure,
@@ -208,6 +211,7 @@ def contract_text(
                 hint="ask for a span inside the text, in pieces of at most 200,000 characters",
             )
         pages = index.document.pages_for((start, max(start + 1, stop))) if text else []
+        _read(runtime, index, f"its text, characters {start}-{stop}")
         return TextSpan(
             contract_id=index.contract_id, start=start, end=stop, pages=pages, text=text[start:stop]
         )
@@ -243,14 +247,25 @@ async def page_image(
 ) -> Response:
     """A page of the original PDF (or scan) as PNG, rendered at ``scale`` in a drawing process
     (see :mod:`clausewise.service.page_images`)."""
-    original, served = await run_in_threadpool(_page_source, runtime, contract_id, number, version)
+    original, served, read = await run_in_threadpool(_page_source, runtime, contract_id, number, version)
     png = await service.page_images.png(original, number, scale)
+    await run_in_threadpool(read)
     headers = {"Cache-Control": "private, max-age=86400", "ETag": f'"{served}-{number}-{scale}"'}
     return Response(png, media_type="image/png", headers=headers)
 
 
-def _page_source(runtime: Runtime, contract_id: str, number: int, version: int | None) -> tuple[Path, str]:
-    """The original file that has page ``number`` of the contract, and the version's name."""
+def _read(runtime: Runtime, index: ContractIndex, what: str) -> None:
+    """The audit log's record of a read of the contract's content (``what`` says which)."""
+    record(
+        runtime.tenant_dir, "read", contract_id=index.contract_id, version=index.manifest.version, detail=what
+    )
+
+
+def _page_source(
+    runtime: Runtime, contract_id: str, number: int, version: int | None
+) -> tuple[Path, str, Callable[[], None]]:
+    """The original file that has page ``number`` of the contract, the version's name, and the
+    audit record to write once the page is shown."""
     index = open_contract(runtime, contract_id, version)
     try:
         original = index.original
@@ -265,7 +280,7 @@ def _page_source(runtime: Runtime, contract_id: str, number: int, version: int |
         )
     if not 1 <= number <= count:
         raise ApiError(404, "no_such_page", f"the contract has pages 1-{count}", hint="ask for one of those")
-    return original, served
+    return original, served, lambda: _read(runtime, index, f"the image of page {number}")
 
 
 @router.get("/{contract_id}/highlight", response_model=Highlight)

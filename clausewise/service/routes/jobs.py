@@ -12,7 +12,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from clausewise.core.report import Report
 from clausewise.core.results import CheckResult, ProvisionResult
-from clausewise.service.audit import record
+from clausewise.service.audit import record, record_result_read
 from clausewise.service.auth import CurrentService, Tenant
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import FINISHED, Job
@@ -34,13 +34,32 @@ router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=ERROR_RESPONSES)
 def list_jobs(
     service: CurrentService, tenant: Tenant, limit: Annotated[int, Query(ge=1, le=1000)] = 100
 ) -> JobList:
-    """This key's jobs, newest first."""
-    return JobList(jobs=service.jobs.list(tenant, limit))
+    """This key's jobs, newest first: each one's status and progress, and its request's short
+    fields; not its result nor its request's long fields (a playbook, a list of contracts), which
+    ``GET /v1/jobs/{id}`` gives. A listing stays small however large the jobs are."""
+    return JobList(jobs=[listed(job) for job in service.jobs.list(tenant, limit)])
+
+
+#: The longest request value a job listing shows (longer ones: GET /v1/jobs/{id}).
+_LISTED_CHARS = 500
+
+
+def listed(job: Job) -> Job:
+    """A job as the listing shows it: no result, only the request's short plain values."""
+    short = {
+        key: value
+        for key, value in job.request.items()
+        if isinstance(value, str | int | float | bool) and len(str(value)) <= _LISTED_CHARS
+    }
+    return job.model_copy(update={"request": short, "result": None})
 
 
 @router.get("/{job_id}", response_model=Job)
 def show_job(job_id: str, service: CurrentService, tenant: Tenant) -> Job:
-    return service.jobs.get(tenant, job_id)
+    """The job, with its result once it has ended (the read of a result is in the audit log)."""
+    job = service.jobs.get(tenant, job_id)
+    record_result_read(service.runtime(tenant).tenant_dir, job, "GET /v1/jobs/{id}")
+    return job
 
 
 def _table(result: dict[str, Any]) -> tuple[str, tuple[str, ...], list[list[str]]]:
@@ -96,6 +115,7 @@ def job_result(
         )
     result = outcome(job)
     if format == "json":
+        record_result_read(service.runtime(tenant).tenant_dir, job, "json")
         return result
     record(
         service.runtime(tenant).tenant_dir,

@@ -50,7 +50,14 @@ def list_playbooks(runtime: TenantRuntime) -> PlaybookList:
 def upload_playbook(body: PlaybookUpload, runtime: TenantRuntime) -> PlaybookInfo:
     """Keep a playbook (YAML text) for this tenant: validated first, with errors that say where and
     how to fix it; the same name and version with other positions is 409 (give it a new version)."""
-    return PlaybookInfo(**vars(shelf_of(runtime).put(body.yaml)))
+    kept = shelf_of(runtime).put(body.yaml)
+    if kept.created:
+        record(
+            runtime.tenant_dir,
+            "playbook_created",
+            detail=f"playbook {kept.name} version {kept.version} ({kept.positions} positions)",
+        )
+    return PlaybookInfo(**vars(kept))
 
 
 @router.get("/playbooks/{name}", response_model=Playbook)
@@ -86,6 +93,14 @@ def review_redline(
     author: Annotated[
         str, Query(min_length=1, max_length=80, description="The changes' author.")
     ] = "Clausewise",
+    keep_active: Annotated[
+        bool,
+        Query(
+            description="Keep what the contract's Word file could run or fetch when opened (macros, "
+            "remote templates, external links, fields that fetch); by default they are removed and "
+            "the X-Clausewise-Removed header lists them."
+        ),
+    ] = False,
 ) -> Response:
     """The redlines a finished playbook review proposed for one contract, as a DOCX of the
     contract's text with real tracked changes (of the version the review read)."""
@@ -114,8 +129,13 @@ def review_redline(
             hint="pass a contract the review read",
         )
     reviews = [PositionReview.model_validate(r["result"]) for r in rows]
-    made = Clausewise(runtime=runtime).redline_docx(
-        contract_id, reviews, author=author, when=datetime.now(UTC), version=rows[0].get("contract_version")
+    made = Clausewise(runtime=runtime, audit=False).redline_docx(
+        contract_id,
+        reviews,
+        author=author,
+        when=datetime.now(UTC),
+        version=rows[0].get("contract_version"),
+        keep_active=keep_active,
     )
     record(
         runtime.tenant_dir,
@@ -129,4 +149,6 @@ def review_redline(
         "Content-Disposition": f'attachment; filename="{name}"',
         "X-Clausewise-Redline-Base": made.base,  # "original": the contract's own Word file
     }
+    if made.removed:  # header values are Latin-1: the descriptions are plain ASCII
+        headers["X-Clausewise-Removed"] = "; ".join(made.removed)
     return Response(made.data, media_type=DOCX, headers=headers)
