@@ -431,13 +431,15 @@ def eval_serve(
             f"Abuse families ({abuse['rounds']} each at {abuse['concurrency']}): unexpected statuses "
             f"{abuse['unexpected_statuses']}; leaks {abuse['leaks']}; lost {abuse['lost']}; the other "
             f"tenant's p95 at most {abuse['other_tenant_p95_max']} s; server peak over idle at most "
-            f"{abuse['peak_over_idle_max_mb']} MB"
+            f"{abuse['peak_over_idle_max_mb']} MB; largest response "
+            f"{abuse['largest_response_bytes']:,} bytes, largest job row "
+            f"{abuse['largest_job_row_bytes']:,} bytes"
         )
         for row in abuse["families"]:
             console.print(
                 f"  {row['family']}: {row['statuses']} ({row['unexpected']} unexpected, "
                 f"{row['leaks']} leaks); other tenant p95 {row['other_p95_s']} s; "
-                f"+{row['peak_over_idle_mb']} MB"
+                f"+{row['peak_over_idle_mb']} MB; largest response {row['largest_response_bytes']:,} bytes"
             )
     write_results(ctx, results, out)
 

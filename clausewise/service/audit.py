@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from clausewise.api import cited_clauses
 from clausewise.service.jobs import Job
 from indexes.audit_log import AuditAction, audit_log_of
 
@@ -51,35 +52,16 @@ def record(
     )
 
 
-def node_ids(value: Any) -> list[str]:
-    """Every clause id (``node_id``) a result holds, once each, in order."""
-    found: dict[str, None] = {}
-
-    def walk(item: Any) -> None:
-        if isinstance(item, dict):
-            node = item.get("node_id")
-            if isinstance(node, str) and node:
-                found.setdefault(node)
-            for child in item.values():
-                walk(child)
-        elif isinstance(item, list):
-            for child in item:
-                walk(child)
-
-    walk(value)
-    return list(found)
-
-
 def _contracts_of(job: Job) -> list[tuple[str, int | None, list[str]]]:
     """(contract, version, the clauses its part of the result cites) for each contract a
     finished job's result is about: one for an answer, one per contract of a batch."""
     result = job.result
     if job.kind in ("ask", "message"):
-        return [(str(job.request.get("contract", "")), None, node_ids(result))]
+        return [(str(job.request.get("contract", "")), None, cited_clauses([result]))]
     by_contract: dict[tuple[str, int | None], list[Any]] = defaultdict(list)
     for row in result.get("rows", []) if isinstance(result, dict) else []:
         by_contract[(str(row.get("contract_id", "")), row.get("contract_version"))].append(row.get("result"))
-    return [(contract, version, node_ids(rows)) for (contract, version), rows in by_contract.items()]
+    return [(contract, version, cited_clauses(rows)) for (contract, version), rows in by_contract.items()]
 
 
 def record_job(tenant_dir: Path, job: Job) -> None:
