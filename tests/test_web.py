@@ -131,7 +131,8 @@ def covered(box, rects, tolerance: float = 0.6) -> bool:
 
 def _last_report(live) -> dict:
     with live.client() as client:
-        return client.get("/v1/jobs").json()["jobs"][0]["result"]
+        newest = client.get("/v1/jobs").json()["jobs"][0]["id"]  # (a listing shows no results)
+        return client.get(f"/v1/jobs/{newest}").json()["result"]
 
 
 def ask(page, contract: str, question: str, turns: int = 3) -> None:
