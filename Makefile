@@ -17,8 +17,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) -e ".[dev,st,small]"
+# The tests also need the lab (lab/: the benchmarks and their helpers, the evaluation gate).
+$(VENV)/.installed-test: pyproject.toml lab/pyproject.toml | $(BIN)/python
+	$(PIP) -e ".[dev,st,small]" -e ./lab
 	touch $(VENV)/.installed $@
 
 setup: $(VENV)/.installed
@@ -69,7 +70,7 @@ lint: setup-test
 	$(BIN)/ruff format --check .
 	PYTHONPATH=. $(BIN)/lint-imports
 
-bench-ingest: setup system-deps
+bench-ingest: setup-test system-deps
 	$(BIN)/clausewise eval ingest --out bench-results/ingest.json
 
 clean:

@@ -12,8 +12,8 @@ import httpx
 import uvicorn
 
 from clausewise.core.config import Settings
-from clausewise.evals.processes import ended_job
 from clausewise.runtime import ModelHub, Runtime
+from clausewise_lab.evals.processes import ended_job
 from tests.fakes import ScriptedChatModel
 
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from clausewise.evals import acord_bench
+from clausewise_lab.evals import acord_bench
 from tests.acord_files import write_acord as write_acord_folder
 
 VOCABULARY = ("cap", "liability", "fees", "paid", "governing", "law")

@@ -18,7 +18,7 @@ from clausewise.core.errors import (
     UndecodableText,
     UnsupportedFileType,
 )
-from clausewise.evals.abuse_families import word_file_with
+from clausewise_lab.evals.abuse_families import word_file_with
 from tools.parsing import parse_document
 
 

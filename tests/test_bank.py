@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.evals import answer_key
-from clausewise.evals.bank import BankQuestion, build_bank, sample
-from clausewise.evals.bank_phrasings import VALUES, YES_NO
-from clausewise.evals.folds import is_heldout
-from clausewise.evals.grading import Shown, grade
+from clausewise_lab.evals import answer_key
+from clausewise_lab.evals.bank import BankQuestion, build_bank, sample
+from clausewise_lab.evals.data_files import bank_phrasings
+from clausewise_lab.evals.folds import is_heldout
+from clausewise_lab.evals.grading import Shown, grade
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -50,8 +50,8 @@ def test_the_grader_reads_values_its_own_way() -> None:
 
 
 def test_the_grader_shares_no_code_with_the_deciders() -> None:
-    for module in ("grading.py", "answer_key.py", "bank.py", "bank_phrasings.py"):
-        tree = ast.parse((REPO / "clausewise" / "evals" / module).read_text(encoding="utf-8"))
+    for module in ("grading.py", "answer_key.py", "bank.py", "data_files.py"):
+        tree = ast.parse((REPO / "lab" / "clausewise_lab" / "evals" / module).read_text(encoding="utf-8"))
         imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
             alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
         }
@@ -121,8 +121,9 @@ def test_parties_need_two_of_the_annotated_names() -> None:
 
 
 def test_the_bank_asks_every_category_three_ways() -> None:
-    assert len(YES_NO) == 41 and all(len(set(w)) == 3 for w in YES_NO.values())
-    assert all(len(set(w)) == 3 for _, w in VALUES.values())
+    phrasings = bank_phrasings()
+    assert len(phrasings.yes_no) == 41 and all(len(set(w)) == 3 for w in phrasings.yes_no.values())
+    assert all(len(set(entry.wordings)) == 3 for entry in phrasings.values.values())
 
 
 @pytest.mark.bench_data
@@ -145,7 +146,7 @@ def test_the_bank_is_split_by_contract_and_balanced(bench_data) -> None:
 
 
 def test_documents_whose_names_cut_to_one_slug_get_ids_of_their_own() -> None:
-    from clausewise.evals.data import document_ids
+    from clausewise_lab.evals.data import document_ids
 
     names = [
         "KUBIENT,INC_07_02_2020-EX-10.14-MASTER SERVICES AGREEMENT_Part1",
@@ -162,7 +163,7 @@ def test_a_bounded_run_stops_asking_at_its_time_limit_and_says_what_it_left(benc
     """``--minutes``: no question is started after the limit; the answers so far are reported."""
     from types import SimpleNamespace
 
-    from clausewise.evals import bank_bench
+    from clausewise_lab.evals import bank_bench
 
     clock = [0.0]
     ingests: list[str] = []
@@ -196,7 +197,7 @@ def test_a_quick_row_keeps_why_the_decider_left_a_question_unclear() -> None:
     from types import SimpleNamespace
 
     from clausewise.core.results import Decision
-    from clausewise.evals import bank_bench
+    from clausewise_lab.evals import bank_bench
 
     why = "the provision classifier is not confident either way; the model's answer did not stand"
     decider = SimpleNamespace(

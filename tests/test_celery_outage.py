@@ -19,10 +19,10 @@ import redis
 from celery.exceptions import BackendStoreError
 
 from clausewise.core.config import load_settings
-from clausewise.evals.processes import RedisServer
 from clausewise.service.celery_backend import CeleryExecutor, make_celery
 from clausewise.service.jobs import Job
 from clausewise.service.tasks import Unit
+from clausewise_lab.evals.processes import RedisServer
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
 

@@ -322,7 +322,7 @@ def test_check_command_refuses_a_malformed_playbook(tmp_path: Path, capsys, monk
 
 
 def test_label_metrics_by_hand() -> None:
-    from clausewise.evals.contractnli_bench import label_metrics
+    from clausewise_lab.evals.contractnli_bench import label_metrics
 
     gold = ["Entailment", "Entailment", "Contradiction", "NotMentioned"]
     predicted = ["Entailment", "NotMentioned", "Contradiction", "Contradiction"]
@@ -338,7 +338,7 @@ def test_label_metrics_by_hand() -> None:
 
 
 def test_evidence_scores_and_threshold_sweep_by_hand() -> None:
-    from clausewise.evals.contractnli_bench import evidence_scores, relabel
+    from clausewise_lab.evals.contractnli_bench import evidence_scores, relabel
 
     rows = [
         {
@@ -362,7 +362,7 @@ def test_evidence_scores_and_threshold_sweep_by_hand() -> None:
 
 
 def test_the_nli_sweep_relabels_as_the_decision_rule_would() -> None:
-    from clausewise.evals.contractnli_bench import nli_relabel, nli_sweep
+    from clausewise_lab.evals.contractnli_bench import nli_relabel, nli_sweep
 
     rows = [
         {"gold": "Contradiction", "best_probabilities": {"Entailment": 0.4, "Contradiction": 0.6}},
@@ -398,9 +398,9 @@ def test_eval_contractnli_on_one_document_scores_a_scripted_judge(
     hub, bench_data: Path, tmp_path: Path
 ) -> None:
     from clausewise.core.config import load_settings
-    from clausewise.evals import contractnli_bench
-    from clausewise.evals.data import contractnli
     from clausewise.runtime import Runtime
+    from clausewise_lab.evals import contractnli_bench
+    from clausewise_lab.evals.data import contractnli
 
     settings = load_settings(
         overrides={

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.config import load_settings, with_overrides
-from clausewise.evals import gate
 from clausewise.runtime import Runtime
+from clausewise_lab.evals import gate
 
 
 @pytest.fixture(scope="module")

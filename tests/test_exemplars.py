@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clausewise.evals.exemplars import contractnli_exemplars
+from clausewise_lab.evals.exemplars import contractnli_exemplars
 from tools.retrieval.exemplars import Exemplar, ExemplarLibrary
 
 EXAMPLES = [

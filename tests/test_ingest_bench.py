@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.cli.evals import code_state
 from clausewise.cli.main import run
 from clausewise.core.config import Settings
-from clausewise.evals.data import GoldDocument
-from clausewise.evals.ingest_bench import integrity, word_accuracy
+from clausewise_lab.cli.evals import code_state
+from clausewise_lab.evals.data import GoldDocument
+from clausewise_lab.evals.ingest_bench import integrity, word_accuracy
 
 
 def test_integrity_is_computed_from_the_smallest_containing_node(settings) -> None:
@@ -37,7 +37,7 @@ def test_word_accuracy_counts_words_recovered_in_order() -> None:
 
 
 def test_clause_integrity_goal_on_development_documents(bench_data: Path) -> None:
-    from clausewise.evals.data import cuad_documents, legalbench_documents
+    from clausewise_lab.evals.data import cuad_documents, legalbench_documents
 
     documents = cuad_documents(bench_data)[:40] + legalbench_documents(bench_data, "contractnli")[:20]
     result = integrity(documents, Settings())

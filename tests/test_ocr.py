@@ -9,7 +9,7 @@ import pytest
 
 from clausewise.core.config import ParsingSettings, StructureSettings
 from clausewise.core.errors import EmptyDocument, OcrUnavailable
-from clausewise.evals.ingest_bench import word_accuracy
+from clausewise_lab.evals.ingest_bench import word_accuracy
 from tools.parsing import ocr, parse_document
 from tools.rendering import rasterize_pdf, text_to_pdf
 from tools.structure.tree_builder import build_tree

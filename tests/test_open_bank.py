@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.evals.bank import in_half
-from clausewise.evals.open_bank import OPEN_KINDS, hand_marks, merged, open_bank, text_sha256
+from clausewise_lab.evals.bank import in_half
+from clausewise_lab.evals.open_bank import hand_marks, merged, open_bank, open_kinds, text_sha256
 
 
 def test_every_kind_is_asked_in_two_or_three_wordings() -> None:
-    assert len(OPEN_KINDS) >= 12
-    assert len({kind.name for kind in OPEN_KINDS}) == len(OPEN_KINDS)
-    assert all(2 <= len(set(kind.wordings)) == len(kind.wordings) <= 3 for kind in OPEN_KINDS)
+    assert len(open_kinds()) >= 12
+    assert len({kind.name for kind in open_kinds()}) == len(open_kinds())
+    assert all(2 <= len(set(kind.wordings)) == len(kind.wordings) <= 3 for kind in open_kinds())
 
 
 def test_hand_marks_are_offsets_with_reasons() -> None:
@@ -39,7 +39,7 @@ def halves(bench_data: Path) -> dict:
 
 @pytest.mark.bench_data
 def test_each_half_asks_every_kind_on_its_own_contracts(halves) -> None:
-    kinds = {kind.name for kind in OPEN_KINDS}
+    kinds = {kind.name for kind in open_kinds()}
     overall: Counter = Counter()
     for half, (questions, texts) in halves.items():
         assert len(questions) >= 30
@@ -83,7 +83,7 @@ def test_the_bank_is_the_same_every_time(bench_data, halves) -> None:
 
 @pytest.mark.bench_data
 def test_a_changed_text_skips_its_hand_marked_questions(bench_data, monkeypatch) -> None:
-    from clausewise.evals import open_bank as module
+    from clausewise_lab.evals import open_bank as module
 
     contracts = module._cuad(bench_data, "check")
     title = next(c.title for c in hand_marks() if in_half(c.title, "check"))
@@ -102,7 +102,7 @@ def test_the_open_bank_runs_through_the_bank_benchmark(bench_data, monkeypatch) 
     """``eval qa --questions open-bank``: the bank's run with these questions, figures per kind."""
     from types import SimpleNamespace
 
-    from clausewise.evals import bank_bench
+    from clausewise_lab.evals import bank_bench
 
     def ingested(runtime, texts, questions, ids):
         for contract, asked in bank_bench._by_contract(questions).items():
@@ -130,6 +130,6 @@ def test_the_open_bank_runs_through_the_bank_benchmark(bench_data, monkeypatch) 
     assert {r["source"] for r in results["rows"]} == {"lawyer"}
     assert all(r["product"]["outcome"] == "ungraded" for r in results["rows"])
     by_kind = results["product"]["open_by_category"]
-    assert set(by_kind) == {kind.name for kind in OPEN_KINDS}  # a small run asks every kind
+    assert set(by_kind) == {kind.name for kind in open_kinds()}  # a small run asks every kind
     assert by_kind["notices"]["answered"] == 0.0 and by_kind["payment"]["answered"] == 1.0
     assert 0 < results["product"]["open_evidence_recall"] <= 1

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.errors import TooCostlyToDraw
-from clausewise.evals.abuse_families import slow_to_draw_pdf
 from clausewise.service.page_images import PageImages
+from clausewise_lab.evals.abuse_families import slow_to_draw_pdf
 from tools.rendering import page_png, text_to_pdf
 
 GOVERNED = (

@@ -10,7 +10,7 @@ import pytest
 from clausewise.core.config import ParsingSettings, StructureSettings
 from clausewise.core.domain import FileType
 from clausewise.core.errors import UndecodableText
-from clausewise.evals.abuse_families import word_file_with
+from clausewise_lab.evals.abuse_families import word_file_with
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document
 from tools.parsing.docx import parse_docx_file

@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from clausewise.core.config import ParsingSettings, StructureSettings
-from clausewise.evals.ingest_bench import word_accuracy
+from clausewise_lab.evals.ingest_bench import word_accuracy
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document
 from tools.rendering import text_to_pdf

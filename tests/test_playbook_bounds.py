@@ -13,7 +13,7 @@ import pytest
 
 from clausewise.cli.main import run
 from clausewise.core.errors import PlaybookConflict, PlaybookNotFound, YamlTooComplex
-from clausewise.evals.abuse_families import alias_bomb, deep_playbook, largest_playbook, positions_of
+from clausewise_lab.evals.abuse_families import alias_bomb, deep_playbook, largest_playbook, positions_of
 from tools.checks.suites import parse_suite
 from tools.playbook.positions import load_positions, parse_positions
 from tools.playbook.shelf import PlaybookShelf

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.config import StructureSettings
-from clausewise.evals import printed_numbers as scorer
-from clausewise.evals.printed_numbers import number_above, printed_numbers
-from clausewise.evals.section_filing import (
+from clausewise_lab.evals import printed_numbers as scorer
+from clausewise_lab.evals.printed_numbers import number_above, printed_numbers
+from clausewise_lab.evals.section_filing import (
     FilingTally,
     align_spans,
     filed_under,

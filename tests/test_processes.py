@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.evals.processes import cpu_seconds
+from clausewise_lab.evals.processes import cpu_seconds
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 

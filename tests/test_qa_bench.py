@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from clausewise.core.report import Source
-from clausewise.evals.qa_bench import score_report
+from clausewise_lab.evals.qa_bench import score_report
 from tools.citations import QuoteVerifier
 
 TEXT = (

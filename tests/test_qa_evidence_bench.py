@@ -9,8 +9,8 @@ def test_gold_spans_are_counted_in_the_passages_and_in_the_excerpts(
     hub, bench_data: Path, tmp_path: Path
 ) -> None:
     from clausewise.core.config import load_settings
-    from clausewise.evals import qa_evidence_bench
     from clausewise.runtime import Runtime
+    from clausewise_lab.evals import qa_evidence_bench
 
     def run(passage_chars: int, scope: str) -> dict:
         settings = load_settings(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from clausewise.evals.rag_baseline import (
+from clausewise_lab.evals.rag_baseline import (
     ROLE,
     OneCallRag,
     chunk_spans,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.evals.data import legalbench_queries
-from clausewise.evals.retrieval_bench import KS, _scores, corpus_contract_id, question_part
+from clausewise_lab.evals.data import legalbench_queries
+from clausewise_lab.evals.retrieval_bench import KS, _scores, corpus_contract_id, question_part
 from tools.retrieval.spans import precision_recall
 
 
@@ -57,7 +57,7 @@ def test_each_query_figures_are_kept_and_average_to_the_row(
     import statistics
 
     from clausewise.core.config import load_settings
-    from clausewise.evals import retrieval_bench
+    from clausewise_lab.evals import retrieval_bench
 
     settings = load_settings(
         overrides={"paths": {"data_dir": str(tmp_path)}, "retrieval": {"reranker": "none"}}

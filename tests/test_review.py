@@ -122,7 +122,7 @@ def test_review_rows_render_as_csv(nda, embedder) -> None:
 
 
 def test_answer_matching_tolerates_wording_but_not_other_values() -> None:
-    from clausewise.evals.cuad_bench import answer_matches
+    from clausewise_lab.evals.cuad_bench import answer_matches
 
     assert answer_matches("State of Delaware", ["Delaware"])
     assert answer_matches("August 26, 1999", ["August 26th, 1999"])
@@ -131,7 +131,7 @@ def test_answer_matching_tolerates_wording_but_not_other_values() -> None:
 
 
 def test_presence_scores_and_threshold_recalibration_by_hand() -> None:
-    from clausewise.evals.cuad_bench import presence_scores, span_overlap, summarise
+    from clausewise_lab.evals.cuad_bench import presence_scores, span_overlap, summarise
 
     assert presence_scores([(True, True), (True, False), (False, True), (False, False)]) == {
         "precision": 0.5,
@@ -173,7 +173,7 @@ def test_presence_scores_and_threshold_recalibration_by_hand() -> None:
 
 @pytest.mark.bench_data
 def test_cuad_contracts_keep_answer_offsets(bench_data: Path) -> None:
-    from clausewise.evals.cuad_bench import cuad_contracts
+    from clausewise_lab.evals.cuad_bench import cuad_contracts
 
     contracts = cuad_contracts(bench_data)
     assert len(contracts) > 100

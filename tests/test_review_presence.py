@@ -197,8 +197,8 @@ def test_the_shipped_head_finds_the_sample_ndas_governing_law_and_parties(nda, e
 
 
 def test_clause_labels_mark_the_clauses_an_answer_overlaps() -> None:
-    from clausewise.evals.cuad_bench import CuadContract
-    from clausewise.train.provisions import clause_labels
+    from clausewise_lab.evals.cuad_bench import CuadContract
+    from clausewise_lab.train.provisions import clause_labels
 
     clauses = [_chunk("1", "node", 0), _chunk("2", "node", 10), _chunk("3", "node", 20)]
     contract = CuadContract("t", "x" * 40, {"Parties": [("..", (8, 12))], "Audit Rights": []})
@@ -207,7 +207,7 @@ def test_clause_labels_mark_the_clauses_an_answer_overlaps() -> None:
 
 
 def test_thresholds_are_calibrated_per_category_on_document_presence() -> None:
-    from clausewise.train.provisions import calibrate_thresholds
+    from clausewise_lab.train.provisions import calibrate_thresholds
 
     gold = np.array([[True, True], [True, False], [False, False], [False, True]])
     best = np.array([[0.30, 0.9], [0.25, 0.8], [0.10, 0.1], [0.05, 0.95]])
@@ -217,7 +217,7 @@ def test_thresholds_are_calibrated_per_category_on_document_presence() -> None:
 
 
 def test_per_category_thresholds_are_kept_only_when_they_generalise() -> None:
-    from clausewise.train.provisions import choose_thresholds
+    from clausewise_lab.train.provisions import choose_thresholds
 
     gold = np.array([[1, 1], [1, 0], [0, 0], [0, 1], [1, 1], [1, 0], [0, 0], [0, 1]], dtype=bool)
     separable = np.where(gold, 0.3, 0.1)  # every category splits at ~0.2, and 0.5 finds nothing
@@ -230,7 +230,7 @@ def test_per_category_thresholds_are_kept_only_when_they_generalise() -> None:
 
 
 def test_the_band_frontier_shows_what_a_classifier_can_and_cannot_commit_to() -> None:
-    from clausewise.train.provisions import band_frontier
+    from clausewise_lab.train.provisions import band_frontier
 
     gold = np.tile(np.array([[True, False], [False, True]]), (20, 1))
     rng = np.random.default_rng(3)
@@ -244,7 +244,7 @@ def test_the_band_frontier_shows_what_a_classifier_can_and_cannot_commit_to() ->
 
 
 def test_the_vocabulary_keeps_grams_of_enough_clauses() -> None:
-    from clausewise.train.provisions import EmbeddedContract, ProvisionTrainConfig, fit_wording
+    from clausewise_lab.train.provisions import EmbeddedContract, ProvisionTrainConfig, fit_wording
 
     texts = ["escrow agent", "escrow deposit", "royalty", "escrow"]
     contract = EmbeddedContract("t", False, np.zeros((4, 2)), np.zeros((4, 1)), np.array([True]), texts)
@@ -255,7 +255,7 @@ def test_the_vocabulary_keeps_grams_of_enough_clauses() -> None:
 
 def test_the_head_is_fitted_on_clause_labels() -> None:
     pytest.importorskip("sklearn")
-    from clausewise.train.provisions import EmbeddedContract, ProvisionTrainConfig, fit_head
+    from clausewise_lab.train.provisions import EmbeddedContract, ProvisionTrainConfig, fit_head
 
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(200, 4)).astype(np.float32)

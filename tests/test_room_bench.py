@@ -10,8 +10,8 @@ import pytest
 
 from clausewise.core.report import Source
 from clausewise.core.room import RoomCell
-from clausewise.evals import room_bench
-from clausewise.evals.bank import BankQuestion
+from clausewise_lab.evals import room_bench
+from clausewise_lab.evals.bank import BankQuestion
 
 TEXT = "1. This Agreement is governed by the laws of the State of New York. 2. Either party may terminate it."
 LAW = "This Agreement is governed by the laws of the State of New York."

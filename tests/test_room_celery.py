@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from clausewise.core.config import load_settings
-from clausewise.evals.processes import RedisServer, WorkerProcess, celery_flags
 from clausewise.service.app import create_app
+from clausewise_lab.evals.processes import RedisServer, WorkerProcess, celery_flags
 from tests.conftest import EXAMPLES
 from tests.live import LiveServer, sse_events, wait_job
 

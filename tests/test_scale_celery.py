@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from clausewise.core.config import load_settings
-from clausewise.evals import scale_bench
-from clausewise.evals.processes import RedisServer, WorkerProcess, celery_flags
 from clausewise.service.app import create_app
+from clausewise_lab.evals import scale_bench
+from clausewise_lab.evals.processes import RedisServer, WorkerProcess, celery_flags
 from tests.live import LiveServer, sse_events, wait_job
 
 pytestmark = [
@@ -196,7 +196,7 @@ def test_redis_stopped_mid_batch_and_started_again(celery_side, redis_server, da
 
 
 def test_a_celery_server_without_redis_says_so(hub, tmp_path: Path) -> None:
-    from clausewise.evals.processes import free_port
+    from clausewise_lab.evals.processes import free_port
 
     url = f"redis://127.0.0.1:{free_port()}"
     jobs = {"backend": "celery", "broker_url": f"{url}/0", "result_backend": f"{url}/1"}

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.config import load_settings
-from clausewise.evals import hostile_probes as hostile
-from clausewise.evals import serve_bench
-from clausewise.evals.instruments import scripted_runtimes
 from clausewise.runtime import Runtime
+from clausewise_lab.evals import hostile_probes as hostile
+from clausewise_lab.evals import serve_bench
+from clausewise_lab.evals.instruments import scripted_runtimes
 
 NOT_YOURS = (
     '{"error":{"code":"contract_not_found","message":"no contract \'owner-secret-nda\' in tenant '
@@ -122,7 +122,7 @@ def test_every_abuse_family_is_refused_as_expected_on_a_live_server(tmp_path) ->
     """`clausewise eval serve`'s abuse families against a real `clausewise serve` process, two
     of each: every status the one expected, no leak, the owner's contract unchanged."""
     from clausewise.core.config import load_settings
-    from clausewise.evals import abuse_families
+    from clausewise_lab.evals import abuse_families
 
     results = abuse_families.run(load_settings(), tmp_path, rounds=2, concurrency=2)
     assert len(results["families"]) == 15

@@ -26,15 +26,15 @@ import openai
 import pymupdf
 import pytest
 
-from clausewise.evals.abuse_families import (
+from clausewise.service.app import create_app
+from clausewise.service.jobs import JobStore
+from clausewise.service.keys import KeyStore
+from clausewise_lab.evals.abuse_families import (
     slow_to_draw_pdf,
     status_of_chunked_upload,
     status_of_head,
     word_file_with,
 )
-from clausewise.service.app import create_app
-from clausewise.service.jobs import JobStore
-from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
 from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job

@@ -12,7 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from clausewise.evals.abuse_families import (
+from clausewise.service.app import create_app
+from clausewise.service.keys import KeyStore
+from clausewise_lab.evals.abuse_families import (
     active_parts,
     active_word_file,
     alias_bomb,
@@ -20,8 +22,6 @@ from clausewise.evals.abuse_families import (
     largest_playbook,
     positions_of,
 )
-from clausewise.service.app import create_app
-from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
 from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job

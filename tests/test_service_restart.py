@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from clausewise.core.config import load_settings
-from clausewise.evals.processes import free_port
 from clausewise.service.jobs import JobStore
+from clausewise_lab.evals.processes import free_port
 from indexes.store import ContractStore
 from tests.conftest import EXAMPLES, REPO
 from tests.live import wait_job

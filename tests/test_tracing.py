@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from clausewise.core.tracing import ContentPolicy, content_policy, record_content, redact
-from clausewise.evals.processes import free_port
+from clausewise_lab.evals.processes import free_port
 from tests.conftest import EXAMPLES, REPO
 from tools.preamble import contract_parties
 

@@ -19,7 +19,7 @@ from lxml import etree
 from openpyxl import load_workbook
 
 from clausewise.core.errors import HiddenText
-from clausewise.evals.abuse_families import active_parts, active_word_file
+from clausewise_lab.evals.abuse_families import active_parts, active_word_file
 from tools.exports import rows_xlsx
 from tools.parsing.docx import parse_docx_file
 from tools.playbook.redlines import Edit, apply_edits, insertion

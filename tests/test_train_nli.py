@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.results import LABELS
-from clausewise.evals.data import ContractNliDocument
-from clausewise.train.nli_data import NliPairConfig, document_pairs, piece_label
+from clausewise_lab.evals.data import ContractNliDocument
+from clausewise_lab.train.nli_data import NliPairConfig, document_pairs, piece_label
 from tools.checks.nli import NliClassifier, shipped_nli_dir
 
 

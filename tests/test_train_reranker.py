@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from clausewise.evals import folds
-from clausewise.evals.acord_bench import ndcg
-from clausewise.train import reranker_data as rd
-from clausewise.train.reranker import (
+from clausewise_lab.evals import folds
+from clausewise_lab.evals.acord_bench import ndcg
+from clausewise_lab.train import reranker_data as rd
+from clausewise_lab.train.reranker import (
     ASSETS_DIR,
     OnnxReranker,
     length_grouped_batches,
@@ -369,7 +369,7 @@ def test_cli_registers_a_train_reranker_command() -> None:
     import typer
     from typer.testing import CliRunner
 
-    from clausewise.cli import train_cmd
+    from clausewise_lab.cli import train as train_cmd
 
     app = typer.Typer()
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.evals.highlight_bench import CHROMIUM, CHROMIUM_ARGS
 from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
+from clausewise_lab.evals.highlight_bench import CHROMIUM, CHROMIUM_ARGS
 from indexes.store import ContractStore
 from tests.conftest import EXAMPLES, REPO
 from tests.fakes import LegalScript

@@ -1,15 +1,12 @@
-"""``clausewise exemplars add|list|seed``: the library of labelled cross-document examples."""
+"""``clausewise exemplars add|list``: the library of labelled cross-document examples (the lab adds
+``seed``, from the benchmark data)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from clausewise.cli.app import console, state_of
-from clausewise.evals.data import require
-from clausewise.evals.exemplars import contractnli_exemplars
 from tools.retrieval.exemplars import Exemplar
 
 exemplars_app = typer.Typer(
@@ -29,18 +26,6 @@ def add(
     library = state_of(ctx).runtime().exemplars
     added = library.add([Exemplar(text=text, label=label, question=question, source=source)])
     console.print("Added 1 example." if added else "Already in the library.")
-
-
-@exemplars_app.command("seed")
-def seed(
-    ctx: typer.Context, data: Path | None = typer.Option(None, "--data", help="Benchmark data folder.")
-) -> None:
-    """Add the ContractNLI development evidence as examples."""
-    runtime = state_of(ctx).runtime()
-    root = require(Path(data or runtime.settings.paths.bench_data))
-    with console.status("embedding the examples..."):
-        added = runtime.exemplars.add(contractnli_exemplars(root))
-    console.print(f"Added {added} ContractNLI examples ({len(runtime.exemplars.examples())} in the library).")
 
 
 @exemplars_app.command("list")

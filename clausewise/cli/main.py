@@ -9,26 +9,33 @@ are printed as one line and exit with the error's code; bugs keep their tracebac
 from __future__ import annotations
 
 import sys
+from importlib.metadata import entry_points
 
 from clausewise.cli.app import AppState, app, error_console
-from clausewise.core.errors import ClausewiseError
+from clausewise.core.errors import ClausewiseError, ConfigError
+
+#: The entry-point group through which other packages add commands: the lab (``lab/``) adds
+#: ``eval`` (the benchmarks) and ``train`` (the training pipelines). The product imports none of
+#: them; a user without the lab gets a clear error for those commands instead of "no such command".
+COMMANDS_GROUP = "clausewise.commands"
+LAB_COMMANDS = ("eval", "train")
 
 
-def _register_commands() -> None:
+def _register_commands() -> set[str]:
+    """Register the product's commands, then those other installed packages add; returns the
+    names of the added ones."""
     from clausewise.cli import (
         ask_cmd,
         audit_cmd,
         check_cmd,
         config_cmd,
         contracts,
-        evals,
         exemplars_cmd,
         ingest,
         models_cmd,
         playbook_cmd,
         review_cmd,
         serve_cmd,
-        train_cmd,
         worker_cmd,
     )
 
@@ -42,10 +49,26 @@ def _register_commands() -> None:
     contracts.register(app)
     models_cmd.register(app)
     config_cmd.register(app)
-    evals.register(app)
     serve_cmd.register(app)
-    train_cmd.register(app)
     worker_cmd.register(app)
+    added: set[str] = set()
+    for entry in entry_points(group=COMMANDS_GROUP):
+        entry.load()(app)
+        added.add(entry.name)
+    return added
+
+
+def _lab_missing(args: list[str], added: set[str]) -> ConfigError | None:
+    """The error for a lab command (``eval``, ``train``) when the lab is not installed."""
+    command = next((arg for arg in args if not arg.startswith("-")), "")
+    if command in LAB_COMMANDS and command not in added:
+        return ConfigError(
+            f"`clausewise {command}` comes with the lab (the benchmarks and the training pipelines), "
+            "which is not installed",
+            hint="install it from a checkout of the repository: pip install -e ./lab "
+            "(make setup-test does), then run the command again",
+        )
+    return None
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -55,7 +78,9 @@ def run(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         args, overrides = split_overrides(args)
-        _register_commands()
+        missing = _lab_missing(args, _register_commands())
+        if missing is not None:
+            raise missing
         app(args=args, obj=AppState(overrides=overrides), prog_name="clausewise")
     except ClausewiseError as error:
         error_console.print(f"[bold red]error:[/bold red] {error}", soft_wrap=True)

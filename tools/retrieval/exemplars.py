@@ -3,7 +3,7 @@ hypothesis it was judged against, where it came from), indexed with llama-index 
 be shown how similar cases were decided.
 
 Users add their own with ``clausewise exemplars add``; ``clausewise exemplars seed`` adds the
-ContractNLI development evidence (an entry-point job: :mod:`clausewise.evals.exemplars`). The
+ContractNLI development evidence (an entry-point job: :mod:`clausewise_lab.evals.exemplars`). The
 library lives in ``<data_dir>/exemplars``: the examples as
 JSON lines (the source of truth) and a llama-index vector index rebuilt from them.
 """

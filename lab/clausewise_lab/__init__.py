@@ -1,0 +1,8 @@
+"""The Clausewise lab: the benchmarks (``clausewise eval ...``), the evaluation gate, the
+training pipelines (``clausewise train ...``) and the evaluation data they read.
+
+It lives beside the product, in the same repository, and is installed on its own
+(``pip install -e ./lab``; ``make setup-test`` does): the product never imports it (an import
+contract checks), so a lawyer's installation holds none of it. Its commands join the product's
+command line through the ``clausewise.commands`` entry points.
+"""
