@@ -9,6 +9,7 @@ are printed as one line and exit with the error's code; bugs keep their tracebac
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from importlib.metadata import entry_points
 
 from clausewise.cli.app import AppState, app, error_console
@@ -58,17 +59,29 @@ def _register_commands() -> set[str]:
     return added
 
 
-def _lab_missing(args: list[str], added: set[str]) -> ConfigError | None:
-    """The error for a lab command (``eval``, ``train``) when the lab is not installed."""
-    command = next((arg for arg in args if not arg.startswith("-")), "")
-    if command in LAB_COMMANDS and command not in added:
-        return ConfigError(
+def _lab_stub(command: str) -> Callable[[], None]:
+    """A stand-in for a lab command when the lab is not installed: it says how to install it."""
+
+    def stub() -> None:
+        raise ConfigError(
             f"`clausewise {command}` comes with the lab (the benchmarks and the training pipelines), "
             "which is not installed",
             hint="install it from a checkout of the repository: pip install -e ./lab "
             "(make setup-test does), then run the command again",
         )
-    return None
+
+    stub.__doc__ = f"Not installed: `clausewise {command}` comes with the lab (pip install -e ./lab)."
+    return stub
+
+
+def _stand_in_for_the_lab(added: set[str]) -> None:
+    for command in LAB_COMMANDS:
+        if command not in added:
+            app.command(
+                command,
+                hidden=True,
+                context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+            )(_lab_stub(command))
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -78,9 +91,7 @@ def run(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         args, overrides = split_overrides(args)
-        missing = _lab_missing(args, _register_commands())
-        if missing is not None:
-            raise missing
+        _stand_in_for_the_lab(_register_commands())
         app(args=args, obj=AppState(overrides=overrides), prog_name="clausewise")
     except ClausewiseError as error:
         error_console.print(f"[bold red]error:[/bold red] {error}", soft_wrap=True)
