@@ -141,9 +141,7 @@ def test_playbook_on_a_folder_writes_the_reviews_and_a_redline_per_contract(
     assert code == 2 and "no playbook" in err
 
 
-def test_a_lab_command_without_the_lab_says_how_to_install_it(
-    cli, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_lab_command_without_the_lab_says_how_to_install_it(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from clausewise.cli import main
 
     monkeypatch.setattr(main, "entry_points", lambda group: [])  # as on a machine without the lab

@@ -355,11 +355,11 @@ def test_the_cli_grid_over_a_folder_with_exports(cli, room, tmp_path: Path) -> N
     assert {(r["contract"], r["answer"]) for r in lines} >= {("mutual-nda", "value"), ("broken.pdf", "error")}
     governing = next(r for r in lines if r["contract"] == "services-agreement" and "law" in r["question"])
     assert governing["clauses"] == "11.1" and "New York" in governing["quotes"] and governing["spans"]
-    code, output, _ = cli("ask", "--all", QUESTIONS[0], "--format", "json")
+    code, output, err = cli("ask", "--all", QUESTIONS[0], "--format", "json")
     assert code == 0
-    data = json.loads(output[output.index("{") :])
+    data = json.loads(output)  # with --format, standard output holds the result alone
     assert [row["contract_id"] for row in data["grid"]] == ["mutual-nda", "services-agreement"]
-    assert "(from the previous run)" not in output  # another grid: other sources
+    assert "Q1. Which law governs" in err and "(from the previous run)" not in err  # other sources
     code, output, _ = cli("ask", "--all", QUESTIONS[0])
     assert code == 0 and "(from the previous run)" in output
 
@@ -382,8 +382,69 @@ def test_one_contract_and_one_question_keep_the_quick_answer(cli) -> None:
         "ask", "services-agreement", "Which law governs the agreement?", "--quick", "--format", "json"
     )
     assert code == 0
-    answer = json.loads(output[output.index("{") :])
+    answer = json.loads(output)
     assert answer["short_answer"]["line"] == "New York [1]" and answer["contract_id"] == "services-agreement"
+
+
+PROVISIONS = """name: two
+provisions:
+  - key: governing-law
+    name: Governing Law
+    kind: fact
+    question: Which state or country's law governs the interpretation of the contract?
+    keywords: [governed by, laws of]
+  - key: non-compete
+    name: Non-Compete
+    question: Is a party restricted from competing with the other party?
+    keywords: [compete, competing business]
+"""
+PLAYBOOK = """name: law-only
+version: "1"
+positions:
+  - id: governing-law
+    clause: Governing Law
+    standard: {law: [England]}
+    risk: medium
+"""
+#: Every command that takes --format, on the room's contracts (the real deciders, no language model).
+FORMATTED = {
+    "check": ["check", "mutual-nda", "--hypothesis", "The agreement is governed by English law."],
+    "review": ["review", "mutual-nda", "--provisions", "{provisions}"],
+    "playbook": ["playbook", "mutual-nda", "--playbook", "{playbook}"],
+    "ask --quick": ["ask", "mutual-nda", "Which law governs the agreement?", "--quick"],
+    "ask, a grid": ["ask", "mutual-nda", "services-agreement", "Which law governs the agreement?"],
+    "audit": ["audit"],
+}
+TEXT_FORMATS = {"check": "csv", "review": "md", "playbook": "md", "ask --quick": "md", "ask, a grid": "csv"}
+
+
+@pytest.mark.parametrize("command", list(FORMATTED))
+def test_format_puts_the_result_alone_on_standard_output_with_or_without_out(
+    cli, command: str, tmp_path: Path
+) -> None:
+    provisions, playbook = tmp_path / "two.yaml", tmp_path / "law.yaml"
+    provisions.write_text(PROVISIONS, encoding="utf-8")
+    playbook.write_text(PLAYBOOK, encoding="utf-8")
+    args = [a.format(provisions=provisions, playbook=playbook) for a in FORMATTED[command]]
+    code, printed, _ = cli(*args, "--format", "json")
+    assert code == 0
+    shown = json.loads(printed)  # nothing but the result on standard output
+    if command == "audit":  # it writes no file: its records, as a list
+        assert isinstance(shown, list) and all("action" in record for record in shown)
+        return
+    saved = tmp_path / "result.json"
+    code, printed, err = cli(*args, "--format", "json", "--out", str(saved))
+    assert code == 0 and "written to" in err
+    assert json.loads(printed) == json.loads(saved.read_text(encoding="utf-8"))  # the same result, both ways
+    text = TEXT_FORMATS[command]
+    code, printed, _ = cli(*args, "--format", text)
+    assert code == 0 and printed.strip() and not printed.lstrip().startswith(("{", "["))
+    if text == "csv":
+        assert "," in printed.splitlines()[0]
+    # without --format, a file gets the result and standard output the human view
+    as_file = tmp_path / f"result.{text}"
+    code, printed, _ = cli(*args, "--out", str(as_file))
+    assert code == 0 and as_file.read_text(encoding="utf-8").strip() and "written to" in printed
 
 
 def test_selected_cells_get_their_full_report(room, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import typer
 from rich.markdown import Markdown
 
 from clausewise.cli.app import console, error_console, state_of
-from clausewise.cli.results import write_atomic
+from clausewise.cli.results import Output
 from clausewise.core.errors import ClausewiseError, ContractNotFound
 from clausewise.core.report import Report
 
@@ -64,14 +64,12 @@ def _describe(event: ProgressEvent) -> str:
     return event.event
 
 
-def _show(report: Report, fmt: str, out: Path | None) -> None:
-    if out is not None:
-        write_atomic(out, report.render(fmt))
-        console.print(f"Report written to [bold]{out}[/bold] ({fmt})")
-    elif fmt in {"md", "markdown"}:
-        console.print(Markdown(report.to_markdown()))
+def _show(report: Report, output: Output) -> None:
+    """The report: as the output convention says, else rendered as Markdown for the terminal."""
+    if output.given or output.out is not None:
+        output.result(report.render(output.fmt), "Report")
     else:
-        console.print(report.render(fmt), markup=False, highlight=False, soft_wrap=True)
+        console.print(Markdown(report.to_markdown()))
 
 
 def ask(
@@ -148,49 +146,43 @@ def ask(
             turns=turns,
         )
         return
-    _ask_one(
-        api, split.contracts[0], split.questions[0], fmt or "md", out, quick, context, instructions, turns
-    )
+    output = Output.of(fmt, out, "md", ("md", "json") if quick else ("md", "json", "html"))
+    _ask_one(api, split.contracts[0], split.questions[0], output, quick, context, instructions, turns)
 
 
 def _ask_one(
     api: Clausewise,
     contract: str,
     question: str,
-    fmt: str,
-    out: Path | None,
+    output: Output,
     quick: bool,
     context: str,
     instructions: str,
     turns: int | None,
 ) -> None:
     """One question on one contract: the streamed research and the report (or the quick answer)."""
-    if fmt not in {"md", "markdown", "json", "html"}:
-        raise typer.BadParameter("use md, json or html", param_hint="--format")
+    view = output.view
     if quick:
-        with console.status("Deciding..."):
+        with view.status("Deciding..."):
             answer = api.quick(contract, question)
-        text = answer.model_dump_json(indent=2) if fmt == "json" else answer.to_markdown()
-        if out is not None:
-            write_atomic(out, text)
-            console.print(f"Answer written to [bold]{out}[/bold]")
-        elif fmt == "json":
-            console.print(text, markup=False, highlight=False, soft_wrap=True)
+        if output.given or output.out is not None:
+            text = answer.model_dump_json(indent=2) if output.fmt == "json" else answer.to_markdown()
+            output.result(text, "Answer")
         else:
-            console.print(Markdown(text))
+            console.print(Markdown(answer.to_markdown()))
         return
     report: Report | None = None
-    with console.status("Loading the models and the contract...") as status:
+    with view.status("Loading the models and the contract...") as status:
         for item in api.ask_stream(
             contract, question, context=context, instructions=instructions, turns=turns
         ):
             if isinstance(item, Report):
                 report = item
             else:
-                console.print(_describe(item))
+                view.print(_describe(item))
                 status.update("Researching..." if item.event in {"start", "question"} else "Writing...")
     assert report is not None
-    _show(report, fmt, out)
+    _show(report, output)
 
 
 def chat(
@@ -236,7 +228,7 @@ def chat(
                 follow = None
                 for item in items:
                     if isinstance(item, Report):
-                        _show(item, "md", None)
+                        console.print(Markdown(item.to_markdown()))
                     elif isinstance(item, Clarification):
                         console.print(f"[bold yellow]clausewise>[/bold yellow] {item.question}")
                         follow = conversation.reply(console.input("[bold cyan]you>[/bold cyan] ").strip())

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from clausewise.cli.app import console, state_of
+from clausewise.cli.app import state_of
 
 if TYPE_CHECKING:
     from clausewise.core.results import CheckResult
@@ -79,16 +79,17 @@ def check(
 ) -> None:
     """Check hypotheses against a contract or a folder: Entailment / Contradiction / NotMentioned."""
     from clausewise.api import Clausewise
-    from clausewise.cli.results import folder_files, output_format, write_output
+    from clausewise.cli.results import folder_files, output_format
     from tools.checks.render import render
 
-    chosen = output_format(fmt, out)
+    output = output_format(fmt, out)
+    view = output.view
     combined = _suite(hypothesis, suite)
     total = len(combined.hypotheses)
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
     rows: list[tuple[str, CheckResult]] = []
     folder = Path(target)
-    with console.status("Loading the models and the contract...") as status:
+    with view.status("Loading the models and the contract...") as status:
         if folder.is_dir():
             files = folder_files(folder)
             total *= len(files)
@@ -96,21 +97,20 @@ def check(
             for number, item in enumerate(items, start=1):
                 rows.append((item.contract_id, item.result))
                 note = "from the previous run" if item.resumed else f"{item.result.seconds:.1f} s"
-                console.print(
+                view.print(
                     f"[{number}/{total}] {item.contract_id} {item.result.key}: {_label(item.result)} ({note})"
                 )
                 status.update(f"Checking {min(number + 1, total)} of {total}...")
         else:
             for number, result in enumerate(api.check(target, combined, report=report), start=1):
                 rows.append((target, result))
-                console.print(
+                view.print(
                     f"[{number}/{total}] {result.key}: {_label(result)} "
                     f"({result.confidence:.2f}, {result.seconds:.1f} s)"
                 )
                 status.update(f"Checking {min(number + 1, total)} of {total}...")
-    console.print(_matrix(rows, combined) if folder.is_dir() else _table(rows))
-    if out is not None:
-        write_output(out, render(chosen, rows), chosen)
+    view.print(_matrix(rows, combined) if folder.is_dir() else _table(rows))
+    output.result(render(output.fmt, rows))
 
 
 def register(app: typer.Typer) -> None:

@@ -6,13 +6,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from clausewise.cli.app import console, state_of
+from clausewise.cli.app import state_of
 from clausewise.core.config import deep_merge
 from clausewise.core.results import PlaybookSummary, PositionReview
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tools.redline_export import RedlineDocx
 
 _COLOURS = {"high": "red", "medium": "yellow", "low": "green"}
 
@@ -39,7 +45,9 @@ def playbook(
         "--playbook",
         help="A built-in playbook (playbook-commercial, playbook-nda) or a YAML file.",
     ),
-    fmt: str | None = typer.Option(None, "--format", help="json or md (default: --out's suffix, else json)."),
+    fmt: str | None = typer.Option(
+        None, "--format", help="json or md, printed (default: --out's suffix, else json, written only)."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Write the review to this file."),
     redline: Path | None = typer.Option(
         None, "--redline", help="Write the redlines as tracked changes: a DOCX (a folder for a folder)."
@@ -62,16 +70,13 @@ def playbook(
 ) -> None:
     """Review contracts against a playbook: verdict, risk, the clause quoted, and redlines."""
     from clausewise.api import Clausewise
-    from clausewise.cli.results import folder_files, write_atomic, write_output
+    from clausewise.cli.results import Output, folder_files, write_atomic
     from tools.playbook.positions import load_positions
-    from tools.playbook.redlines import merged
     from tools.playbook.render import to_json, to_markdown
-    from tools.playbook.summary import redline_queue, summarise
+    from tools.playbook.summary import summarise
 
-    chosen = fmt or (out.suffix.lstrip(".").lower() if out is not None else "json")
-    chosen = "md" if chosen == "markdown" else chosen
-    if chosen not in ("json", "md"):
-        raise typer.BadParameter("use json or md", param_hint="--format")
+    output = Output.of(fmt, out, "json", ("json", "md"))
+    view = output.view
     positions = load_positions(playbook_name)
     app_state = state_of(ctx)
     if draft:
@@ -80,11 +85,11 @@ def playbook(
     folder = Path(target).is_dir()
     rows: list[tuple[str, PositionReview]] = []
     versions: dict[str, int | None] = {}
-    with console.status("Loading the models and the contract...") as status:
+    with view.status("Loading the models and the contract...") as status:
         if folder:
             for item in api.playbook_batch(folder_files(Path(target)), positions, fresh=fresh):
                 if item.error:
-                    console.print(f"[red]{item.contract_id}[/red]: {item.error}")
+                    view.print(f"[red]{item.contract_id}[/red]: {item.error}")
                     continue
                 rows.append((item.contract_id, item.result))  # type: ignore[arg-type]
                 versions[item.contract_id] = item.contract_version
@@ -96,24 +101,23 @@ def playbook(
                     status.update(
                         f"Reviewed {len(rows)} of {len(positions.positions)}: {item.position_id}..."
                     )
-    console.print(_table(rows, folder))
+    view.print(_table(rows, folder))
     contracts = list(dict.fromkeys(contract for contract, _ in rows))
     by_contract = {c: [r for contract, r in rows if contract == c] for c in contracts}
     summaries: dict[str, PlaybookSummary] = {c: summarise(reviews) for c, reviews in by_contract.items()}
     for contract, summary in summaries.items():
-        console.print(
+        view.print(
             f"{contract + ': ' if folder else ''}overall risk [bold]{summary.overall_risk}[/]; "
             f"{len(summary.high)} high, {len(summary.medium)} medium, {len(summary.low)} low open point(s); "
             f"{len(summary.refused)} refused."
         )
-    if out is not None:
-        if chosen == "md":
-            text = "\n".join(to_markdown(c, by_contract[c], summaries[c]) for c in contracts)
-        elif folder:  # one JSON document: a list of the contracts' reviews
-            text = "[\n" + ",\n".join(to_json(c, by_contract[c], summaries[c]) for c in contracts) + "\n]"
-        else:
-            text = to_json(target, by_contract.get(target, []), summaries.get(target, PlaybookSummary()))
-        write_output(out, text, chosen)
+    if output.fmt == "md":
+        text = "\n".join(to_markdown(c, by_contract[c], summaries[c]) for c in contracts)
+    elif folder:  # one JSON document: a list of the contracts' reviews
+        text = "[\n" + ",\n".join(to_json(c, by_contract[c], summaries[c]) for c in contracts) + "\n]"
+    else:
+        text = to_json(target, by_contract.get(target, []), summaries.get(target, PlaybookSummary()))
+    output.result(text)
     if redline is not None:
         for contract in contracts:
             target_file = redline / f"{contract}-redline.docx" if folder else redline
@@ -126,21 +130,29 @@ def playbook(
                 keep_active=keep_active,
             )
             write_atomic(target_file, made.data)
-            kept, left_out = merged(redline_queue(by_contract[contract]))
-            also = f"; left out, as they change words a higher risk's edit changes: {', '.join(left_out)}"
-            base = "in the contract's own Word file"
-            if made.base == "text":
-                base = f"in its text ({made.reason})"
-            console.print(
-                f"Redline written to [bold]{target_file}[/bold] ({len(kept)} tracked change(s) {base}"
-                f"{also if left_out else ''})"
-            )
-            if made.removed:
-                console.print(
-                    "Left out of the redline, as it could run or fetch content when opened: "
-                    + "; ".join(made.removed)
-                    + " (--keep-active-content keeps it)"
-                )
+            _said_of_redline(view, target_file, made, by_contract[contract])
+
+
+def _said_of_redline(
+    view: Console, target_file: Path, made: RedlineDocx, reviews: list[PositionReview]
+) -> None:
+    """What the redline holds and what was left out of it."""
+    from tools.playbook.redlines import merged
+    from tools.playbook.summary import redline_queue
+
+    kept, left_out = merged(redline_queue(reviews))
+    also = f"; left out, as they change words a higher risk's edit changes: {', '.join(left_out)}"
+    base = "in the contract's own Word file" if made.base == "original" else f"in its text ({made.reason})"
+    view.print(
+        f"Redline written to [bold]{target_file}[/bold] ({len(kept)} tracked change(s) {base}"
+        f"{also if left_out else ''})"
+    )
+    if made.removed:
+        view.print(
+            "Left out of the redline, as it could run or fetch content when opened: "
+            + "; ".join(made.removed)
+            + " (--keep-active-content keeps it)"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from clausewise.cli.app import console, state_of
+from clausewise.cli.app import state_of
 
 if TYPE_CHECKING:
     from clausewise.core.results import ProvisionResult
@@ -48,17 +48,18 @@ def review(
 ) -> None:
     """Review provisions (CUAD's 41 by default): present or absent, clauses, values, quotes."""
     from clausewise.api import Clausewise
-    from clausewise.cli.results import folder_files, output_format, write_output
+    from clausewise.cli.results import folder_files, output_format
     from tools.review.provisions import load_provisions
     from tools.review.render import render
 
-    chosen = output_format(fmt, out)
+    output = output_format(fmt, out)
+    view = output.view
     provision_list = load_provisions(provisions)
     api = Clausewise(runtime=state_of(ctx).runtime(tenant))
     rows: list[tuple[str, ProvisionResult]] = []
     folder = Path(target)
     total = len(provision_list.provisions)
-    with console.status("Loading the models and the contract...") as status:
+    with view.status("Loading the models and the contract...") as status:
         if folder.is_dir():
             files = folder_files(folder)
             total *= len(files)
@@ -69,13 +70,12 @@ def review(
             for number, result in enumerate(api.review(target, provision_list), start=1):
                 rows.append((target, result))
                 status.update(f"Reviewed {number} of {total}: {result.name}...")
-    console.print(_table(rows, folder.is_dir()))
+    view.print(_table(rows, folder.is_dir()))
     present = sum(r.present for _, r in rows)
-    console.print(
+    view.print(
         f"{present} of {len(rows)} provision(s) present; absence means no clause reached the threshold."
     )
-    if out is not None:
-        write_output(out, render(chosen, rows), chosen)
+    output.result(render(output.fmt, rows))
 
 
 def register(app: typer.Typer) -> None:

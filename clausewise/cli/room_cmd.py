@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from clausewise.cli.app import console
-from clausewise.cli.results import write_atomic
+from clausewise.cli.results import Output, write_atomic
 from clausewise.cli.room_args import RoomArguments
 from clausewise.core.errors import ConfigError, ContractNotFound
 from clausewise.core.room import RoomCell, room_questions
@@ -66,15 +66,13 @@ def selectors(texts: Iterable[str], questions: int) -> list[Selector]:
     return chosen
 
 
-def room_format(fmt: str | None, out: Path | None) -> str:
-    """``--format``, else the suffix of ``--out``, else Markdown; refused unless md, csv, json or xlsx."""
-    chosen = (fmt or (out.suffix.lstrip(".").lower() if out is not None else "md")).lower()
-    chosen = "md" if chosen == "markdown" else chosen
-    if chosen not in FORMATS:
-        raise typer.BadParameter(f"a grid is written as {', '.join(FORMATS)}", param_hint="--format")
-    if chosen == "xlsx" and out is None:
+def room_output(fmt: str | None, out: Path | None) -> Output:
+    """``--format``, else the suffix of ``--out``, else Markdown; refused unless md, csv, json or
+    xlsx (an Excel grid only to a file)."""
+    output = Output.of(fmt, out, "md", FORMATS)
+    if output.fmt == "xlsx" and out is None:
         raise typer.BadParameter("an Excel grid needs --out FILE.xlsx", param_hint="--format")
-    return chosen
+    return output
 
 
 def sources_of(api: Clausewise, split: RoomArguments) -> list[Path | str]:
@@ -137,17 +135,17 @@ def _grid_table(questions: list[tuple[str, str]], rows: list[Row]) -> Table:
     return table
 
 
-def _print_rollup(summary: Rollup) -> None:
+def _print_rollup(view: Console, summary: Rollup) -> None:
     for number, part in enumerate(summary.questions, start=1):
         counts = ", ".join(f"{n} {answer}" for answer, n in part.counts.items() if n)
-        console.print(f"[bold]Q{number}[/bold] {part.contracts} contracts: {counts or 'none'}")
+        view.print(f"[bold]Q{number}[/bold] {part.contracts} contracts: {counts or 'none'}")
         for group in part.values:
-            console.print(
+            view.print(
                 f"  {escape(group.label)} ({len(group.contracts)}): {escape(', '.join(group.contracts))}"
             )
         for outlier in part.outliers:
             said = escape(f"{outlier.contract_id}: {outlier.shown} ({outlier.why})")
-            console.print(f"  [yellow]outlier[/yellow] {said}")
+            view.print(f"  [yellow]outlier[/yellow] {said}")
 
 
 def run_room(
@@ -164,21 +162,22 @@ def run_room(
     turns: int | None,
 ) -> None:
     """The grid: rows as contracts finish, then the table, the roll-up, the file, the reports."""
-    chosen = room_format(fmt, out)
+    output = room_output(fmt, out)
+    view = output.view
     questions = room_questions(split.questions)
     wanted = selectors(reports, len(questions))
     sources = sources_of(api, split)
     for number, (_, question) in enumerate(questions, start=1):
-        console.print(f"Q{number}. {escape(question)}")
+        view.print(f"Q{number}. {escape(question)}")
     rows: list[Row] = []
-    with console.status(f"Deciding {len(questions)} question(s) on {len(sources)} contract(s)..."):
+    with view.status(f"Deciding {len(questions)} question(s) on {len(sources)} contract(s)..."):
         items = api.ask_room(sources, [q for _, q in questions], fresh=fresh)
         for done, group in enumerate(_by_contract(items), start=1):
             contract = group[0].contract_id
             if group[0].error is not None:
                 rows.append((contract, None, group[0].error))
                 error = escape(group[0].error)
-                console.print(f"\\[{done}/{len(sources)}] {escape(contract)}: [red]not read[/]: {error}")
+                view.print(f"\\[{done}/{len(sources)}] {escape(contract)}: [red]not read[/]: {error}")
                 continue
             cells = {item.result.key: item.result for item in group if isinstance(item.result, RoomCell)}
             rows += [(contract, cells[key], "") for key, _ in questions if key in cells]
@@ -188,21 +187,24 @@ def run_room(
                 for n, (key, _) in enumerate(questions, start=1)
                 if key in cells
             )
-            console.print(f"\\[{done}/{len(sources)}] {escape(contract)}{resumed}: {said}")
+            view.print(f"\\[{done}/{len(sources)}] {escape(contract)}{resumed}: {said}")
     summary = rollup(
         questions, [(c, cell) for c, cell, _ in rows], [c for c, cell, _ in rows if cell is None]
     )
-    if out is None and chosen in ("json", "csv"):
-        console.print(render(chosen, questions, rows, summary), markup=False, highlight=False, soft_wrap=True)
-    else:
-        console.print(_grid_table(questions, rows))
-        _print_rollup(summary)
-    if out is not None:
-        write_atomic(out, render(chosen, questions, rows, summary))
-        console.print(f"Grid written to [bold]{out}[/bold] ({chosen})")
+    view.print(_grid_table(questions, rows))
+    _print_rollup(view, summary)
+    output.result(render(output.fmt, questions, rows, summary), "Grid")
     if wanted:
         _reports(
-            api, questions, rows, wanted, reports_dir or _reports_folder(out), context, instructions, turns
+            api,
+            questions,
+            rows,
+            wanted,
+            reports_dir or _reports_folder(out),
+            context,
+            instructions,
+            turns,
+            view,
         )
 
 
@@ -219,6 +221,7 @@ def _reports(
     context: str,
     instructions: str,
     turns: int | None,
+    view: Console,
 ) -> None:
     """The full report of every selected cell, one Markdown file each."""
     contracts = [c for c, cell, _ in rows if cell is not None]
@@ -232,8 +235,8 @@ def _reports(
         for number, (_, question) in enumerate(questions, start=1):
             if not any(s.takes(contract, number) for s in wanted):
                 continue
-            with console.status(f"Writing the report of {contract}, Q{number}..."):
+            with view.status(f"Writing the report of {contract}, Q{number}..."):
                 report = api.ask(contract, question, context=context, instructions=instructions, turns=turns)
             path = folder / f"{contract}-q{number}.md"
             write_atomic(path, report.to_markdown())
-            console.print(f"Report of {contract}, Q{number}: [bold]{path}[/bold]")
+            view.print(f"Report of {contract}, Q{number}: [bold]{path}[/bold]")
