@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_DATA := .clausewise-demo
 PIP := $(BIN)/pip install --disable-pip-version-check --progress-bar off -q
 
-.PHONY: setup setup-test system-deps system-deps-test demo test lint bench-ingest clean
+.PHONY: setup setup-test system-deps system-deps-test demo test test-fast lint bench-ingest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,9 +61,17 @@ demo: setup system-deps
 	$(BIN)/clausewise --data-dir $(DEMO_DATA) ask mutual-nda "$(DEMO_QUESTION)"
 
 # Two malloc arenas: the suite's many threads (servers, jobs, model runtimes) may otherwise each grow
-# an arena of their own, which glibc rarely gives back to the system.
+# an arena of their own, which glibc rarely gives back to the system. Two test workers, a module
+# each at a time (its fixtures, servers and models built once), the longest modules first: a test
+# waiting on a server, a worker or a browser leaves a core to the other (tests/conftest.py).
+PYTEST := MALLOC_ARENA_MAX=2 $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 test: setup-test system-deps-test
-	MALLOC_ARENA_MAX=2 $(BIN)/python -m pytest
+	$(PYTEST)
+
+# The inner loop: the suite without its slow modules (live servers, workers, browsers, real-model
+# runs, the gate), in a few minutes.
+test-fast: setup-test
+	$(PYTEST) -m "not slow"
 
 lint: setup-test
 	$(BIN)/ruff check .

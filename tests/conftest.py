@@ -66,6 +66,70 @@ def pytest_configure(config: pytest.Config) -> None:
     socket.getaddrinfo = _guarded_getaddrinfo  # type: ignore[assignment]
 
 
+# --- the run's order: the longest modules first -----------------------------------------------
+
+#: Modules that take over ten seconds, the longest first (``pytest --durations=0``, stop 72, the
+#: 2-core machine): live servers, Celery workers, browsers, real models, the evaluation gate.
+#: They are marked ``slow`` (``make test-fast`` leaves them out) and run first, so that two test
+#: workers (``pytest -n 2 --dist loadfile``) do not end with one long module left to one of them.
+SLOW_MODULES = (
+    "test_scale_celery",
+    "test_eval_gate",
+    "test_room_bench",
+    "test_service_hostile",
+    "test_room_celery",
+    "test_cli",
+    "test_web",
+    "test_checks",
+    "test_serve_bench",
+    "test_service_restart",
+    "test_checks_real",
+    "test_service_playbooks",
+    "test_qa_real",
+    "test_retrieval",
+    "test_decider",
+    "test_tracing",
+    "test_store",
+    "test_room",
+    "test_openai_backend_real",
+    "test_qa_evidence_bench",
+    "test_service_real",
+    "test_ingest_bench",
+    "test_retrieval_bench",
+    "test_review",
+    "test_embeddings",
+    "test_service",
+    "test_finishing",
+    "test_service_faults",
+    "test_room_service",
+    "test_playbook",
+    "test_llm_real",
+    "test_service_audit",
+    "test_room_web",
+    "test_page_images",
+    "test_redline_drafter",
+    "test_playbook_web",
+    "test_logging",
+    "test_ocr",
+    "test_service_tenants",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow modules' tests ``slow`` and run those modules first, longest first; the
+    others keep their order. Every test worker computes the same order from the same list."""
+    rank = {name: number for number, name in enumerate(SLOW_MODULES)}
+    for item in items:
+        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in rank:
+            item.add_marker(pytest.mark.slow)
+
+    def place(item: pytest.Item) -> int:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else ""
+        return rank.get(module, len(rank))
+
+    items.sort(key=place)  # stable: tests keep their order within a module
+
+
 # --- data --------------------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clausewise.cli.main import run
+from clausewise.core.errors import ConfigError
 from indexes.audit_log import local_actor
 
 
@@ -21,14 +22,26 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
+def with_the_sessions_models(monkeypatch: pytest.MonkeyPatch, hub) -> None:
+    """Commands run in this process build their runtime on the test session's loaded models, as
+    commands in one process would share them, instead of loading every model again per command."""
+    from clausewise.cli.app import AppState
+    from clausewise.runtime import Runtime
+
+    monkeypatch.setattr(
+        AppState, "runtime", lambda self, tenant=None: Runtime(self.settings(tenant), hub=hub)
+    )
+
+
 @pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, hub):
     import os
 
     for name in list(os.environ):
         if name.startswith("CLAUSEWISE_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("COLUMNS", "200")
+    with_the_sessions_models(monkeypatch, hub)
     data = tmp_path / "store"
     return lambda *args: _run(capsys, "--data-dir", str(data), *args)
 
@@ -141,9 +154,18 @@ def test_playbook_on_a_folder_writes_the_reviews_and_a_redline_per_contract(
     assert code == 2 and "no playbook" in err
 
 
-def test_a_lab_command_without_the_lab_says_how_to_install_it(cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    from clausewise.cli import main
+def test_a_lab_command_without_the_lab_says_how_to_install_it() -> None:
+    import typer
+    from typer.testing import CliRunner
 
-    monkeypatch.setattr(main, "entry_points", lambda group: [])  # as on a machine without the lab
-    code, _, err = cli("eval", "gate", "--out", "x.json")
-    assert code == 2 and "comes with the lab" in err and "pip install -e ./lab" in err
+    from clausewise.cli.main import stand_in_for_the_lab
+
+    app = typer.Typer()  # the command line as on a machine without the lab
+    app.command("ingest")(lambda: None)
+    stand_in_for_the_lab(app, added=set())
+    for command in ("eval", "train"):
+        result = CliRunner().invoke(app, [command, "gate", "--out", "x.json"])
+        assert isinstance(result.exception, ConfigError) and result.exception.exit_code == 2
+        assert "comes with the lab" in str(result.exception) and "pip install -e ./lab" in str(
+            result.exception
+        )

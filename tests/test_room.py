@@ -328,15 +328,16 @@ def test_a_folder_room_is_resumable_and_an_unreadable_file_is_its_row(room) -> N
 
 
 @pytest.fixture
-def cli(room, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+def cli(room, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, hub):
     import os
 
-    from tests.test_cli import _run
+    from tests.test_cli import _run, with_the_sessions_models
 
     for name in list(os.environ):
         if name.startswith("CLAUSEWISE_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("COLUMNS", "200")
+    with_the_sessions_models(monkeypatch, hub)
     runtime, _ = room
     data = str(runtime.settings.paths.data_dir)
     return lambda *args: _run(capsys, "--data-dir", data, "--decision.model-decides", "false", *args)

@@ -1,8 +1,10 @@
 """The service's jobs on Celery workers, for real on loopback: a real ``redis-server`` on an
-ephemeral port, two real ``clausewise worker`` processes, the API under uvicorn. A data room of 20
-ContractNLI documents (as text) plus a corrupt file, checked against the NDA suite with the shipped
-NLI classifier: the rows equal the local backend's, each exactly once, also when a worker is
-killed mid-batch or Redis stops for a few seconds."""
+ephemeral port, two real ``clausewise worker`` processes, the API under uvicorn. A data room of 10
+ContractNLI documents (as text) plus a corrupt file, checked against four of the NDA hypotheses
+with the shipped NLI classifier: the rows equal the local backend's, each exactly once, also when a
+worker is killed mid-batch or Redis stops for a few seconds. (Ten documents are enough for two
+workers to share and for a worker to be killed while it holds one; the suite ran 20 documents and
+17 hypotheses until stop 72, for the same proof in several times the time.)"""
 
 from __future__ import annotations
 
@@ -23,10 +25,18 @@ from tests.live import LiveServer, sse_events, wait_job
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed"),
-    pytest.mark.timeout(1800),  # 2 x 21 contracts ingested and checked on 2 cores, beside other work
+    pytest.mark.timeout(1800),  # 2 x 11 contracts ingested and checked on 2 cores, beside other work
 ]
 
-DOCUMENTS = 20  # enough for two workers to share; the fault tests take the first 10 and the next 10
+DOCUMENTS = 10  # enough for two workers to share; the fault tests take the first 6 and the next 4
+#: Four of the NDA suite's hypotheses, of different labels on these documents.
+HYPOTHESES = [
+    "All Confidential Information shall be expressly identified by the Disclosing Party.",
+    "Receiving Party shall not disclose the fact that Agreement was agreed or negotiated.",
+    "Receiving Party may share some Confidential Information with some of Receiving Party's employees.",
+    "Receiving Party shall destroy or return some Confidential Information upon the termination of "
+    "Agreement.",
+]
 VISIBILITY = 45.0  # seconds before a dead worker's unit goes to another (longer than a unit)
 SPEED = {"structure": {"knowledge_graph": False}}  # the graph plays no part in a check
 
@@ -118,23 +128,23 @@ def test_a_data_room_on_two_workers_equals_the_local_backend(
 ) -> None:
     live, _workers = celery_side
     with live.client(timeout=300) as client:
-        celery_job = wait_job(client, _submit(client, data_room, suite="nda"), timeout=1800)
+        celery_job = wait_job(client, _submit(client, data_room, hypotheses=HYPOTHESES), timeout=1800)
         assert celery_job["status"] == "done", celery_job
         rows = client.get(f"/v1/jobs/{celery_job['id']}/result").json()["rows"]
-        resubmitted = wait_job(client, _submit(client, data_room, suite="nda"), timeout=300)
+        resubmitted = wait_job(client, _submit(client, data_room, hypotheses=HYPOTHESES), timeout=300)
         again = client.get(f"/v1/jobs/{resubmitted['id']}/result").json()["rows"]
 
     with (
         LiveServer(create_app(_settings(tmp_path / "local"), hub=hub)) as local,
         local.client(timeout=300) as client,
     ):
-        local_job = wait_job(client, _submit(client, data_room, suite="nda"), timeout=1800)
+        local_job = wait_job(client, _submit(client, data_room, hypotheses=HYPOTHESES), timeout=1800)
         assert local_job["status"] == "done", local_job
         local_rows = client.get(f"/v1/jobs/{local_job['id']}/result").json()["rows"]
 
     cells = _cells(rows)
     hypotheses = {key for _contract, key in cells if key != "error"}
-    assert len(hypotheses) >= 15  # the NDA suite
+    assert len(hypotheses) == len(HYPOTHESES)
     assert len(cells) == DOCUMENTS * len(hypotheses) + 1
     assert (
         "corrupt" in cells[("broken-lease.pdf", "error")].lower()
@@ -160,7 +170,7 @@ def _wait_rows(client: httpx.Client, job_id: str, rows: int, timeout: float = 60
 
 def test_a_worker_killed_mid_batch_loses_and_duplicates_nothing(celery_side, data_room: list[Path]) -> None:
     live, workers = celery_side
-    files = data_room[:10]
+    files = data_room[:6]
     hypotheses = [
         "The Receiving Party may retain some Confidential Information.",
         "The Agreement shall not grant the Receiving Party any right to the Confidential Information.",
@@ -180,7 +190,7 @@ def test_a_worker_killed_mid_batch_loses_and_duplicates_nothing(celery_side, dat
 
 def test_redis_stopped_mid_batch_and_started_again(celery_side, redis_server, data_room: list[Path]) -> None:
     live, _workers = celery_side
-    files = data_room[10:20]
+    files = data_room[6:10]
     hypotheses = ["Confidential Information shall only include technical information."]
     with live.client(timeout=120) as client:
         job_id = _submit(client, files, hypotheses=hypotheses)
@@ -199,7 +209,12 @@ def test_a_celery_server_without_redis_says_so(hub, tmp_path: Path) -> None:
     from clausewise_lab.evals.processes import free_port
 
     url = f"redis://127.0.0.1:{free_port()}"
-    jobs = {"backend": "celery", "broker_url": f"{url}/0", "result_backend": f"{url}/1"}
+    jobs = {
+        "backend": "celery",
+        "broker_url": f"{url}/0",
+        "result_backend": f"{url}/1",
+        "redis_wait_seconds": 2,
+    }
     app = create_app(_settings(tmp_path, jobs), hub=hub)
     with LiveServer(app) as live, live.client(timeout=120) as client:
         path = tmp_path / "nda.txt"

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from importlib.metadata import entry_points
 
+import typer
+
 from clausewise.cli.app import AppState, app, error_console
 from clausewise.core.errors import ClausewiseError, ConfigError
 
@@ -22,9 +24,12 @@ COMMANDS_GROUP = "clausewise.commands"
 LAB_COMMANDS = ("eval", "train")
 
 
-def _register_commands() -> set[str]:
-    """Register the product's commands, then those other installed packages add; returns the
-    names of the added ones."""
+def _register_commands(target: typer.Typer) -> None:
+    """Register the product's commands on ``target``, then those other installed packages add,
+    and a stand-in for each lab command the lab did not add. Once per process: the app is built
+    once, however often :func:`run` is called (tests call it many times)."""
+    if target.registered_commands:
+        return
     from clausewise.cli import (
         ask_cmd,
         audit_cmd,
@@ -40,23 +45,23 @@ def _register_commands() -> set[str]:
         worker_cmd,
     )
 
-    ingest.register(app)
-    audit_cmd.register(app)
-    ask_cmd.register(app)
-    check_cmd.register(app)
-    review_cmd.register(app)
-    playbook_cmd.register(app)
-    exemplars_cmd.register(app)
-    contracts.register(app)
-    models_cmd.register(app)
-    config_cmd.register(app)
-    serve_cmd.register(app)
-    worker_cmd.register(app)
+    ingest.register(target)
+    audit_cmd.register(target)
+    ask_cmd.register(target)
+    check_cmd.register(target)
+    review_cmd.register(target)
+    playbook_cmd.register(target)
+    exemplars_cmd.register(target)
+    contracts.register(target)
+    models_cmd.register(target)
+    config_cmd.register(target)
+    serve_cmd.register(target)
+    worker_cmd.register(target)
     added: set[str] = set()
     for entry in entry_points(group=COMMANDS_GROUP):
-        entry.load()(app)
+        entry.load()(target)
         added.add(entry.name)
-    return added
+    stand_in_for_the_lab(target, added)
 
 
 def _lab_stub(command: str) -> Callable[[], None]:
@@ -74,10 +79,11 @@ def _lab_stub(command: str) -> Callable[[], None]:
     return stub
 
 
-def _stand_in_for_the_lab(added: set[str]) -> None:
+def stand_in_for_the_lab(target: typer.Typer, added: set[str]) -> None:
+    """A hidden stand-in on ``target`` for each lab command not in ``added``."""
     for command in LAB_COMMANDS:
         if command not in added:
-            app.command(
+            target.command(
                 command,
                 hidden=True,
                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
@@ -91,7 +97,7 @@ def run(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         args, overrides = split_overrides(args)
-        _stand_in_for_the_lab(_register_commands())
+        _register_commands(app)
         app(args=args, obj=AppState(overrides=overrides), prog_name="clausewise")
     except ClausewiseError as error:
         error_console.print(f"[bold red]error:[/bold red] {error}", soft_wrap=True)

@@ -707,6 +707,13 @@ class JobsSettings(Section):
         default=1800.0, gt=0, description="Time limit of answering a data room's questions on one contract."
     )
     retries: int = Field(default=3, ge=0, description="Retries, with backoff, after a transient error.")
+    redis_wait_seconds: float = Field(
+        default=36.0,
+        gt=0,
+        le=600,
+        description="celery: how long the server retries an unavailable Redis when it sends a job's "
+        "units (a restart takes a few seconds) before it answers 503 queue_unavailable.",
+    )
     max_tasks_per_child: int = Field(
         default=200, ge=1, description="Units a worker process runs before it is replaced (memory)."
     )

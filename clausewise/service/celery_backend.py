@@ -299,10 +299,11 @@ class CeleryExecutor:
                 self.app.control.revoke(task_id)
 
     def _retrying(self, action: Callable[[], T], what: str) -> T:
-        """``action()`` through a Redis restart (about 35 s of retries), then a 503 the client
-        can act on."""
+        """``action()`` through a Redis restart (``jobs.redis_wait_seconds`` of retries), then a
+        503 the client can act on."""
+        wait = self.settings.jobs.redis_wait_seconds
         try:
-            return while_redis_is_down(action, what, give_up_after=36.0, first_delay=0.5)
+            return while_redis_is_down(action, what, give_up_after=wait, first_delay=min(0.5, wait / 4))
         except _UNAVAILABLE as error:
             raise ApiError(
                 503,
