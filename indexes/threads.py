@@ -19,6 +19,7 @@ from pathlib import Path
 
 from clausewise.core.errors import ThreadNotFound
 from clausewise.core.results import ThreadInfo, ThreadMessage
+from indexes.sqlite_tables import open_tables
 
 _ID = re.compile(r"^[a-z0-9]{6,32}$")
 _COLUMNS = "id, contract_id, title, created_at, updated_at, contract_version"
@@ -43,25 +44,20 @@ class ThreadRegistry:
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(self.path), check_same_thread=False)
-            with db:
-                db.execute(
+            self._db = open_tables(
+                self.path,
+                [
                     "CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, contract_id TEXT NOT NULL, "
-                    "title TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"
-                )
-                columns = {row[1] for row in db.execute("PRAGMA table_info(threads)")}
-                if "contract_version" not in columns:  # a registry from before contract versions
-                    db.execute("ALTER TABLE threads ADD COLUMN contract_version INTEGER")
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS conversations (key TEXT PRIMARY KEY, thread_id TEXT NOT NULL)"
-                )
-                db.execute(
+                    "title TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, updated_at TEXT NOT NULL)",
+                    "CREATE TABLE IF NOT EXISTS conversations "
+                    "(key TEXT PRIMARY KEY, thread_id TEXT NOT NULL)",
                     "CREATE TABLE IF NOT EXISTS messages (thread_id TEXT NOT NULL, seq INTEGER NOT NULL, "
                     "role TEXT NOT NULL, content TEXT NOT NULL, report TEXT, at TEXT NOT NULL, "
-                    "PRIMARY KEY (thread_id, seq))"
-                )
-            self._db = db
+                    "PRIMARY KEY (thread_id, seq))",
+                ],
+                # a registry from before contract versions
+                {"threads": {"contract_version": "INTEGER"}},
+            )
         return self._db
 
     @staticmethod

@@ -19,6 +19,9 @@ EXAMPLES = REPO / "examples"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# The command line's consoles read the terminal's width when first imported, which on a test
+# worker may happen in any module: one width for the whole run keeps their tables alike.
+os.environ.setdefault("COLUMNS", "200")
 
 
 class NetworkBlocked(RuntimeError):

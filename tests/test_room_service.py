@@ -12,12 +12,8 @@ import json
 
 import pytest
 
-from clausewise.service.app import create_app
-from clausewise.service.keys import KeyStore
-from tests.conftest import EXAMPLES
-from tests.fakes import LegalScript
-from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
-from tests.test_service import GOVERNING, error_of, service_settings
+from tests.live import LiveServer, sse_events, wait_job
+from tests.test_service import GOVERNING, error_of, ingested, legal_app, service_settings, tenant_keys
 from tests.test_service_tenants import _mcp
 
 LAW = "Which law governs the agreement?"
@@ -28,21 +24,13 @@ CONTRACTS = ("mutual-nda", "services-agreement")
 @pytest.fixture(scope="module")
 def served(hub, tmp_path_factory: pytest.TempPathFactory):
     """A live server with two tenants: A owns the two example contracts, B only the NDA."""
-    data = tmp_path_factory.mktemp("room-service")
-    settings = service_settings(data)
-    keys = KeyStore.of(settings)
-    _, key_a = keys.create("a", "tests")
-    _, key_b = keys.create("b", "tests")
-    app = create_app(
-        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-    )
-    with LiveServer(app) as live:
+    settings = service_settings(tmp_path_factory.mktemp("room-service"))
+    key_a, key_b = tenant_keys(settings, "a", "b")
+    with LiveServer(legal_app(settings, hub)) as live:
         for key, names in ((key_a, CONTRACTS), (key_b, CONTRACTS[:1])):
             with live.client(key) as client:
                 for name in names:
-                    with (EXAMPLES / f"{name}.txt").open("rb") as handle:
-                        upload = client.post("/v1/contracts", files={"file": (f"{name}.txt", handle)}).json()
-                    assert wait_job(client, upload["job"]["id"])["status"] == "done"
+                    ingested(client, f"{name}.txt")
         yield live, key_a, key_b
 
 

@@ -125,8 +125,9 @@ def test_every_abuse_family_is_refused_as_expected_on_a_live_server(tmp_path) ->
     from clausewise_lab.evals import abuse_families
 
     results = abuse_families.run(load_settings(), tmp_path, rounds=2, concurrency=2)
-    assert len(results["families"]) == 15
+    assert len(results["families"]) == 24
     assert results["unexpected_statuses"] == 0, results["families"]
+    assert 0 < results["largest_job_row_bytes"] < 2_000_000 and results["largest_response_bytes"] < 2_000_000
     assert results["leaks"] == 0 and results["lost"] == 0
     assert all(row["other_requests"] >= 1 for row in results["families"])
     assert results["other_tenant_queue_position_after_flood"] == 1  # tenants take turns

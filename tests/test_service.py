@@ -13,6 +13,7 @@ import pytest
 
 from clausewise.core.config import load_settings
 from clausewise.service.app import create_app
+from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
 from tests.fakes import LegalScript
 from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
@@ -31,6 +32,29 @@ def service_settings(data_dir: Path, **overrides):
     for section, values in overrides.items():
         base[section] = {**base.get(section, {}), **values}
     return load_settings(overrides=base)
+
+
+def legal_app(settings, hub):
+    """The service on ``settings``, its models scripted to find the governing-law clause."""
+    return create_app(
+        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
+    )
+
+
+def tenant_keys(settings, *tenants: str) -> list[str]:
+    """One key for each tenant named, in order."""
+    keys = KeyStore.of(settings)
+    return [keys.create(tenant, "tests")[1] for tenant in tenants]
+
+
+def ingested(client, name: str, **form: str) -> dict:
+    """Upload the example contract ``name`` (a file of examples/) and wait for its ingest, done."""
+    with (EXAMPLES / name).open("rb") as handle:
+        upload = client.post("/v1/contracts", files={"file": (name, handle, "text/plain")}, data=form)
+    assert upload.status_code == 202, upload.text
+    job = wait_job(client, upload.json()["job"]["id"])
+    assert job["status"] == "done", job
+    return job
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,10 @@ from collections import Counter
 
 import pytest
 
-from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
-from tests.fakes import LegalScript
-from tests.live import LiveServer, scripted_runtimes, wait_job
-from tests.test_service import GOVERNING, PROVISIONS, SURVIVAL, error_of, service_settings
+from tests.live import LiveServer, wait_job
+from tests.test_service import PROVISIONS, SURVIVAL, error_of, legal_app, service_settings
 
 NDA = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
 PLAYBOOK = """name: audited-terms
@@ -35,9 +33,7 @@ def audited(hub, tmp_path_factory: pytest.TempPathFactory):
     user, user_key = keys.create("acme", "associate")
     admin, admin_key = keys.create("acme", "general counsel", admin=True)
     _, other_key = keys.create("beta", "other firm", admin=True)
-    app = create_app(
-        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-    )
+    app = legal_app(settings, hub)
     with LiveServer(app) as live:
         yield live, (user.id, user_key), (admin.id, admin_key), other_key
 

@@ -12,8 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from clausewise.service.app import create_app
-from clausewise.service.keys import KeyStore
 from clausewise_lab.evals.abuse_families import (
     active_parts,
     active_word_file,
@@ -23,9 +21,8 @@ from clausewise_lab.evals.abuse_families import (
     positions_of,
 )
 from tests.conftest import EXAMPLES
-from tests.fakes import LegalScript
-from tests.live import LiveServer, scripted_runtimes, sse_events, wait_job
-from tests.test_service import GOVERNING, error_of, service_settings
+from tests.live import LiveServer, sse_events, wait_job
+from tests.test_service import error_of, ingested, legal_app, service_settings, tenant_keys
 from tests.test_service_tenants import _mcp
 
 OURS = """name: our-terms
@@ -51,21 +48,12 @@ positions:
 
 @pytest.fixture(scope="module")
 def served(hub, tmp_path_factory: pytest.TempPathFactory):
-    data = tmp_path_factory.mktemp("playbook-service")
-    settings = service_settings(data, parsing={"max_file_mb": 5})
-    keys = KeyStore.of(settings)
-    _, key_a = keys.create("a", "tests")
-    _, key_b = keys.create("b", "tests")
-    app = create_app(
-        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-    )
-    with LiveServer(app) as live:
+    settings = service_settings(tmp_path_factory.mktemp("playbook-service"), parsing={"max_file_mb": 5})
+    key_a, key_b = tenant_keys(settings, "a", "b")
+    with LiveServer(legal_app(settings, hub)) as live:
         with live.client(key_a) as a:
             for name in ("supply-agreement.txt", "services-agreement.txt"):
-                with (EXAMPLES / name).open("rb") as handle:
-                    upload = a.post("/v1/contracts", files={"file": (name, handle, "text/plain")})
-                assert upload.status_code == 202, upload.text
-                assert wait_job(a, upload.json()["job"]["id"])["status"] == "done"
+                ingested(a, name)
         yield live, key_a, key_b
 
 

@@ -12,12 +12,10 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
-from tests.fakes import LegalScript
-from tests.live import LiveServer, scripted_runtimes, wait_job
-from tests.test_service import GOVERNING, SURVIVAL, error_of, service_settings
+from tests.live import LiveServer, wait_job
+from tests.test_service import GOVERNING, SURVIVAL, error_of, legal_app, service_settings
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +27,7 @@ def served(hub, tmp_path_factory: pytest.TempPathFactory):
     _, key_b = keys.create("b", "tests")
     _, revoked = keys.create("b", "old")
     keys.revoke(revoked.split("_")[1])
-    app = create_app(
-        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-    )
+    app = legal_app(settings, hub)
     with LiveServer(app) as live:
         with live.client(key_b) as b:
             with (EXAMPLES / "mutual-nda.txt").open("rb") as handle:

@@ -11,6 +11,7 @@ import typer
 from rich.markdown import Markdown
 
 from clausewise.cli.app import console, error_console, state_of
+from clausewise.cli.options import TENANT
 from clausewise.cli.results import Output
 from clausewise.core.errors import ClausewiseError, ContractNotFound
 from clausewise.core.report import Report
@@ -18,7 +19,6 @@ from clausewise.core.report import Report
 if TYPE_CHECKING:
     from clausewise.api import Clausewise, ProgressEvent
 
-_TENANT = typer.Option(None, "--tenant", help="Tenant whose contracts to use.")
 _TURNS = typer.Option(
     None, "--turns", min=1, max=10, help="Research turns at most (default interrogation.max_turns)."
 )
@@ -103,7 +103,7 @@ def ask(
     reports_dir: Path | None = typer.Option(
         None, "--reports-dir", help="A grid: where --report writes (default: beside --out, or room-reports/)."
     ),
-    tenant: str | None = _TENANT,
+    tenant: str | None = TENANT,
 ) -> None:
     """Answer a question about a contract with a verified, cited legal report; or questions over
     a data room (several contracts, a folder or --all): a grid of verified quick answers."""
@@ -191,7 +191,7 @@ def chat(
     thread: str | None = typer.Option(None, "--thread", help="Resume this conversation."),
     list_threads: bool = typer.Option(False, "--list", help="List the conversations on this contract."),
     turns: int | None = _TURNS,
-    tenant: str | None = _TENANT,
+    tenant: str | None = TENANT,
 ) -> None:
     """Talk about one contract; follow-up questions reuse the conversation's research."""
     from clausewise.api import Clarification, Clausewise

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import state_of
+from clausewise.cli.options import FRESH, OUT, TENANT, format_option
 
 if TYPE_CHECKING:
     from clausewise.core.results import CheckResult
@@ -72,10 +73,10 @@ def check(
     hypothesis: list[str] = typer.Option(None, "--hypothesis", help="A hypothesis to check (repeatable)."),
     suite: str | None = typer.Option(None, "--suite", help="A built-in suite (nda) or a YAML playbook."),
     report: bool = typer.Option(False, "--report", help="Add the Interrogator's full report to each result."),
-    fmt: str | None = typer.Option(None, "--format", help="json, csv or md (default: --out's suffix)."),
-    out: Path | None = typer.Option(None, "--out", help="Write the results to this file."),
-    fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
-    tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
+    fmt: str | None = format_option("json, csv or md"),
+    out: Path | None = OUT,
+    fresh: bool = FRESH,
+    tenant: str | None = TENANT,
 ) -> None:
     """Check hypotheses against a contract or a folder: Entailment / Contradiction / NotMentioned."""
     from clausewise.api import Clausewise

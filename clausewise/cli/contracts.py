@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from clausewise.cli.app import console, state_of
+from clausewise.cli.options import TENANT
 from clausewise.core.domain import ClauseNode, ClauseTree, NodeKind
 from indexes.audit_log import AuditAction
 from indexes.store import ContractStore
@@ -18,11 +19,9 @@ if TYPE_CHECKING:
 
 contracts_app = typer.Typer(help="List, show and delete ingested contracts.", no_args_is_help=True)
 
-_TENANT = typer.Option(None, "--tenant", help="Tenant whose contracts to use.")
-
 
 @contracts_app.command("list")
-def list_contracts(ctx: typer.Context, tenant: str | None = _TENANT) -> None:
+def list_contracts(ctx: typer.Context, tenant: str | None = TENANT) -> None:
     """List the tenant's contracts."""
     runtime = state_of(ctx).runtime(tenant)
     manifests = runtime.store.manifests()
@@ -70,7 +69,7 @@ def show_contract(
     ctx: typer.Context,
     contract: str = typer.Argument(..., help="Contract id or file."),
     version: int | None = _VERSION,
-    tenant: str | None = _TENANT,
+    tenant: str | None = TENANT,
 ) -> None:
     """Show a contract's manifest, its versions, definitions and cross-reference summary."""
     runtime = state_of(ctx).runtime(tenant)
@@ -142,7 +141,7 @@ def delete_contract(
         None, "--version", min=1, help="Delete only this older version (never the live one alone)."
     ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
-    tenant: str | None = _TENANT,
+    tenant: str | None = TENANT,
 ) -> None:
     """Delete a contract with every version and index, or one older version (nothing else ever
     deletes a version: a new one keeps the old ones)."""
@@ -205,7 +204,7 @@ def tree_command(
     depth: int | None = typer.Option(None, "--depth", min=1, help="Show only this many levels."),
     sentences: bool = typer.Option(False, "--sentences", help="Also show sentence leaves."),
     node: str | None = typer.Option(None, "--node", help="Show only the subtree of this node id."),
-    tenant: str | None = _TENANT,
+    tenant: str | None = TENANT,
 ) -> None:
     """Print the clause tree: ids (legal paths), kinds, titles and pages."""
     runtime = state_of(ctx).runtime(tenant)

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import state_of
+from clausewise.cli.options import FRESH, OUT, TENANT, format_option
 from clausewise.core.config import deep_merge
 from clausewise.core.results import PlaybookSummary, PositionReview
 
@@ -45,10 +46,8 @@ def playbook(
         "--playbook",
         help="A built-in playbook (playbook-commercial, playbook-nda) or a YAML file.",
     ),
-    fmt: str | None = typer.Option(
-        None, "--format", help="json or md, printed (default: --out's suffix, else json, written only)."
-    ),
-    out: Path | None = typer.Option(None, "--out", help="Write the review to this file."),
+    fmt: str | None = format_option("json or md"),
+    out: Path | None = OUT,
     redline: Path | None = typer.Option(
         None, "--redline", help="Write the redlines as tracked changes: a DOCX (a folder for a folder)."
     ),
@@ -59,14 +58,14 @@ def playbook(
         help="Keep what the contract's Word file could run or fetch when opened (macros, remote "
         "templates, external links, fields that fetch); by default the redline leaves them out.",
     ),
-    fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
+    fresh: bool = FRESH,
     draft: bool = typer.Option(
         False,
         "--draft",
         help="Have the drafter model propose redlines where the rule-made ones fall short (kept only if "
         "the edited clause, decided again, meets the position); default: quick mode, no language model.",
     ),
-    tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
+    tenant: str | None = TENANT,
 ) -> None:
     """Review contracts against a playbook: verdict, risk, the clause quoted, and redlines."""
     from clausewise.api import Clausewise

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import state_of
+from clausewise.cli.options import FRESH, OUT, TENANT, format_option
 
 if TYPE_CHECKING:
     from clausewise.core.results import ProvisionResult
@@ -41,10 +42,10 @@ def review(
     ctx: typer.Context,
     target: str = typer.Argument(..., help="Contract id, ingested file, or a folder of contracts."),
     provisions: str = typer.Option("cuad", "--provisions", help="A built-in list (cuad) or a YAML file."),
-    fmt: str | None = typer.Option(None, "--format", help="json, csv or md (default: --out's suffix)."),
-    out: Path | None = typer.Option(None, "--out", help="Write the results to this file."),
-    fresh: bool = typer.Option(False, "--fresh", help="Folder runs: ignore earlier results of this batch."),
-    tenant: str | None = typer.Option(None, "--tenant", help="Tenant whose contracts to use."),
+    fmt: str | None = format_option("json, csv or md"),
+    out: Path | None = OUT,
+    fresh: bool = FRESH,
+    tenant: str | None = TENANT,
 ) -> None:
     """Review provisions (CUAD's 41 by default): present or absent, clauses, values, quotes."""
     from clausewise.api import Clausewise

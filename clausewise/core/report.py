@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from clausewise.core.domain import Span
+from clausewise.core.domain import EvidenceSpan
 
 REFERENCE = re.compile(r"\[(\d{1,3})\]")
 #: How a source whose quote is the sentence a near-miss (or missing) quote was grounded in is marked.
@@ -25,14 +25,12 @@ def _pages(source: Source) -> str:
     return f"p. {source.pages[0]}" if len(source.pages) == 1 else f"pp. {source.pages[0]}-{source.pages[-1]}"
 
 
-class Source(BaseModel):
+class Source(EvidenceSpan):
+    """A numbered source of a report: a verified span of the contract (the clause, its pages,
+    the quote at its span)."""
+
     number: int
     contract_id: str
-    node_id: str
-    title: str = ""
-    pages: list[int]
-    span: Span
-    quote: str
     exact: bool = Field(
         default=True,
         description="False when the quote is the sentence a near-miss (or missing) quote was grounded in.",

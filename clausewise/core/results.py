@@ -119,29 +119,19 @@ class RetrievedSpan(NamedTuple):
     score: float
 
 
-class Passage(BaseModel):
+class Passage(EvidenceSpan):
     """A retrieved span with what a reader needs: the contract's own text at the span (so it is
     verified by construction), the clause holding it and its pages."""
 
     contract_id: str
     file: str
-    node_id: str
-    title: str = ""
-    pages: list[int]
-    span: Span
-    quote: str
     score: float
 
 
-class VerifiedCitation(BaseModel):
+class VerifiedCitation(EvidenceSpan):
     """A quote that exists verbatim (whitespace/OCR-hyphen tolerant) at ``span`` of the contract."""
 
     contract_id: str
-    node_id: str
-    title: str = ""
-    pages: list[int]
-    span: Span
-    quote: str
     evidence: int
     exact: bool = Field(
         default=True,

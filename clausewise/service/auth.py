@@ -12,11 +12,38 @@ from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import Depends, Request
-from starlette.types import Scope
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from clausewise.core.errors import ClausewiseError
 from clausewise.runtime import Runtime
-from clausewise.service.errors import ApiError
+from clausewise.service.errors import ApiError, error_body, status_of
 from clausewise.service.state import Service
+
+
+class ServiceMiddleware:
+    """An ASGI middleware of the service that looks at its HTTP requests (:meth:`on_request`);
+    anything else (the server's lifespan) passes through untouched."""
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await self.on_request(scope, receive, send)
+
+    async def on_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+def key_refused(error: ClausewiseError) -> JSONResponse:
+    """The answer to a request whose key is missing, unknown or revoked (401, the envelope)."""
+    return JSONResponse(
+        error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
+    )
 
 
 def service_of(request: Request) -> Service:

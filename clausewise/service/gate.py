@@ -21,14 +21,20 @@ from urllib.parse import urlsplit
 
 from opentelemetry import trace
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from clausewise.core.errors import ClausewiseError
 from clausewise.core.tracing import annotate
 from clausewise.service.audit import current_actor
-from clausewise.service.auth import GATED_TENANT, caller, key_in, scope_headers
-from clausewise.service.errors import envelope, error_body, status_of
-from clausewise.service.state import Service
+from clausewise.service.auth import (
+    GATED_TENANT,
+    ServiceMiddleware,
+    caller,
+    key_in,
+    key_refused,
+    scope_headers,
+)
+from clausewise.service.errors import envelope
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 EVERY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
@@ -56,17 +62,10 @@ def host_allowed(name: str, bound: str, allowed: list[str]) -> bool:
     return name == host_name(bound)
 
 
-class RequestGate:
+class RequestGate(ServiceMiddleware):
     """Host, Origin, key and announced size, checked on the headers alone (see the module)."""
 
-    def __init__(self, app: ASGIApp, service: Service) -> None:
-        self.app = app
-        self.service = service
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def on_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = scope_headers(scope)
         actor = "local"  # whom the audit log names: the key's id once the key is checked
         tenant: str | None = None
@@ -75,9 +74,7 @@ class RequestGate:
             try:
                 tenant, actor = await asyncio.to_thread(caller, self.service, key_in(headers))
             except ClausewiseError as error:
-                refusal = JSONResponse(
-                    error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
-                )
+                refusal = key_refused(error)
         if tenant is not None:
             scope.setdefault("state", {})[GATED_TENANT] = tenant  # the routes' Tenant, looked up once
             annotate(trace.get_current_span(), {"clausewise.tenant": tenant, "clausewise.actor": actor})

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from clausewise.core.config import Settings
 from clausewise.core.errors import ConfigError
+from indexes.sqlite_tables import open_tables
 
 _KEY = re.compile(r"^cw_([a-z0-9]{8})_([A-Za-z0-9_-]{20,100})$")
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -60,18 +61,15 @@ class KeyStore:
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(self.path), check_same_thread=False)
-            with db:
-                db.execute(
+            self._db = open_tables(
+                self.path,
+                [
                     "CREATE TABLE IF NOT EXISTS keys (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, "
                     "name TEXT NOT NULL DEFAULT '', digest TEXT NOT NULL, created_at TEXT NOT NULL, "
                     "revoked_at TEXT)"
-                )
-                columns = {row[1] for row in db.execute("PRAGMA table_info(keys)")}
-                if "admin" not in columns:  # a key store from before admin keys
-                    db.execute("ALTER TABLE keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0")
-            self._db = db
+                ],
+                {"keys": {"admin": "INTEGER NOT NULL DEFAULT 0"}},  # a key store from before admin keys
+            )
         return self._db
 
     def create(self, tenant: str, name: str = "", admin: bool = False) -> tuple[KeyInfo, str]:

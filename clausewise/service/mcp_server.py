@@ -24,8 +24,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from clausewise.core.errors import ClausewiseError
 from clausewise.core.report import Report
@@ -39,8 +38,8 @@ from clausewise.service.answers import (
     references,
 )
 from clausewise.service.audit import record
-from clausewise.service.auth import key_in, scope_headers, tenant_for
-from clausewise.service.errors import error_body, status_of
+from clausewise.service.auth import ServiceMiddleware, key_in, key_refused, scope_headers, tenant_for
+from clausewise.service.errors import error_body
 from clausewise.service.playbook_mcp import add_playbook_tool
 from clausewise.service.room_mcp import add_room_tool
 from clausewise.service.schemas import ContractSummary
@@ -52,25 +51,15 @@ T = TypeVar("T")
 _tenant: contextvars.ContextVar[str] = contextvars.ContextVar("clausewise_mcp_tenant")
 
 
-class KeyCheck:
+class KeyCheck(ServiceMiddleware):
     """The API's authentication in front of the MCP app."""
 
-    def __init__(self, app: ASGIApp, service: Service) -> None:
-        self.app = app
-        self.service = service
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def on_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         key = key_in(scope_headers(scope))
         try:
             tenant = await asyncio.to_thread(tenant_for, self.service, key)
         except ClausewiseError as error:
-            response = JSONResponse(
-                error_body(error), status_code=status_of(error), headers={"WWW-Authenticate": "Bearer"}
-            )
-            await response(scope, receive, send)
+            await key_refused(error)(scope, receive, send)
             return
         scope["user"] = AuthenticatedUser(AccessToken(token=key or "local", client_id=tenant, scopes=[]))
         token = _tenant.set(tenant)

@@ -6,3 +6,10 @@ It lives beside the product, in the same repository, and is installed on its own
 contract checks), so a lawyer's installation holds none of it. Its commands join the product's
 command line through the ``clausewise.commands`` entry points.
 """
+
+from pathlib import Path
+
+#: The repository the lab is installed from (``pip install -e ./lab``): its examples and the
+#: product's sources are what several benchmarks read and start.
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"

@@ -34,10 +34,10 @@ import httpx
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.service.keys import KeyStore
+from clausewise_lab import EXAMPLES
 from clausewise_lab.evals.processes import ServeProcess, ended_job, status_kb
 
 SECONDS = 900.0
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: The longest wait for one job of a family (or of the set-up) to end.
 JOB_SECONDS = 300.0
 #: How soon a stream must end once its key is revoked (the stream re-checks its key every second).

@@ -32,6 +32,7 @@ import numpy as np
 from clausewise.core.config import Settings, with_overrides
 from clausewise.core.domain import ParsedDocument, Span
 from clausewise.core.progress import NoProgress, Progress
+from clausewise_lab import EXAMPLES
 from clausewise_lab.evals.data import cuad_documents, cuad_pdfs
 from tools.citations import QuoteVerifier
 from tools.highlight import highlight, same_line
@@ -199,7 +200,7 @@ def first_step_seconds(settings: Settings, repeats: int, progress: Progress) -> 
     times: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
         local = with_overrides(settings, {"paths": {"data_dir": scratch, "tenant": "default"}})
-        Runtime(local).archivist().ingest(Path(__file__).resolve().parents[2] / "examples" / "mutual-nda.pdf")
+        Runtime(local).archivist().ingest(EXAMPLES / "mutual-nda.pdf")
         with LoopbackServer(local, scripted_runtimes(), ModelHub()) as url, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from clausewise.core.config import load_settings
 from clausewise.core.errors import StructuredOutputError
+from clausewise_lab import EXAMPLES
 
 CATEGORIES = (
     "Governing Law",
@@ -100,7 +101,7 @@ def run_worker(
     model.invoke([HumanMessage(content="OK")], max_tokens=1)
     load_seconds = getattr(model.server, "load_seconds", None) or (time.perf_counter() - started)
 
-    contract = (Path(__file__).resolve().parents[2] / "examples" / "services-agreement.txt").read_text()
+    contract = (EXAMPLES / "services-agreement.txt").read_text()
     prefill = model.invoke(
         [HumanMessage(content=f"<contract>{contract[:3600]}</contract>\nSay OK.")],
         max_tokens=1,

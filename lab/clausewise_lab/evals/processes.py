@@ -19,8 +19,7 @@ import httpx
 
 from clausewise.core.config import Settings
 from clausewise.service.jobs import FINISHED
-
-REPO = Path(__file__).resolve().parents[2]
+from clausewise_lab import REPO
 
 
 def cpu_seconds(pid: int) -> float:

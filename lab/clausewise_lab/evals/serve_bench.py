@@ -52,6 +52,7 @@ from clausewise.runtime import ModelHub, Runtime
 from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
 from clausewise.service.state import RuntimeFactory
+from clausewise_lab import EXAMPLES, REPO
 from clausewise_lab.evals import hostile_probes as hostile
 from clausewise_lab.evals.instruments import scripted_runtimes
 from clausewise_lab.evals.processes import ServeProcess, ended_job
@@ -65,8 +66,7 @@ GOALS = {
     "leaks": 0,
     "lost": 0,
 }
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples"
+
 #: The fault run's time bound (setup, probes and asks; the probes not started by then are skipped).
 FAULT_SECONDS = 600.0
 QUESTIONS = (
