@@ -6,6 +6,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_DATA := .clausewise-demo
 PIP := $(BIN)/pip install --disable-pip-version-check --progress-bar off -q
+# Independent set-up steps (the venv, Phoenix's venv, the system packages) run at once.
+MAKEFLAGS += --jobs=2 --output-sync=target
 
 .PHONY: setup setup-test system-deps system-deps-test demo test test-fast lint bench-ingest clean
 
@@ -64,7 +66,7 @@ demo: setup system-deps
 # an arena of their own, which glibc rarely gives back to the system. Two test workers, a module
 # each at a time (its fixtures, servers and models built once), the longest modules first: a test
 # waiting on a server, a worker or a browser leaves a core to the other (tests/conftest.py).
-PYTEST := MALLOC_ARENA_MAX=2 $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+PYTEST := MALLOC_ARENA_MAX=2 $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25
 test: setup-test system-deps-test
 	$(PYTEST)
 

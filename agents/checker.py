@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from langchain_core.runnables import Runnable
 
@@ -54,32 +55,29 @@ from tools.retrieval.spans import covered
 EXCEPTION_WORDS = ("except", "unless", "provided", "notwithstanding", "however", "only", "exclude")
 
 
+@dataclass(eq=False, repr=False)
 class HypothesisChecker:
-    def __init__(
-        self,
-        settings: Settings,
-        index: ContractIndex,
-        retriever: ContractRetriever,
-        judge: Runnable | None,
-        exemplars: ExemplarLibrary | None = None,
-        exclude_source: str | None = None,
-        classifier: NliClassifier | None = None,
-    ) -> None:
-        """``judge`` is the LLM (``checks.judge = "llm"``), ``classifier`` the NLI model (``"nli"``).
-        ``exclude_source``: exemplars from this source are never shown (default: the contract's
-        own file), so a contract is not judged with its own labels."""
-        if (judge if settings.checks.judge == "llm" else classifier) is None:
-            raise ValueError(f"checks.judge={settings.checks.judge} needs its model")
-        self.settings = settings
-        self.index = index
-        self.retriever = retriever
-        self.judge = judge
-        self.classifier = classifier
-        self._pieces: list[tuple[Span, str]] | None = None
-        self._places: dict[tuple[Span, str], str] = {}
-        self.exemplars = exemplars
-        self.exclude_source = exclude_source or index.manifest.file_name
-        self.verifier = QuoteVerifier(index.document.text)
+    """Checks hypotheses against one contract. ``judge`` is the LLM (``checks.judge = "llm"``),
+    ``classifier`` the NLI model (``"nli"``). ``exclude_source``: exemplars from this source are
+    never shown (default: the contract's own file), so a contract is not judged with its own
+    labels."""
+
+    settings: Settings
+    index: ContractIndex
+    retriever: ContractRetriever
+    judge: Runnable | None
+    exemplars: ExemplarLibrary | None = None
+    exclude_source: str | None = None
+    classifier: NliClassifier | None = None
+    verifier: QuoteVerifier = field(init=False)
+    _pieces: list[tuple[Span, str]] | None = field(default=None, init=False)
+    _places: dict[tuple[Span, str], str] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        if (self.judge if self.settings.checks.judge == "llm" else self.classifier) is None:
+            raise ValueError(f"checks.judge={self.settings.checks.judge} needs its model")
+        self.exclude_source = self.exclude_source or self.index.manifest.file_name
+        self.verifier = QuoteVerifier(self.index.document.text)
 
     def evidence(
         self, hypothesis: str, graph: GraphSearch | None = None, limit: int | None = None

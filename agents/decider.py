@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.runnables import Runnable
@@ -131,37 +131,29 @@ def _decision_attributes(decision: Decision) -> dict[str, Any]:
     }
 
 
+@dataclass(eq=False, repr=False)
 class AnswerDecider:
-    def __init__(
-        self,
-        settings: DecisionSettings,
-        index: ContractIndex,
-        *,
-        router: QuestionRouter,
-        retriever: ContractRetriever,
-        reranker: Reranker | None,
-        presence: Presence | None = None,
-        ruler: HypothesisChecker | None = None,
-        scorer: SentenceScorer | None = None,
-        model: Runnable | None = None,
-        relevant_at: float = 0.2,
-    ) -> None:
-        """``retriever`` finds passages (a ContractRetriever); ``ruler`` rules hypotheses (a
-        HypothesisChecker); ``scorer`` is the NLI classifier the model's verdicts are checked
-        with; ``model`` decides what nothing else covers (None: such questions are unclear);
-        ``relevant_at`` is the reranker probability at which a sentence is about the question
-        (``retrieval.rerank_threshold``)."""
-        self.settings = settings
-        self.index = index
-        self.router = router
-        self.retriever = retriever
-        self.reranker = reranker
-        self.presence = presence
-        self.ruler = ruler
-        self.scorer = scorer
-        self.model = model
-        self.relevant_at = relevant_at
-        self.verifier = QuoteVerifier(index.document.text)
+    """Decides a question on one contract before any report is written. ``retriever`` finds
+    passages (a ContractRetriever); ``ruler`` rules hypotheses (a HypothesisChecker); ``scorer``
+    is the NLI classifier the model's verdicts are checked with; ``model`` decides what nothing
+    else covers (None: such questions are unclear); ``relevant_at`` is the reranker probability
+    at which a sentence is about the question (``retrieval.rerank_threshold``)."""
+
+    settings: DecisionSettings
+    index: ContractIndex
+    _: KW_ONLY
+    router: QuestionRouter
+    retriever: ContractRetriever
+    reranker: Reranker | None
+    presence: Presence | None = None
+    ruler: HypothesisChecker | None = None
+    scorer: SentenceScorer | None = None
+    model: Runnable | None = None
+    relevant_at: float = 0.2
+    verifier: QuoteVerifier = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.verifier = QuoteVerifier(self.index.document.text)
 
     # -- the pipeline -----------------------------------------------------------------------------
 

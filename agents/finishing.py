@@ -50,7 +50,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 
 from langchain_core.runnables import Runnable
 
@@ -304,26 +304,18 @@ def _without(text: str, claims: set[str]) -> str:
     return " ".join(s for s in prose_sentences(text) if s.strip() not in claims).strip()
 
 
+@dataclass(eq=False, repr=False)
 class Finisher:
     """The finishing passes for one contract, with the writer for the one repair and the
     classifiers the checks use."""
 
-    def __init__(
-        self,
-        settings: InterrogationSettings,
-        decision_settings: DecisionSettings,
-        verifier: QuoteVerifier,
-        writer: Runnable,
-        *,
-        scorer: SentenceScorer | None = None,
-        contradiction_at: float = 0.5,
-    ) -> None:
-        self.settings = settings
-        self.decision_settings = decision_settings
-        self.verifier = verifier
-        self.writer = writer
-        self.scorer = scorer
-        self.contradiction_at = contradiction_at
+    settings: InterrogationSettings
+    decision_settings: DecisionSettings
+    verifier: QuoteVerifier
+    writer: Runnable
+    _: KW_ONLY
+    scorer: SentenceScorer | None = None
+    contradiction_at: float = 0.5
 
     # -- the passes ---------------------------------------------------------------------------
 

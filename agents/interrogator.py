@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
@@ -112,22 +112,17 @@ def sources_text(sources: list[Source]) -> str:
     )
 
 
+@dataclass(eq=False, repr=False)
 class Interrogator:
-    def __init__(
-        self,
-        settings: InterrogationSettings,
-        contract: ContractView,
-        *,
-        questioner: Runnable,
-        writer: Runnable,
-        finisher: Finisher,
-    ) -> None:
-        """``finisher`` runs the report's finishing passes (:mod:`agents.finishing`)."""
-        self.settings = settings
-        self.contract = contract
-        self.questioner = questioner
-        self.writer = writer
-        self.finisher = finisher
+    """Questions the Researcher and writes the report; ``finisher`` runs the report's finishing
+    passes (:mod:`agents.finishing`)."""
+
+    settings: InterrogationSettings
+    contract: ContractView
+    _: KW_ONLY
+    questioner: Runnable
+    writer: Runnable
+    finisher: Finisher
 
     # -- intake -----------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
@@ -85,26 +86,23 @@ class CitedAnswer(ModelAnswer):
     citations: list[Citation] = Field(min_length=1)
 
 
+@dataclass(eq=False, repr=False)
 class Researcher:
-    def __init__(
-        self,
-        settings: Settings,
-        index: ContractIndex,
-        retriever: ContractRetriever,
-        rewriter: Runnable | None = None,
-        answerer: Runnable | None = None,
-        exemplars: ExemplarLibrary | None = None,
-        attributor: SentenceScorer | None = None,
-    ) -> None:
-        self.settings = settings
-        self.index = index
-        self.retriever = retriever
-        self.rewriter = rewriter
-        self.answerer = answerer
-        self.exemplars = exemplars
-        self.attributor = attributor
-        self._verifier = QuoteVerifier(index.document.text)
-        self._sentences: list[Span] | None = None  # the contract's sentences, cut once when needed
+    """Retrieves, reads and cites for one contract: the rewriter plans the queries, the answerer
+    answers from the passages found, the attributor cites the sentences that decide."""
+
+    settings: Settings
+    index: ContractIndex
+    retriever: ContractRetriever
+    rewriter: Runnable | None = None
+    answerer: Runnable | None = None
+    exemplars: ExemplarLibrary | None = None
+    attributor: SentenceScorer | None = None
+    _verifier: QuoteVerifier = field(init=False)
+    _sentences: list[Span] | None = field(default=None, init=False)  # the contract's, cut once when needed
+
+    def __post_init__(self) -> None:
+        self._verifier = QuoteVerifier(self.index.document.text)
 
     # -- planning ---------------------------------------------------------------------------------
 

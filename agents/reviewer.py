@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass, field
 
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
@@ -47,26 +48,25 @@ class Extraction(BaseModel):
     quote: str = ""
 
 
+@dataclass(eq=False, repr=False)
 class ProvisionReviewer:
-    def __init__(
-        self,
-        settings: Settings,
-        index: ContractIndex,
-        retriever: ContractRetriever,
-        extractor: Runnable | None,
-        presence: tuple[PresenceHead, ClauseScores] | None = None,
-    ) -> None:
-        if retriever.reranker is None:
+    """Reviews one contract's provisions: present or absent (the presence classifier, else the
+    reranker's threshold), the clauses that hold each, and its value where it has one."""
+
+    settings: Settings
+    index: ContractIndex
+    retriever: ContractRetriever
+    extractor: Runnable | None
+    presence: tuple[PresenceHead, ClauseScores] | None = None
+    verifier: QuoteVerifier = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.retriever.reranker is None:
             raise ConfigError(
                 "provision review decides presence with the reranker, and none is configured",
                 hint="set retrieval.reranker to onnx (the default), cross-encoder or llm",
             )
-        self.settings = settings
-        self.index = index
-        self.retriever = retriever
-        self.extractor = extractor
-        self.presence = presence
-        self.verifier = QuoteVerifier(index.document.text)
+        self.verifier = QuoteVerifier(self.index.document.text)
 
     def threshold(self, provision: Provision) -> float:
         return (

@@ -150,8 +150,10 @@ class Runtime:
 
     @property
     def models_dir(self) -> Path:
-        """Assembled model files: shared by tenants, since they hold no one's data."""
-        return self.settings.paths.data_dir / "models"
+        """Assembled model files: shared by tenants, since they hold no one's data
+        (``paths.models_dir``, else ``<data_dir>/models``)."""
+        paths = self.settings.paths
+        return paths.models_dir.expanduser() if paths.models_dir is not None else paths.data_dir / "models"
 
     @cached_property
     def store(self) -> ContractStore:

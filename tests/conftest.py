@@ -22,6 +22,19 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 # The command line's consoles read the terminal's width when first imported, which on a test
 # worker may happen in any module: one width for the whole run keeps their tables alike.
 os.environ.setdefault("COLUMNS", "200")
+#: One folder for the embedded language models of every test's data folder (and of the servers
+#: and workers the tests start): each model is joined from its parts and verified once, not once
+#: per test (0.5 to 1.1 GB each time). Kept between runs, ignored by git.
+MODELS_DIR_VARIABLE = "CLAUSEWISE_PATHS__MODELS_DIR"
+os.environ.setdefault(MODELS_DIR_VARIABLE, str(REPO / ".test-models"))
+
+
+def without_clausewise_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset every CLAUSEWISE_ variable for one test (its settings are the defaults and its
+    own), but the shared models folder."""
+    for name in list(os.environ):
+        if name.startswith("CLAUSEWISE_") and name != MODELS_DIR_VARIABLE:
+            monkeypatch.delenv(name)
 
 
 class NetworkBlocked(RuntimeError):
@@ -171,9 +184,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(data_dir: Path, monkeypatch: pytest.MonkeyPatch):  # clausewise Settings
-    for name in list(os.environ):
-        if name.startswith("CLAUSEWISE_"):
-            monkeypatch.delenv(name)
+    without_clausewise_environment(monkeypatch)
     from clausewise.core.config import load_settings
 
     return load_settings(overrides={"paths": {"data_dir": str(data_dir)}})

@@ -10,6 +10,7 @@ import pytest
 from clausewise.cli.main import run
 from clausewise.core.errors import ConfigError
 from indexes.audit_log import local_actor
+from tests.conftest import without_clausewise_environment
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -35,11 +36,7 @@ def with_the_sessions_models(monkeypatch: pytest.MonkeyPatch, hub) -> None:
 
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, hub):
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("CLAUSEWISE_"):
-            monkeypatch.delenv(name)
+    without_clausewise_environment(monkeypatch)
     monkeypatch.setenv("COLUMNS", "200")
     with_the_sessions_models(monkeypatch, hub)
     data = tmp_path / "store"

@@ -7,13 +7,13 @@ whole development contracts and is skipped without the benchmark data.
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import pytest
 
 from clausewise.core.config import StructureSettings
 from clausewise_lab.evals import printed_numbers as scorer
+from clausewise_lab.evals.data import cuad_documents
 from clausewise_lab.evals.printed_numbers import number_above, printed_numbers
 from clausewise_lab.evals.section_filing import (
     FilingTally,
@@ -231,17 +231,7 @@ HAND_CHECKED = [
 
 @pytest.fixture(scope="module")
 def cuad_texts(bench_data: Path) -> dict[str, tuple[str, list[tuple[int, int]]]]:
-    data = json.loads((bench_data / "cuad" / "cuad_dev.json").read_text(encoding="utf-8"))
-    texts = {}
-    for entry in data["data"]:
-        paragraph = entry["paragraphs"][0]
-        spans = [
-            (a["answer_start"], a["answer_start"] + len(a["text"]))
-            for qa in paragraph["qas"]
-            for a in qa["answers"]
-        ]
-        texts[entry["title"]] = (paragraph["context"], spans)
-    return texts
+    return {document.name: (document.text, document.spans) for document in cuad_documents(bench_data)}
 
 
 @pytest.mark.parametrize(("contract", "opening", "expected"), HAND_CHECKED)

@@ -17,7 +17,7 @@ from clausewise.cli.room_args import split_arguments
 from clausewise.core.errors import ConfigError, ContractNotFound
 from clausewise.core.report import ShortAnswer, Source
 from clausewise.core.room import RoomCell, question_key, room_questions
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, without_clausewise_environment
 from tools.citations import QuoteVerifier
 from tools.room.cells import NEEDS_REPORT, cell_of
 from tools.room.normalize import value_key
@@ -329,13 +329,9 @@ def test_a_folder_room_is_resumable_and_an_unreadable_file_is_its_row(room) -> N
 
 @pytest.fixture
 def cli(room, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, hub):
-    import os
-
     from tests.test_cli import _run, with_the_sessions_models
 
-    for name in list(os.environ):
-        if name.startswith("CLAUSEWISE_"):
-            monkeypatch.delenv(name)
+    without_clausewise_environment(monkeypatch)
     monkeypatch.setenv("COLUMNS", "200")
     with_the_sessions_models(monkeypatch, hub)
     runtime, _ = room

@@ -17,7 +17,7 @@ import pytest
 
 from clausewise.service.app import create_app
 from clausewise.service.keys import KeyStore
-from clausewise_lab.evals.highlight_bench import CHROMIUM, CHROMIUM_ARGS
+from clausewise_lab.evals.highlight_bench import CHROMIUM, CHROMIUM_ARGS, inside
 from indexes.store import ContractStore
 from tests.conftest import EXAMPLES, REPO
 from tests.fakes import LegalScript
@@ -120,13 +120,8 @@ def drawn(page, number: int) -> list[tuple[float, float, float, float]]:
 
 
 def covered(box, rects, tolerance: float = 0.6) -> bool:
-    return any(
-        r[0] - tolerance <= box[0]
-        and r[1] - tolerance <= box[1]
-        and box[2] <= r[2] + tolerance
-        and box[3] <= r[3] + tolerance
-        for r in rects
-    )
+    """Within a rectangle the page drew, give or take the rendering's 0.6 points."""
+    return inside(box, rects, tolerance)
 
 
 def _last_report(live) -> dict:

@@ -53,6 +53,11 @@ class PathsSettings(Section):
         default=Path("../shared/data"),
         description="Benchmark data folder (layout of ContractNLI / LegalBench-RAG / CUAD / ACORD).",
     )
+    models_dir: Path | None = Field(
+        default=None,
+        description="Where the embedded language models are joined from their PyPI parts (default: "
+        "<data_dir>/models); several data folders may share one (the files hold no one's data).",
+    )
     tenant: str = Field(
         default="default",
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",

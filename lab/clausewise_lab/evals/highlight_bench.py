@@ -53,7 +53,8 @@ CHROMIUM_ARGS = [
 _GRID = 0.25  # points: the resolution at which drawn areas are compared
 
 
-def _inside(box: tuple, rects: list[tuple], tolerance: float = 0.01) -> bool:
+def inside(box: tuple, rects: list[tuple], tolerance: float = 0.01) -> bool:
+    """Whether ``box`` lies within one of ``rects`` (x0, y0, x1, y1), give or take ``tolerance``."""
     return any(
         r[0] - tolerance <= box[0]
         and r[1] - tolerance <= box[1]
@@ -101,7 +102,7 @@ def measure_span(document: ParsedDocument, span: Span) -> dict[str, float] | Non
         box = (words.x0[i], words.y0[i], words.x1[i], words.y1[i])
         count = min(words.end[i], span[1]) - max(words.start[i], span[0])
         chars += count
-        covered_chars += count if _inside(box, drawn.get(words.page[i], [])) else 0
+        covered_chars += count if inside(box, drawn.get(words.page[i], [])) else 0
         by_page[words.page[i]].append(box)
     area = outside = 0.0
     for page, rects in drawn.items():
