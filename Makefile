@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_DATA := .clausewise-demo
 PIP := $(BIN)/pip install --disable-pip-version-check --progress-bar off -q
 # Independent set-up steps (the venv, Phoenix's venv, the system packages) run at once.
-MAKEFLAGS += --jobs=2 --output-sync=target
+MAKEFLAGS += --jobs=2
 
 .PHONY: setup setup-test system-deps system-deps-test demo test test-fast lint bench-ingest clean
 

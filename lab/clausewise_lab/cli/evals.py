@@ -662,6 +662,44 @@ def eval_acord(
     write_results(ctx, results, out)
 
 
+@eval_app.command("encoder")
+def eval_encoder(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    fit_contracts: int = typer.Option(
+        0, "--fit-contracts", min=0, help="Fit the head on the first N training contracts only (0 = all)."
+    ),
+    work_dir: Path | None = typer.Option(
+        None,
+        "--work-dir",
+        help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
+    ),
+    out: Path = typer.Option(Path("bench-results/encoder.json"), "--out", help="JSON results file."),
+) -> None:
+    """The presence decider on the embedder's vectors (select one with --models.embedding.*), scored
+    on the calibration quarter of the tune half: macro F1, bands at 5%, calibrated answers at 0.9."""
+    from clausewise_lab.train.encoder_eval import presence_on_calibration
+
+    runtime = state_of(ctx).runtime()
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    results = presence_on_calibration(
+        root,
+        runtime.embedder,
+        work_dir or runtime.settings.paths.data_dir / "train" / "provisions",
+        log=lambda message: console.print(message, markup=False, highlight=False),
+        fit_contracts=fit_contracts or None,
+    )
+    bands, level = results["bands_5pct"], results["calibrated_0.9"]
+    console.print(
+        f"{results['embedder']}: macro F1 {results['macro_f1']} (at 0.5: {results['macro_f1_at_0.5']}), "
+        f"clause AUC {results['clause_auc_macro']}; bands 5%: right of committed "
+        f"{bands['right_of_committed']}, unclear {bands['unclear']}; calibrated 0.9: "
+        f"{level['right_of_committed']}, unclear {level['unclear']} "
+        f"({results['scored_contracts']} calibration contracts, head fitted on {results['fitted_contracts']})"
+    )
+    write_results(ctx, results, out)
+
+
 @eval_app.command("qa")
 def eval_qa(
     ctx: typer.Context,

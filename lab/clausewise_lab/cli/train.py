@@ -23,6 +23,12 @@ _DATA = typer.Option(
     None, "--data", help="Benchmark data folder (default: paths.bench_data / CLAUSEWISE_BENCH_DATA)."
 )
 
+_SEED = typer.Option(13, "--seed", help="Seed of sampling, shuffling and training.")
+_THREADS = typer.Option(2, "--threads", help="CPU threads for training and evaluation.")
+_REUSE = typer.Option(
+    False, "--reuse-trained", help="Export and evaluate <work-dir>/torch-model again instead of training."
+)
+
 
 def _training_environment() -> None:
     """Offline Hugging Face libraries, and passive OpenMP waiting, set before torch loads:
@@ -88,10 +94,8 @@ def train_reranker(
     max_length: int = typer.Option(256, "--max-length", help="Tokens per (query, passage) pair."),
     seed: int = typer.Option(13, "--seed", help="Seed of pair sampling, shuffling and training."),
     learning_rate: float = typer.Option(3e-5, "--learning-rate", help="AdamW peak learning rate."),
-    threads: int = typer.Option(2, "--threads", help="CPU threads for training and evaluation."),
-    reuse_trained: bool = typer.Option(
-        False, "--reuse-trained", help="Export and evaluate <work-dir>/torch-model again instead of training."
-    ),
+    threads: int = _THREADS,
+    reuse_trained: bool = _REUSE,
     heldout_limit: int | None = typer.Option(
         None, "--heldout-limit", help="Score at most this many validation pairs (default: all)."
     ),
@@ -138,9 +142,9 @@ def train_nli(
     epochs: float = typer.Option(3.0, "--epochs", help="Training epochs."),
     batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training step."),
     max_length: int = typer.Option(192, "--max-length", help="Tokens per (hypothesis, piece) pair."),
-    seed: int = typer.Option(13, "--seed", help="Seed of sampling, shuffling and training."),
+    seed: int = _SEED,
     learning_rate: float = typer.Option(5e-5, "--learning-rate", help="AdamW peak learning rate."),
-    threads: int = typer.Option(2, "--threads", help="CPU threads for training and evaluation."),
+    threads: int = _THREADS,
     hard_negatives: int = typer.Option(
         NliPairConfig.hard_negatives,
         "--hard-negatives",
@@ -151,9 +155,7 @@ def train_nli(
         "--random-negatives",
         help="Random NotMentioned pieces per (document, hypothesis).",
     ),
-    reuse_trained: bool = typer.Option(
-        False, "--reuse-trained", help="Export and evaluate <work-dir>/torch-model again instead of training."
-    ),
+    reuse_trained: bool = _REUSE,
 ) -> None:
     """Train the three-way hypothesis classifier on ContractNLI (outside the held-out fold)."""
     _training_environment()
@@ -266,6 +268,61 @@ def train_router(
         f"Thresholds {report['thresholds']}; tune half out of fold: right {tune['right']}, wrong "
         f"{tune['wrong']}, none {tune['none']}, outside routed {tune['outside_routed']}, qualified routed "
         f"{tune['qualified_routed']}; way round {tune['way_round']}"
+    )
+
+
+@train_app.command("encoder")
+def train_encoder(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    out: Path | None = typer.Option(
+        None, "--out", help="Where the encoder's folder goes (default: clausewise/core/assets/encoder)."
+    ),
+    work_dir: Path | None = typer.Option(
+        None,
+        "--work-dir",
+        help="Torch model, ONNX exports and report.json (default: <data_dir>/train/encoder).",
+    ),
+    base: Path | None = typer.Option(
+        None,
+        "--base",
+        help="A sentence-transformers folder to start from (default: all-MiniLM-L6-v2's wheel).",
+    ),
+    epochs: float = typer.Option(1.0, "--epochs", help="Training epochs."),
+    batch_size: int = typer.Option(32, "--batch-size", help="Triplets per step (the in-batch negatives)."),
+    max_length: int = typer.Option(256, "--max-length", help="Tokens per text."),
+    learning_rate: float = typer.Option(3e-5, "--learning-rate", help="AdamW peak learning rate."),
+    max_triplets: int | None = typer.Option(
+        None, "--max-triplets", help="Train on at most this many triplets (a bounded run)."
+    ),
+    seed: int = _SEED,
+    threads: int = _THREADS,
+    reuse_trained: bool = _REUSE,
+) -> None:
+    """Fine-tune the contract encoder (clause to provision, question to clause), export int8 ONNX."""
+    _training_environment()
+    from clausewise_lab.train.encoder import ENCODER_ASSETS_DIR, EncoderTrainConfig, run
+
+    settings = state_of(ctx).runtime().settings
+    config = EncoderTrainConfig(
+        data=require(Path(data or settings.paths.bench_data)),
+        out=out or ENCODER_ASSETS_DIR,
+        work_dir=work_dir or settings.paths.data_dir / "train" / "encoder",
+        base=base,
+        epochs=epochs,
+        batch_size=batch_size,
+        max_length=max_length,
+        learning_rate=learning_rate,
+        max_triplets=max_triplets,
+        seed=seed,
+        threads=threads,
+        reuse_trained=reuse_trained,
+    )
+    report = run(config, log=_log)
+    held = report["calibration_triplets"]
+    console.print(
+        f"calibration triplets ({held['triplets']}): frozen {held['frozen']}, fine-tuned "
+        f"{held['trained_float']}, int8 {held['shipped_int8']}; int8 vs float: {report['agreement']}"
     )
 
 

@@ -39,6 +39,7 @@ from clausewise_lab.evals.contractnli_bench import label_metrics
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.grading import Shown, evidence_recall, grade
 from clausewise_lab.evals.open_bank import open_bank
+from clausewise_lab.evals.shares import outcome_figures, share
 
 if TYPE_CHECKING:
     from clausewise.core.report import Report, ShortAnswer, Source
@@ -235,25 +236,10 @@ def _baseline(rag, text: str, question: BankQuestion) -> dict[str, Any]:
 # -- figures ---------------------------------------------------------------------------------------
 
 
-def _share(part: float, whole: float) -> float | None:
-    return round(part / whole, 4) if whole else None
-
-
 def accuracy(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     """Right, wrong and abstained answers of ``side`` ("product" or "baseline") over ``rows``:
     accuracy counting abstentions as wrong, accuracy over committed answers, abstention rate."""
-    outcomes = Counter(r[side]["outcome"] for r in rows if side in r)
-    answered = outcomes["right"] + outcomes["wrong"]
-    total = answered + outcomes["abstained"]
-    return {
-        "n": total,
-        "right": outcomes["right"],
-        "wrong": outcomes["wrong"],
-        "abstained": outcomes["abstained"],
-        "accuracy": _share(outcomes["right"], total),
-        "committed_accuracy": _share(outcomes["right"], answered),
-        "abstention_rate": _share(outcomes["abstained"], total),
-    }
+    return outcome_figures(Counter(r[side]["outcome"] for r in rows if side in r))
 
 
 def _verdict_metrics(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
@@ -288,8 +274,8 @@ def _open_figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     asked = [r[side] for r in rows if side in r]
     return {
         "n": len(asked),
-        "answered": _share(sum(bool(a.get("addressed")) for a in asked), len(asked)),
-        "evidence_recall": _share(
+        "answered": share(sum(bool(a.get("addressed")) for a in asked), len(asked)),
+        "evidence_recall": share(
             sum(a["gold_spans_cited"] for a in asked), sum(a["gold_spans"] for a in asked)
         ),
     }
@@ -304,7 +290,7 @@ def figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
         "verdict_value": {
             **accuracy(by_kind["verdict+value"], side),
             # of the gold "yes" ones, answered "yes" with a value beside it (right or not)
-            "yes_with_a_value": _share(
+            "yes_with_a_value": share(
                 sum(
                     r[side]["verdict"] == "yes" and bool(r[side].get("states_value", True))
                     for r in by_kind["verdict+value"]
@@ -325,12 +311,12 @@ def figures(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
         ]
         out["gold_yes_not_yes_gold_in_first_three"] = {
             "n": len(missed),
-            "share": _share(sum(bool(r[side].get("gold_in_first_three")) for r in missed), len(missed)),
+            "share": share(sum(bool(r[side].get("gold_in_first_three")) for r in missed), len(missed)),
         }
         out["decided_by"] = dict(Counter(str(r[side].get("decided_by")) for r in rows))
     cited = sum(r[side]["gold_spans_cited"] for r in by_kind["open"] if side in r)
     gold = sum(r[side]["gold_spans"] for r in by_kind["open"] if side in r)
-    out["open_evidence_recall"] = _share(cited, gold)
+    out["open_evidence_recall"] = share(cited, gold)
     out["open_answered"] = _open_figures(by_kind["open"], side)["answered"]
     opens: dict[str, list] = defaultdict(list)
     for row in by_kind["open"]:
@@ -360,11 +346,11 @@ def report_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "claims_shown": claims,
         "unsupported_claims_shown": sum(r["unsupported_shown"] for r in full),
-        "unsupported_claims_shown_rate": _share(sum(r["unsupported_shown"] for r in full), claims),
+        "unsupported_claims_shown_rate": share(sum(r["unsupported_shown"] for r in full), claims),
         "contradicted_claims_shown": sum(r["contradicted_shown"] for r in full),
         "claims_removed": sum(r["removed_claims"] for r in full),
-        "citation_validity": _share(sum(r["valid_sources"] for r in full), sources),
-        "quick_equals_final": _share(sum(bool(r.get("quick_equals_final")) for r in full), len(full)),
+        "citation_validity": share(sum(r["valid_sources"] for r in full), sources),
+        "quick_equals_final": share(sum(bool(r.get("quick_equals_final")) for r in full), len(full)),
         "mean_llm_calls": round(statistics.fmean(r["llm_calls"] for r in full), 2),
         "mean_tokens": round(statistics.fmean(r["tokens"] for r in full)),
         "mean_turns": round(statistics.fmean(r["turns"] for r in full), 2),

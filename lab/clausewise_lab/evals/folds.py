@@ -30,3 +30,16 @@ def is_heldout(name: str) -> bool:
     """True for documents in the validation fold: int(sha1(document_key(name)), 16) % 5 == 0."""
     digest = hashlib.sha1(document_key(name).encode("utf-8")).hexdigest()
     return int(digest, 16) % HELDOUT_BUCKETS == 0
+
+
+CALIBRATION_BUCKETS = 4
+
+
+def is_calibration(name: str) -> bool:
+    """True for the tune-half documents a fine-tuned encoder never trains on, so that thresholds
+    and bands fitted on its vectors are fitted on contracts it has not seen: a quarter of the
+    non-held-out documents, by a second stable hash independent of the held-out one."""
+    if is_heldout(name):
+        return False
+    digest = hashlib.sha1(f"calibration:{document_key(name)}".encode()).hexdigest()
+    return int(digest, 16) % CALIBRATION_BUCKETS == 0

@@ -44,6 +44,7 @@ from clausewise_lab.evals.bank import Half, in_half
 from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.data_files import data_file
+from clausewise_lab.evals.shares import share
 from tools.playbook.positions import Playbook, Position, Requirement, parse_positions
 
 if TYPE_CHECKING:
@@ -251,18 +252,14 @@ def timed_pdfs(runtime: Runtime, paths: Sequence[Path]) -> dict[str, Any]:
     return {"benchmark": "playbook-timing", "playbook": playbook.name, "mode": mode, "pdfs": rows}
 
 
-def _share(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
-
-
 def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
     scored = [r for r in rows if r["gold"] is not None]
     committed = [r for r in scored if not r["verdict"].startswith("refused")]
     return {
         "scored": len(scored),
         "committed": len(committed),
-        "accuracy": _share(sum(r["correct"] for r in committed), len(committed)),
-        "refused_share": _share(len(scored) - len(committed), len(scored)),
+        "accuracy": share(sum(r["correct"] for r in committed), len(committed)),
+        "refused_share": share(len(scored) - len(committed), len(scored)),
     }
 
 
@@ -347,7 +344,7 @@ def run(
         **_scores(rows),
         "per_type": {k: _scores(v) for k, v in sorted(by_type.items())},
         "per_position": {k: _scores(v) for k, v in by_position.items()},
-        "citation_validity": _share(sum(d["citations_valid"] for d in documents), len(documents)),
+        "citation_validity": share(sum(d["citations_valid"] for d in documents), len(documents)),
         "redlines": {
             "docx_opened_python_docx": sum(d["python_docx_opens"] for d in documents),
             "docx_opened_libreoffice": [d["libreoffice_opens"] for d in documents].count(True),
@@ -358,7 +355,7 @@ def run(
             "documents": len(documents),
             "redlined_positions": redlined,
             "redecided_meets": met,
-            "redecided_meets_share": _share(met, redlined) if redecide else None,
+            "redecided_meets_share": share(met, redlined) if redecide else None,
             "redecided_by_kind": _by_kind(documents) if redecide else None,
             "struck_characters_median": statistics.median(struck) if struck else None,
             "struck_characters_total": sum(struck),

@@ -187,6 +187,21 @@ def celery_flags(data_dir: Path, redis_url: str, visibility_timeout: float = 360
     ]
 
 
+def started_workers(
+    flags: Sequence[str], logs: Path, name: str, count: int, threads: int
+) -> list[WorkerProcess]:
+    """``count`` Celery workers started with ``flags``, each logging to ``<logs>/<name>-<n>.log``."""
+    workers = [WorkerProcess(list(flags), logs / f"{name}-{n}.log", threads=threads) for n in range(count)]
+    for worker in workers:
+        worker.start()
+    return workers
+
+
+def celery_jobs(redis_url: str) -> dict[str, str]:
+    """The ``jobs`` settings of a server that queues its work on ``redis_url`` (as ``celery_flags``)."""
+    return {"backend": "celery", "broker_url": f"{redis_url}/0", "result_backend": f"{redis_url}/1"}
+
+
 class ServeProcess:
     """``clausewise serve`` in its own process on 127.0.0.1 and a free port, the embedded stack."""
 

@@ -32,6 +32,7 @@ from clausewise.core.progress import NoProgress, Progress
 from clausewise_lab.evals.contractnli_bench import ingest_document
 from clausewise_lab.evals.data import contractnli, ingest_text, legalbench_queries, require
 from clausewise_lab.evals.retrieval_bench import corpus_contract_id
+from clausewise_lab.evals.shares import share
 from tools.citations import QuoteVerifier
 from tools.claim_check import contradictions
 from tools.retrieval.spans import overlap
@@ -157,10 +158,6 @@ def score_answer(report: Report, scorer: Any = None, at: float = 0.5) -> dict[st
     return row
 
 
-def _share(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
-
-
 def run(
     runtime: Runtime,
     root: Path,
@@ -224,10 +221,10 @@ def run(
         "repaired_claims": sum(r["repaired_claims"] for r in rows),
         "removed_claims": sum(r["removed_claims"] for r in rows),
         "models": sorted({m for r in runtime.ledger.records for m in [r.model]}),
-        "citation_validity": _share(sum(r["valid_sources"] for r in rows), sources),
+        "citation_validity": share(sum(r["valid_sources"] for r in rows), sources),
         "evidence_recall": round(sum(r["gold_spans_cited"] for r in rows) / gold_spans, 4),
         "evidence_shown": round(sum(r["gold_spans_shown"] for r in rows) / gold_spans, 4),
-        "cited_when_shown": _share(
+        "cited_when_shown": share(
             sum(r["gold_spans_shown_cited"] for r in rows), sum(r["gold_spans_shown"] for r in rows)
         ),
         "mean_turns": round(statistics.fmean(r["turns"] for r in rows), 2) if rows else None,

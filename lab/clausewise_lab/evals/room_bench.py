@@ -52,8 +52,15 @@ from clausewise.service.state import default_runtime
 from clausewise_lab.evals.bank import BankQuestion, _cuad, build_bank, sample
 from clausewise_lab.evals.data import document_ids
 from clausewise_lab.evals.grading import Shown, grade
-from clausewise_lab.evals.processes import RedisServer, WorkerProcess, celery_flags
+from clausewise_lab.evals.processes import (
+    RedisServer,
+    WorkerProcess,
+    celery_flags,
+    celery_jobs,
+    started_workers,
+)
 from clausewise_lab.evals.serve_bench import LoopbackServer
+from clausewise_lab.evals.shares import outcome_figures
 
 GOALS = {
     "unsupported_cells_shown": 0,
@@ -178,23 +185,8 @@ def grade_cells(
     return graded
 
 
-def _share(part: float, whole: float) -> float | None:
-    return round(part / whole, 4) if whole else None
-
-
 def accuracy(graded: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    outcomes = Counter(g["outcome"] for g in graded if "outcome" in g)
-    answered = outcomes["right"] + outcomes["wrong"]
-    total = answered + outcomes["abstained"]
-    return {
-        "cells": total,
-        "right": outcomes["right"],
-        "wrong": outcomes["wrong"],
-        "abstained": outcomes["abstained"],
-        "accuracy": _share(outcomes["right"], total),
-        "committed_accuracy": _share(outcomes["right"], answered),
-        "abstention_rate": _share(outcomes["abstained"], total),
-    }
+    return outcome_figures(Counter(g["outcome"] for g in graded if "outcome" in g), count_name="cells")
 
 
 def cell_figures(graded: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -392,16 +384,8 @@ def _backend(
     processes: list[WorkerProcess] = []
     if redis is not None:
         flags = _worker_flags(settings, data_dir, redis, threads)
-        processes = [
-            WorkerProcess(flags, workdir / f"{name}-{n}.log", threads=threads) for n in range(workers)
-        ]
-        for process in processes:
-            process.start()
-        overrides["jobs"] = {
-            "backend": "celery",
-            "broker_url": f"{redis.url}/0",
-            "result_backend": f"{redis.url}/1",
-        }
+        processes = started_workers(flags, workdir, name, workers, threads)
+        overrides["jobs"] = celery_jobs(redis.url)
     try:
         hub = ModelHub(threads=threads if redis is None else 0)
         with LoopbackServer(with_overrides(settings, overrides), default_runtime, hub) as url:

@@ -29,7 +29,14 @@ from clausewise.core.progress import NoProgress, Progress
 from clausewise.runtime import ModelHub
 from clausewise.service.state import default_runtime
 from clausewise_lab.evals.data import require
-from clausewise_lab.evals.processes import RedisServer, WorkerProcess, celery_flags, ended_job
+from clausewise_lab.evals.processes import (
+    RedisServer,
+    WorkerProcess,
+    celery_flags,
+    celery_jobs,
+    ended_job,
+    started_workers,
+)
 from clausewise_lab.evals.serve_bench import LoopbackServer
 
 GOALS = {"speedup_2_workers": 1.7, "queue_overhead": 0.05}
@@ -85,16 +92,8 @@ def _backend(
         worker_threads = threads or max(1, (os.cpu_count() or 1) // workers)
         flags = [*celery_flags(data_dir, redis.url), "--structure.knowledge-graph", "false"]
         flags += ["--models.llm.threads", str(worker_threads)]
-        processes = [
-            WorkerProcess(flags, workdir / f"{name}-{n}.log", threads=worker_threads) for n in range(workers)
-        ]
-        for process in processes:
-            process.start()
-        overrides["jobs"] = {
-            "backend": "celery",
-            "broker_url": f"{redis.url}/0",
-            "result_backend": f"{redis.url}/1",
-        }
+        processes = started_workers(flags, workdir, name, workers, worker_threads)
+        overrides["jobs"] = celery_jobs(redis.url)
     try:
         hub = ModelHub(threads=threads if redis is None else 0)
         with LoopbackServer(with_overrides(settings, overrides), default_runtime, hub) as url:

@@ -27,6 +27,7 @@ from typing import Any
 
 from clausewise.core.domain import ClauseNode, ClauseTree, Span
 from clausewise_lab.evals.printed_numbers import PrintedNumber, number_above, printed_numbers, roman_value
+from clausewise_lab.evals.shares import share
 
 _PARAGRAPH_STEP = re.compile(r"^p\d+(?:\(|$)")
 _DECIMAL_ID = re.compile(r"^(\d{1,3}(?:\.(?:\d{1,3}|[A-Z]))*)\.?$")
@@ -177,17 +178,13 @@ class FilingTally:
             "numbered_contracts": self.numbered_contracts,
             "gold_clauses": self.gold,
             "with_printed_number": self.with_number,
-            "under_printed_number_share": _share(self.under_number, self.with_number),
-            "unnumbered_paragraph_share": _share(self.paragraph_numbered, self.with_number),
-            "unnumbered_paragraph_share_all": _share(self.paragraph_all, self.gold_numbered_contracts),
-            "stray_paragraph_share": _share(self.stray_numbered, self.with_number),
+            "under_printed_number_share": share(self.under_number, self.with_number),
+            "unnumbered_paragraph_share": share(self.paragraph_numbered, self.with_number),
+            "unnumbered_paragraph_share_all": share(self.paragraph_all, self.gold_numbered_contracts),
+            "stray_paragraph_share": share(self.stray_numbered, self.with_number),
             "sequence_breaks_per_contract": round(self.breaks / max(self.numbered_contracts, 1), 2),
             "misses": self.misses,
         }
-
-
-def _share(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
 
 
 def _trimmed(text: str, span: Span) -> Span:

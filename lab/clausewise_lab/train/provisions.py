@@ -315,7 +315,7 @@ def calibrated(calibration: np.ndarray, best: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def _macro_tradeoff(gold: np.ndarray, decided: np.ndarray) -> dict[str, float]:
+def macro_tradeoff(gold: np.ndarray, decided: np.ndarray) -> dict[str, float]:
     """Right of committed, unclear and right overall of decisions (1 yes, -1 no, 0 unclear)
     [contracts, categories]: per category the contracts with and without the provision count
     alike (a question bank asks about as many of each), then the categories are averaged, as the
@@ -357,7 +357,7 @@ def calibrated_frontier(
     frontier = []
     for level in levels:
         decided = np.where(probability >= level, 1, np.where(probability <= 1 - level, -1, 0))
-        frontier.append({"level": level, **_macro_tradeoff(gold, decided)})
+        frontier.append({"level": level, **macro_tradeoff(gold, decided)})
     return frontier
 
 
@@ -386,7 +386,7 @@ def band_frontier(
             no_below, yes_at = abstention_bands(gold[rest], best[rest], thresholds, rate, rate).T
             scored = best[held]
             decided[number, held] = np.where(scored >= yes_at, 1, np.where(scored < no_below, -1, 0))
-    return [{"rate": rate, **_macro_tradeoff(gold, decided[number])} for number, rate in enumerate(rates)]
+    return [{"rate": rate, **macro_tradeoff(gold, decided[number])} for number, rate in enumerate(rates)]
 
 
 def presence_report(

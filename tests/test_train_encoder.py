@@ -1,0 +1,134 @@
+"""Contract-encoder training: the triplets on a tiny synthetic data folder (the layout of
+../shared/data, built in a tmp dir), the calibration quarter, and the command."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from clausewise_lab.evals import folds
+from clausewise_lab.evals.cuad_bench import cuad_contracts
+from clausewise_lab.train import encoder_data as ed
+from clausewise_lab.train.reranker_data import cuad_descriptions
+from tests.test_train_reranker import write_acord, write_contractnli, write_cuad, write_legalbench
+
+
+def names_by_role(prefix: str) -> list[str]:
+    """One held-out, one calibration and two training names (the rules are hashes: search)."""
+    names = [f"{prefix}-{i}" for i in range(400)]
+    heldout = [n for n in names if folds.is_heldout(n)][:1]
+    calibration = [n for n in names if folds.is_calibration(n)][:1]
+    training = [n for n in names if ed.trains_on(n)][:2]
+    return heldout + calibration + training
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bench")
+    (root / "cuad").mkdir()
+    write_cuad(root, names_by_role("cuad-contract"))
+    write_legalbench(root, names_by_role("lb-contract"))
+    write_contractnli(root, names_by_role("nda"))
+    write_acord(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def triplets(data_root: Path) -> list[ed.Triplet]:
+    return ed.build_triplets(data_root, seed=7)
+
+
+def test_the_calibration_quarter_is_stable_and_apart_from_the_heldout_fold() -> None:
+    names = [f"contract {i}" for i in range(4000)]
+    calibration = [n for n in names if folds.is_calibration(n)]
+    assert not any(folds.is_heldout(n) for n in calibration)
+    share = len(calibration) / sum(not folds.is_heldout(n) for n in names)
+    assert 0.22 < share < 0.28
+    assert [folds.is_calibration(n) for n in names[:50]] == [folds.is_calibration(n) for n in names[:50]]
+    assert folds.is_calibration("Some Contract.PDF") == folds.is_calibration("some contract")
+
+
+def _markers(names: list[str]) -> list[str]:
+    return [n.replace("-", "") for n in names]
+
+
+def test_no_heldout_or_calibration_document_reaches_a_triplet(triplets: list[ed.Triplet]) -> None:
+    assert triplets
+    kept_out = [
+        n
+        for prefix in ("cuad-contract", "lb-contract", "nda")
+        for n in names_by_role(prefix)
+        if not ed.trains_on(n)
+    ]
+    assert len(kept_out) == 6
+    for triplet in triplets:
+        assert triplet.source == "acord" or ed.trains_on(triplet.document)
+        for marker in _markers(kept_out):
+            for text in (triplet.positive, triplet.negative):
+                assert not re.search(rf"\b{marker}", text, flags=re.IGNORECASE), (marker, text)
+
+
+def test_clause_triplets_set_the_provision_apart_from_its_neighbours(data_root: Path) -> None:
+    """On each of two training contracts: the insurance query's positive is the insurance clause
+    and its negative another clause of the same contract, never overlapping the answer."""
+    descriptions = cuad_descriptions(data_root)
+    contracts = [c for c in cuad_contracts(data_root) if ed.trains_on(c.title)]
+    assert len(contracts) == 2
+    categories = ["Governing Law", "Insurance"]
+    for contract in contracts:
+        made = ed.clause_triplets(contract, categories, descriptions, ed.TripletConfig(), random.Random(3))
+        insurance = [t for t in made if t.anchor.startswith("Insurance:")]
+        assert len(insurance) == 1
+        assert "shall maintain" in insurance[0].positive
+        assert "shall maintain" not in insurance[0].negative
+        assert (
+            insurance[0].negative in contract.text or insurance[0].negative.split("\n")[-1] in contract.text
+        )
+        law = [t for t in made if t.anchor.startswith("Governing Law:")]
+        assert law and "governed by the laws" in law[0].positive
+        assert "governed by the laws" not in law[0].negative
+        assert {t.document for t in made} == {contract.title}
+
+
+def test_query_triplets_pair_a_question_with_its_gold_passage(triplets: list[ed.Triplet]) -> None:
+    legal = [t for t in triplets if t.source == "legalbenchrag"]
+    assert len(legal) == 2
+    for triplet in legal:
+        assert "terminate" in triplet.positive and "terminate" not in triplet.negative
+    acord = [t for t in triplets if t.source == "acord"]
+    assert [t.positive for t in acord] == [
+        "This Agreement shall be governed by the laws of the State of Delaware."
+    ]
+    nli = [t for t in triplets if t.source == "contractnli"]
+    assert nli and all("confidential information secret" in t.positive for t in nli)
+
+
+def test_triplets_are_seeded_and_counted(data_root: Path, triplets: list[ed.Triplet]) -> None:
+    again = ed.build_triplets(data_root, seed=7)
+    assert again == triplets
+    counts = ed.triplet_counts(triplets)
+    assert sum(row["triplets"] for row in counts.values()) == len(triplets)
+    assert counts["cuad-clause"]["documents"] == 2
+    assert len(ed.build_triplets(data_root, seed=7, max_triplets=3)) == 3
+
+
+def test_cli_registers_a_train_encoder_command() -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from clausewise_lab.cli import train as train_cmd
+
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """Root."""
+
+    train_cmd.register(app)
+    result = CliRunner().invoke(app, ["train", "encoder", "--help"])
+    assert result.exit_code == 0, result.output
+    for option in ("--max-triplets", "--batch-size", "--base", "--reuse-trained", "--seed"):
+        assert option in result.output
