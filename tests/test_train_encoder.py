@@ -13,7 +13,7 @@ from clausewise_lab.evals import folds
 from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.train import encoder_data as ed
 from clausewise_lab.train.reranker_data import cuad_descriptions
-from tests.test_train_reranker import write_acord, write_contractnli, write_cuad, write_legalbench
+from tests.test_train_reranker import train_help, write_acord, write_contractnli, write_cuad, write_legalbench
 
 
 def names_by_role(prefix: str) -> list[str]:
@@ -116,19 +116,42 @@ def test_triplets_are_seeded_and_counted(data_root: Path, triplets: list[ed.Trip
 
 
 def test_cli_registers_a_train_encoder_command() -> None:
-    import typer
-    from typer.testing import CliRunner
-
-    from clausewise_lab.cli import train as train_cmd
-
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Root."""
-
-    train_cmd.register(app)
-    result = CliRunner().invoke(app, ["train", "encoder", "--help"])
-    assert result.exit_code == 0, result.output
+    shown = train_help("encoder")
     for option in ("--max-triplets", "--batch-size", "--base", "--reuse-trained", "--seed"):
-        assert option in result.output
+        assert option in shown
+
+
+def test_the_int8_export_embeds_as_the_float_model_does(tmp_path: Path) -> None:
+    """The base model exported and quantized as the pipeline ships it, read by the product's own
+    ONNX embedder: the same vectors, and the same choice of passage, as the torch model."""
+    pytest.importorskip("onnx", reason="the export needs the lab's train extra")
+    pytest.importorskip("sentence_transformers", reason="the export needs the lab's train extra")
+    from clausewise_lab.train import encoder
+    from clausewise_lab.train.reranker import base_model_path, quantize_int8
+
+    base = base_model_path()
+    model = encoder.load_encoder(base, 128)
+    fp32 = encoder.export_onnx(model, tmp_path / "fp32.onnx")
+    int8 = quantize_int8(fp32, tmp_path / "int8.onnx")
+    encoder.write_folder(int8, tmp_path / "folder", base, "probe", 384)
+    shipped = encoder.onnx_encoder(tmp_path / "folder", threads=1, max_length=128)
+    triplets = [
+        ed.Triplet(
+            "Cap on Liability: Does the contract cap liability?",
+            "In no event shall either party's aggregate liability exceed the fees paid in the prior year.",
+            "This Agreement shall be governed by the laws of the State of New York.",
+            "cuad-clause",
+            "a",
+        ),
+        ed.Triplet(
+            "Governing Law: Which state's law governs the contract?",
+            "This Agreement is governed by the laws of England and Wales.",
+            "The Supplier shall maintain general liability insurance of two million dollars.",
+            "cuad-clause",
+            "b",
+        ),
+    ]
+    agreement = encoder.int8_agreement(encoder.vectors_of(model), shipped.embed, triplets)
+    assert agreement["mean_cosine"] >= 0.98
+    assert agreement["same_choice"] == 1.0
+    assert encoder.triplet_accuracy(shipped.embed, triplets)["accuracy"] == 1.0

@@ -365,7 +365,8 @@ def test_ranking_metrics() -> None:
     assert pairwise_accuracy(pairs, np.array([2.0, 1.0])) == 1.0
 
 
-def test_cli_registers_a_train_reranker_command() -> None:
+def train_help(command: str) -> str:
+    """``clausewise train <command> --help`` on an app holding only the lab's train commands."""
     import typer
     from typer.testing import CliRunner
 
@@ -378,10 +379,15 @@ def test_cli_registers_a_train_reranker_command() -> None:
         """Root."""
 
     train_cmd.register(app)
-    result = CliRunner().invoke(app, ["train", "reranker", "--help"])
-    assert result.exit_code == 0
+    result = CliRunner().invoke(app, ["train", command, "--help"])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_cli_registers_a_train_reranker_command() -> None:
+    shown = train_help("reranker")
     for option in ("--data", "--out", "--max-pairs", "--epochs", "--batch-size", "--max-length", "--seed"):
-        assert option in result.output
+        assert option in shown
 
 
 # --- the shipped model --------------------------------------------------------------------------

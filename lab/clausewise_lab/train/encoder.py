@@ -49,10 +49,10 @@ from clausewise_lab.train.encoder_data import (
 from clausewise_lab.train.reranker import (
     BASE_MODEL,
     BASE_PACKAGE,
-    OPSET,
     _environment,
     _progress_callback,
     base_model_path,
+    export_transformer,
     quantize_int8,
     sha256_of,
 )
@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 ENCODER_ASSETS_DIR = asset_dir("encoder")
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 MAX_MODEL_BYTES = 120_000_000
 Log = Callable[[str], None]
 
@@ -156,44 +155,21 @@ def fit_encoder(
 
 
 def export_onnx(model: SentenceTransformer, path: Path) -> Path:
-    """fp32 ONNX of the transformer: inputs input_ids / attention_mask / token_type_ids [batch,
-    sequence] (int64), output the token vectors [batch, sequence, dimension] (the product pools)."""
-    import torch
-
-    transformer = model[0].auto_model
-
-    class TokenVectors(torch.nn.Module):
-        def __init__(self, inner: torch.nn.Module) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    wrapped = TokenVectors(transformer).eval()
+    """fp32 ONNX of the transformer; output the token vectors [batch, sequence, dimension] (the
+    product mean-pools them, as it does the frozen model's)."""
     encoded = model.tokenizer(
         ["This Agreement is governed by the laws of New York.", "Liability is capped."],
         padding=True,
         return_tensors="pt",
     )
-    sample = tuple(encoded[name] for name in INPUT_NAMES)
-    axes = {name: {0: "batch", 1: "sequence"} for name in INPUT_NAMES}
-    axes["token_vectors"] = {0: "batch", 1: "sequence"}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad():
-        torch.onnx.export(
-            wrapped,
-            sample,
-            str(path),
-            input_names=list(INPUT_NAMES),
-            output_names=["token_vectors"],
-            dynamic_axes=axes,
-            opset_version=OPSET,
-            dynamo=False,
-        )
-    return path
+    return export_transformer(
+        model[0].auto_model,
+        lambda out: out.last_hidden_state,
+        encoded,
+        path,
+        "token_vectors",
+        {0: "batch", 1: "sequence"},
+    )
 
 
 def write_folder(model_file: Path, out: Path, base: Path, model_id: str, dimension: int) -> dict[str, Any]:

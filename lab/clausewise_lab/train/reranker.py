@@ -248,46 +248,58 @@ def torch_logits(model: CrossEncoder, pairs: Sequence[tuple[str, str]], batch_si
 # --- ONNX export and quantization ---------------------------------------------------------------
 
 
-def export_onnx(model: CrossEncoder, path: Path) -> Path:
-    """fp32 ONNX of the classifier: inputs input_ids / attention_mask / token_type_ids
-    [batch, sequence] (int64), output logits [batch, 1].
+def export_transformer(
+    inner: Any,
+    select: Callable[[Any], Any],
+    encoded: Any,
+    path: Path,
+    output: str,
+    output_axes: dict[int, str],
+) -> Path:
+    """fp32 ONNX of a BERT-style model: inputs input_ids / attention_mask / token_type_ids [batch,
+    sequence] (int64, dynamic axes), one output, ``select``-ed from the model's output (the
+    logits of a classifier, the token vectors of an encoder); ``encoded`` is a tokenized sample.
 
     The TorchScript exporter (dynamo=False) needs no onnxscript and handles BERT's padding mask
     with dynamic axes.
     """
     import torch
 
-    class Logits(torch.nn.Module):
-        def __init__(self, inner: torch.nn.Module) -> None:
+    class Selected(torch.nn.Module):
+        def __init__(self) -> None:
             super().__init__()
             self.inner = inner
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).logits
+            return select(
+                self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            )
 
-    wrapped = Logits(model.model).eval()
-    encoded = model.tokenizer(
-        [("governing law", "This Agreement is governed by the laws of New York.")] * 2,
-        padding=True,
-        return_tensors="pt",
-    )
     sample = tuple(encoded[name] for name in INPUT_NAMES)
-    axes = {name: {0: "batch", 1: "sequence"} for name in INPUT_NAMES} | {"logits": {0: "batch"}}
+    axes = {name: {0: "batch", 1: "sequence"} for name in INPUT_NAMES} | {output: output_axes}
     path.parent.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         torch.onnx.export(
-            wrapped,
+            Selected().eval(),
             sample,
             str(path),
             input_names=list(INPUT_NAMES),
-            output_names=["logits"],
+            output_names=[output],
             dynamic_axes=axes,
             opset_version=OPSET,
             dynamo=False,
         )
     return path
+
+
+def export_onnx(model: CrossEncoder, path: Path) -> Path:
+    """fp32 ONNX of the classifier: output logits [batch, 1]."""
+    encoded = model.tokenizer(
+        [("governing law", "This Agreement is governed by the laws of New York.")] * 2,
+        padding=True,
+        return_tensors="pt",
+    )
+    return export_transformer(model.model, lambda out: out.logits, encoded, path, "logits", {0: "batch"})
 
 
 def quantize_int8(source: Path, target: Path) -> Path:
