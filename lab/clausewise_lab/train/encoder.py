@@ -49,6 +49,7 @@ from clausewise_lab.train.encoder_data import (
 from clausewise_lab.train.reranker import (
     BASE_MODEL,
     BASE_PACKAGE,
+    Recipe,
     _environment,
     _progress_callback,
     base_model_path,
@@ -66,27 +67,19 @@ MAX_MODEL_BYTES = 120_000_000
 Log = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class EncoderTrainConfig:
+@dataclass(frozen=True, kw_only=True)
+class EncoderTrainConfig(Recipe):
     """Everything that decides the shipped encoder; recorded in its model card."""
 
     data: Path
     out: Path = ENCODER_ASSETS_DIR
     work_dir: Path = Path("build/encoder")
     base: Path | None = None  # a sentence-transformers folder; None: all-MiniLM-L6-v2 from its wheel
-    epochs: float = 1.0
     batch_size: int = 32
-    max_length: int = 256
-    learning_rate: float = 3e-5
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
-    seed: int = 13
-    threads: int = 2
     max_triplets: int | None = None
     triplets: TripletConfig = field(default_factory=TripletConfig)
     min_cosine: float = 0.98  # mean cosine of int8 vs float vectors below which nothing ships
     min_choice_agreement: float = 0.99  # same clear choice by int8 and float, calibration triplets
-    reuse_trained: bool = False
 
 
 def _offline() -> None:

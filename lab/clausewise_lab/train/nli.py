@@ -25,6 +25,7 @@ from clausewise_lab.train.nli_data import NliPair, NliPairConfig, NliPairSet, bu
 from clausewise_lab.train.reranker import (
     MAX_MODEL_BYTES,
     Log,
+    Recipe,
     _environment,
     _print,
     _table,
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 NLI_ASSETS_DIR = asset_dir("nli")
 
 
-@dataclass(frozen=True)
-class NliTrainConfig:
+@dataclass(frozen=True, kw_only=True)
+class NliTrainConfig(Recipe):
     """Everything that decides the shipped classifier; recorded in its model card."""
 
     data: Path
@@ -52,14 +53,8 @@ class NliTrainConfig:
     work_dir: Path = Path("build/nli")
     init: Path | None = None  # a trained reranker's torch-model folder; None = the base MiniLM
     epochs: float = 3.0
-    batch_size: int = 16
     max_length: int = 192
-    seed: int = 13
     learning_rate: float = 5e-5
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
-    threads: int = 2
-    reuse_trained: bool = False  # export and evaluate work_dir/torch-model again instead of training
     min_agreement: float = 0.95  # int8 vs torch: share of held-out pairs with the same argmax
     pair_config: NliPairConfig = field(default_factory=NliPairConfig)
 

@@ -51,14 +51,11 @@ OPSET = 17
 Log = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class TrainConfig:
-    """Everything that decides the shipped model; recorded in the model card."""
+@dataclass(frozen=True, kw_only=True)
+class Recipe:
+    """The optimisation settings every trainer of the lab shares (AdamW, linear decay after a
+    warm-up, on the CPU); each pipeline's config adds its data and checks, and sets its defaults."""
 
-    data: Path
-    out: Path = ASSETS_DIR
-    work_dir: Path = Path("build/reranker")
-    max_pairs: int | None = 32_000
     epochs: float = 1.0
     batch_size: int = 16
     max_length: int = 256
@@ -67,8 +64,18 @@ class TrainConfig:
     warmup_ratio: float = 0.1
     weight_decay: float = 0.01
     threads: int = 2
+    reuse_trained: bool = False  # export and evaluate work_dir/torch-model again instead of training
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig(Recipe):
+    """Everything that decides the shipped model; recorded in the model card."""
+
+    data: Path
+    out: Path = ASSETS_DIR
+    work_dir: Path = Path("build/reranker")
+    max_pairs: int | None = 32_000
     acord_depth: int = 50
-    reuse_trained: bool = False  # evaluate/export work_dir/torch-model again instead of training
     min_agreement: float = 0.98  # int8 vs torch Spearman and Pearson needed to ship
     heldout_limit: int | None = None  # validation pairs scored (whole queries); None = all
     pair_config: PairConfig = field(default_factory=PairConfig)
