@@ -674,6 +674,9 @@ def eval_encoder(
         "--work-dir",
         help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
     ),
+    ngram_weight: float = typer.Option(
+        3.0, "--ngram-weight", help="Length of the head's word features beside the vector (0: vectors only)."
+    ),
     out: Path = typer.Option(Path("bench-results/encoder.json"), "--out", help="JSON results file."),
 ) -> None:
     """The presence decider on the embedder's vectors (select one with --models.embedding.*), scored
@@ -688,6 +691,7 @@ def eval_encoder(
         work_dir or runtime.settings.paths.data_dir / "train" / "provisions",
         log=lambda message: console.print(message, markup=False, highlight=False),
         fit_contracts=fit_contracts or None,
+        ngram_weight=ngram_weight,
     )
     bands, level = results["bands_5pct"], results["calibrated_0.9"]
     console.print(

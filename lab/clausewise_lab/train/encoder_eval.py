@@ -45,7 +45,12 @@ CALIBRATED_LEVEL = 0.9
 
 
 def presence_on_calibration(
-    root: Path, embedder: Embedder, work_dir: Path, log: Log, fit_contracts: int | None = None
+    root: Path,
+    embedder: Embedder,
+    work_dir: Path,
+    log: Log,
+    fit_contracts: int | None = None,
+    ngram_weight: float = 3.0,
 ) -> dict[str, Any]:
     """Macro F1, and what the bands and the calibrated probability trade, on the calibration quarter."""
     contracts = [c for c in cuad_contracts(root) if not is_heldout(c.title)]
@@ -53,10 +58,10 @@ def presence_on_calibration(
     fitted = [c for c in contracts if not is_calibration(c.title)][:fit_contracts]
     scored = [c for c in contracts if is_calibration(c.title)]
     log(f"{embedder.model_id}: embedding {len(fitted)} + {len(scored)} contracts' clauses")
-    config = replace(ProvisionTrainConfig(data=root), work_dir=work_dir)
+    config = replace(ProvisionTrainConfig(data=root), work_dir=work_dir, ngram_weight=ngram_weight)
     fit_set = embed_contracts(fitted, categories, embedder, log, work_dir)
     scored_set = embed_contracts(scored, categories, embedder, log, work_dir)
-    wording = fit_wording(fit_set, config)
+    wording = fit_wording(fit_set, config) if ngram_weight > 0 else None
     oof = out_of_fold(fit_set, categories, config, embedder.model_id, wording)
     fit_gold = np.array([c.present for c in fit_set])
     thresholds, _ = choose_thresholds(fit_gold, oof, config.folds)
@@ -73,6 +78,7 @@ def presence_on_calibration(
     clause_auc = _clause_auc(head, scored_set)
     return {
         "embedder": embedder.model_id,
+        "ngram_weight": ngram_weight,
         "fitted_contracts": len(fit_set),
         "scored_contracts": len(scored_set),
         "macro_f1": report["macro_f1"],
