@@ -118,21 +118,7 @@ def fit_encoder(
     )
     steps = max(1, int(len(dataset) / config.batch_size * config.epochs))
     args = SentenceTransformerTrainingArguments(
-        output_dir=str(config.work_dir / "checkpoints"),
-        num_train_epochs=config.epochs,
-        per_device_train_batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_ratio,
-        weight_decay=config.weight_decay,
-        lr_scheduler_type="linear",
-        seed=config.seed,
-        data_seed=config.seed,
-        save_strategy="no",
-        logging_steps=max(1, min(20, steps // 20)),
-        report_to="none",
-        use_cpu=True,
-        dataloader_num_workers=0,
-        disable_tqdm=True,
+        **config.trainer_options(steps, 20),
         batch_sampler=BatchSamplers.NO_DUPLICATES,
     )
     trainer = SentenceTransformerTrainer(

@@ -65,6 +65,28 @@ class Recipe:
     weight_decay: float = 0.01
     threads: int = 2
     reuse_trained: bool = False  # export and evaluate work_dir/torch-model again instead of training
+    work_dir: Path = Path("build")
+
+    def trainer_options(self, steps: float, most_steps_between_logs: int) -> dict[str, Any]:
+        """The Hugging Face trainer's arguments this recipe fixes: the CPU, seeded, no
+        checkpoints, no reporting services, a log line about twenty times a run."""
+        return {
+            "output_dir": str(self.work_dir / "checkpoints"),
+            "num_train_epochs": self.epochs,
+            "per_device_train_batch_size": self.batch_size,
+            "learning_rate": self.learning_rate,
+            "warmup_steps": self.warmup_ratio,
+            "weight_decay": self.weight_decay,
+            "lr_scheduler_type": "linear",
+            "seed": self.seed,
+            "data_seed": self.seed,
+            "save_strategy": "no",
+            "logging_steps": max(1, min(most_steps_between_logs, int(steps) // 20)),
+            "report_to": "none",
+            "use_cpu": True,
+            "dataloader_num_workers": 0,
+            "disable_tqdm": True,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,13 +215,12 @@ def _progress_callback(log: Log):
     return ProgressCallback()
 
 
-def fit_cross_encoder(model: CrossEncoder, dataset, loss, config, callbacks: Sequence = ()) -> float:
+def fit_cross_encoder(model: CrossEncoder, dataset, loss, config: Recipe, callbacks: Sequence = ()) -> float:
     """Fine-tune ``model`` on ``dataset`` (query / passage / label columns) with ``loss`` on the
     CPU, length-grouped batches, linear schedule; returns the training seconds.
 
-    ``config`` is a :class:`TrainConfig` or anything with the same training fields (threads,
-    seed, epochs, batch_size, learning_rate, warmup_ratio, weight_decay, work_dir): the NLI
-    classifier trains with this same recipe and a different loss.
+    ``config`` is any :class:`Recipe` (the reranker's, the NLI classifier's): the NLI classifier
+    trains with this same recipe and a different loss.
     """
     import torch
     from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
@@ -208,21 +229,7 @@ def fit_cross_encoder(model: CrossEncoder, dataset, loss, config, callbacks: Seq
     torch.manual_seed(config.seed)
     steps = math.ceil(len(dataset) / config.batch_size) * config.epochs
     args = CrossEncoderTrainingArguments(
-        output_dir=str(config.work_dir / "checkpoints"),
-        num_train_epochs=config.epochs,
-        per_device_train_batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_ratio,
-        weight_decay=config.weight_decay,
-        lr_scheduler_type="linear",
-        seed=config.seed,
-        data_seed=config.seed,
-        save_strategy="no",
-        logging_steps=max(1, min(50, int(steps) // 20)),
-        report_to="none",
-        use_cpu=True,
-        dataloader_num_workers=0,
-        disable_tqdm=True,
+        **config.trainer_options(steps, 50),
         batch_sampler=_length_sampler_class(),
     )
     trainer = CrossEncoderTrainer(
