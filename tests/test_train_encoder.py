@@ -151,7 +151,10 @@ def test_the_int8_export_embeds_as_the_float_model_does(tmp_path: Path) -> None:
             "b",
         ),
     ]
-    agreement = encoder.int8_agreement(encoder.vectors_of(model), shipped.embed, triplets)
+    agreement = encoder.int8_agreement(
+        encoder.EmbeddedTriplets.of(encoder.vectors_of(model), triplets),
+        encoder.EmbeddedTriplets.of(shipped.embed, triplets),
+    )
     assert agreement["mean_cosine"] >= 0.98
     assert agreement["same_choice"] == 1.0
     assert encoder.triplet_accuracy(shipped.embed, triplets)["accuracy"] == 1.0

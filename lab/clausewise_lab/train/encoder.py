@@ -27,7 +27,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -168,17 +168,13 @@ def write_folder(model_file: Path, out: Path, base: Path, model_id: str, dimensi
     return description
 
 
-def onnx_encoder(folder: Path, threads: int, max_length: int, model_file: Path | None = None) -> OnnxEncoder:
-    """The product's own ONNX embedder on ``folder`` (or another model file with its tokenizer)."""
+def onnx_encoder(folder: Path, threads: int, max_length: int) -> OnnxEncoder:
+    """The product's own ONNX embedder on ``folder``."""
     spec = folder_spec(folder)
-    if model_file is not None:
-        spec = replace(spec, model_path=model_file)
     return OnnxEncoder(EmbeddingSettings(threads=threads, max_tokens=max_length), spec=lambda: spec)
 
 
-def calibration_triplets(
-    root: Path, config: TripletConfig, seed: int, limit: int | None = None
-) -> list[Triplet]:
+def calibration_triplets(root: Path, config: TripletConfig, seed: int) -> list[Triplet]:
     """Clause-to-provision triplets of the calibration contracts (never trained on)."""
     rng = random.Random(seed)
     descriptions = cuad_descriptions(root)
@@ -189,7 +185,7 @@ def calibration_triplets(
         if is_calibration(contract.title):
             triplets += clause_triplets(contract, categories, descriptions, config, rng)
     rng.shuffle(triplets)
-    return triplets[:limit] if limit is not None else triplets
+    return triplets
 
 
 def vectors_of(model: SentenceTransformer) -> Callable[[list[str]], np.ndarray]:
@@ -197,45 +193,59 @@ def vectors_of(model: SentenceTransformer) -> Callable[[list[str]], np.ndarray]:
     return lambda texts: model.encode(texts, batch_size=32, normalize_embeddings=True)
 
 
-def triplet_margins(vectors: Callable[[list[str]], np.ndarray], triplets: Sequence[Triplet]) -> np.ndarray:
-    """Per triplet, the anchor's cosine to its positive less its cosine to its hard negative."""
-    anchors = vectors([t.anchor for t in triplets])
-    positives = vectors([t.positive for t in triplets])
-    negatives = vectors([t.negative for t in triplets])
-    return (anchors * positives).sum(1) - (anchors * negatives).sum(1)
+@dataclass(frozen=True)
+class EmbeddedTriplets:
+    """One model's vectors of the anchors, positives and hard negatives of a list of triplets,
+    embedded once and read by every figure of that model."""
+
+    anchors: np.ndarray
+    positives: np.ndarray
+    negatives: np.ndarray
+
+    @classmethod
+    def of(cls, vectors: Callable[[list[str]], np.ndarray], triplets: Sequence[Triplet]) -> EmbeddedTriplets:
+        return cls(
+            vectors([t.anchor for t in triplets]),
+            vectors([t.positive for t in triplets]),
+            vectors([t.negative for t in triplets]),
+        )
+
+    def first(self, count: int) -> EmbeddedTriplets:
+        return EmbeddedTriplets(self.anchors[:count], self.positives[:count], self.negatives[:count])
+
+    @property
+    def margins(self) -> np.ndarray:
+        """Per triplet, the anchor's cosine to its positive less its cosine to its hard negative."""
+        return (self.anchors * self.positives).sum(1) - (self.anchors * self.negatives).sum(1)
+
+    def accuracy(self) -> dict[str, Any]:
+        """Share of triplets whose anchor is closer to its positive than to its hard negative."""
+        if not len(self.anchors):
+            return {"triplets": 0, "accuracy": None}
+        return {"triplets": len(self.anchors), "accuracy": round(float((self.margins > 0).mean()), 4)}
 
 
 def triplet_accuracy(
     vectors: Callable[[list[str]], np.ndarray], triplets: Sequence[Triplet]
 ) -> dict[str, Any]:
     """Share of triplets whose anchor is closer to its positive than to its hard negative."""
-    if not triplets:
-        return {"triplets": 0, "accuracy": None}
-    return {
-        "triplets": len(triplets),
-        "accuracy": round(float((triplet_margins(vectors, triplets) > 0).mean()), 4),
-    }
+    return EmbeddedTriplets.of(vectors, triplets).accuracy()
 
 
 #: A choice the float model makes by less than this cosine is a tie, which any rounding may turn.
 CLEAR_MARGIN = 0.02
 
 
-def int8_agreement(
-    reference: Callable[[list[str]], np.ndarray],
-    int8: Callable[[list[str]], np.ndarray],
-    triplets: Sequence[Triplet],
-) -> dict[str, float]:
-    """Cosine of the int8 vectors with the float ones, and how often both choose the same passage:
-    of all triplets, and of those the float model does not choose by a tie (margin at least
-    :data:`CLEAR_MARGIN`)."""
-    texts = [t.positive for t in triplets]
-    cosine = (reference(texts) * int8(texts)).sum(1)
-    float_margins, int8_margins = triplet_margins(reference, triplets), triplet_margins(int8, triplets)
-    same = (float_margins > 0) == (int8_margins > 0)
+def int8_agreement(reference: EmbeddedTriplets, int8: EmbeddedTriplets) -> dict[str, float]:
+    """Cosine of the int8 vectors of the positives with the float ones, and how often both choose
+    the same passage: of all triplets, and of those the float model does not choose by a tie
+    (margin at least :data:`CLEAR_MARGIN`)."""
+    cosine = (reference.positives * int8.positives).sum(1)
+    float_margins = reference.margins
+    same = (float_margins > 0) == (int8.margins > 0)
     clear = np.abs(float_margins) >= CLEAR_MARGIN
     return {
-        "texts": len(texts),
+        "texts": len(cosine),
         "mean_cosine": round(float(cosine.mean()), 4),
         "min_cosine": round(float(cosine.min()), 4),
         "same_choice": round(float(np.mean(same)), 4),
@@ -286,8 +296,7 @@ def run(config: EncoderTrainConfig, log: Log) -> dict[str, Any]:
     log(f"calibration triplets, frozen base: {before['accuracy']} of {before['triplets']}")
     model, training = _trained(config, triplets, base, log)
     log(f"trained in {training['seconds'] / 60:.1f} min; exporting")
-    trained_vectors = vectors_of(model)
-    after = triplet_accuracy(trained_vectors, held)
+    trained = EmbeddedTriplets.of(vectors_of(model), held)
     fp32 = export_onnx(model, config.work_dir / "model-fp32.onnx")
     int8 = quantize_int8(fp32, config.work_dir / "model-int8.onnx")
     size = int8.stat().st_size
@@ -298,14 +307,14 @@ def run(config: EncoderTrainConfig, log: Log) -> dict[str, Any]:
     model_id = f"clausewise-contract-minilm-int8-{sha256_of(int8)[:12]}"
     description = write_folder(int8, staged, Path(base), model_id, dimension)
     shipped = onnx_encoder(staged, config.threads, config.max_length)
-    checks = int8_agreement(trained_vectors, shipped.embed, held[:300])
+    shipped_triplets = EmbeddedTriplets.of(shipped.embed, held)
+    checks = int8_agreement(trained.first(300), shipped_triplets.first(300))
     log(f"int8 vs float: {checks}")
     if checks["mean_cosine"] < config.min_cosine or checks["same_clear_choice"] < config.min_choice_agreement:
         raise ModelError(
             f"the int8 encoder disagrees with the float model ({checks})",
             hint="check the export (opset, inputs) before shipping",
         )
-    shipped_accuracy = triplet_accuracy(shipped.embed, held)
     report: dict[str, Any] = {
         "config": {
             **asdict(config),
@@ -321,8 +330,8 @@ def run(config: EncoderTrainConfig, log: Log) -> dict[str, Any]:
         "agreement": checks,
         "calibration_triplets": {
             "frozen": before["accuracy"],
-            "trained_float": after["accuracy"],
-            "shipped_int8": shipped_accuracy["accuracy"],
+            "trained_float": trained.accuracy()["accuracy"],
+            "shipped_int8": shipped_triplets.accuracy()["accuracy"],
             "triplets": len(held),
         },
         "environment": _environment(config.threads),

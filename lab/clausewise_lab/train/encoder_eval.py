@@ -59,8 +59,8 @@ def presence_on_calibration(
     scored = [c for c in contracts if is_calibration(c.title)]
     log(f"{embedder.model_id}: embedding {len(fitted)} + {len(scored)} contracts' clauses")
     config = replace(ProvisionTrainConfig(data=root), work_dir=work_dir, ngram_weight=ngram_weight)
-    fit_set = embed_contracts(fitted, categories, embedder, log, work_dir)
-    scored_set = embed_contracts(scored, categories, embedder, log, work_dir)
+    embedded = embed_contracts([*fitted, *scored], categories, embedder, log, work_dir)
+    fit_set, scored_set = embedded[: len(fitted)], embedded[len(fitted) :]
     wording = fit_wording(fit_set, config) if ngram_weight > 0 else None
     oof = out_of_fold(fit_set, categories, config, embedder.model_id, wording)
     fit_gold = np.array([c.present for c in fit_set])
