@@ -13,7 +13,7 @@ from clausewise.core.errors import UndecodableText
 from clausewise_lab.evals.abuse_families import word_file_with
 from tests.tree_checks import assert_tree_invariants
 from tools.parsing import parse_document
-from tools.parsing.docx import parse_docx_file
+from tools.parsing.word_file import parse_docx_file
 from tools.structure.tree_builder import build_tree
 
 SETTINGS = ParsingSettings()

@@ -21,7 +21,7 @@ from openpyxl import load_workbook
 from clausewise.core.errors import HiddenText
 from clausewise_lab.evals.abuse_families import active_parts, active_word_file
 from tools.exports import rows_xlsx
-from tools.parsing.docx import parse_docx_file
+from tools.parsing.word_file import parse_docx_file
 from tools.playbook.redlines import Edit, apply_edits, insertion
 from tools.redline_export import redline_export
 from tools.tracked_original_docx import NotPlaceable, tracked_original_docx

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import typer
 
 from clausewise.cli.app import console, error_console, state_of
 from clausewise.cli.progress import TerminalProgress
+from clausewise.core.config import deep_merge
 from clausewise.core.errors import ClausewiseError, ConfigError
+
+
+class TrackedText(StrEnum):
+    """Which text of a Word file with tracked changes is the contract."""
+
+    proposed = "proposed"
+    before = "before"
+
 
 SUPPORTED = {
     ".pdf",
@@ -57,6 +67,13 @@ def ingest(
         "(without it, it is refused: the old version and what cites it are kept).",
     ),
     contract_id: str | None = typer.Option(None, "--id", help="Contract id (one file only)."),
+    text: TrackedText | None = typer.Option(
+        None,
+        "--text",
+        help="For a Word file with tracked changes: read it as proposed (their insertions in, their "
+        "deletions out; the default) or as before (the text they were sent). Same as "
+        "--parsing.tracked-changes.",
+    ),
 ) -> None:
     """Ingest contracts: parse, build the clause tree and write the indexes."""
     files = expand(paths)
@@ -70,7 +87,10 @@ def ingest(
         )
     from clausewise.api import Clausewise
 
-    runtime = state_of(ctx).runtime(tenant)
+    state = state_of(ctx)
+    if text is not None:
+        state.overrides = deep_merge(state.overrides, {"parsing": {"tracked_changes": text.value}})
+    runtime = state.runtime(tenant)
     archivist = runtime.archivist()
     audit = Clausewise(runtime=runtime).audit
     failures: list[ClausewiseError] = []

@@ -90,6 +90,12 @@ class ParsingSettings(Section):
         description="Refuse a Word file whose body takes longer than this to read (a file built to "
         "hold hundreds of thousands of paragraphs); a real contract takes well under a second.",
     )
+    tracked_changes: Literal["proposed", "before"] = Field(
+        default="proposed",
+        description="Which text of a Word file with tracked changes is the contract: proposed (their "
+        "insertions in, their deletions out, as Word shows it with changes accepted) or before (the "
+        "text as it was sent). The other text, every change and every comment are kept with it.",
+    )
     ocr: Literal["auto", "force", "off"] = Field(
         default="auto",
         description="auto: OCR pages without a usable text layer; force: OCR every page; "

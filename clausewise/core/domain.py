@@ -86,6 +86,67 @@ class WordBoxes(BaseModel):
         return hits
 
 
+TextVersion = Literal["proposed", "before"]
+
+
+class TrackedChange(BaseModel):
+    """One tracked change of a Word file (an insertion, a deletion, a move or a change of
+    formatting), with its place in each of the file's two texts. In the text where the change's
+    words are, its span holds them; in the other, its span is empty, at the point where they
+    would be (a formatting change holds its words in both)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int = Field(description="1, 2, ... in the order of the file.")
+    kind: Literal["insert", "delete", "move", "formatting"]
+    author: str = Field(description="The author Word recorded (empty when it recorded none).")
+    date: str | None = Field(default=None, description="When Word recorded it (ISO 8601), if it did.")
+    part: str = Field(
+        default="body",
+        description="Where in the file: body, or header, footer, footnotes, endnotes (not read as the "
+        "contract's text: no spans).",
+    )
+    text: str = Field(description="The words inserted, deleted, moved or reformatted.")
+    before: Span | None = Field(default=None, description="Its span in the text as before.")
+    proposed: Span | None = Field(default=None, description="Its span in the text as proposed.")
+
+
+class WordComment(BaseModel):
+    """A Word comment with its author and the words it is anchored on in each text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    author: str
+    date: str | None = None
+    text: str
+    before: Span | None = None
+    proposed: Span | None = None
+
+
+class TrackedText(BaseModel):
+    """What a Word file with tracked changes holds besides the text read: which of its two texts
+    that is, the other one, every change and every comment."""
+
+    read_as: TextVersion = Field(
+        description="proposed: their insertions in, deletions out; before: the reverse."
+    )
+    other_text: str = Field(description="The file's other text (before when read as proposed).")
+    changes: list[TrackedChange] = Field(default_factory=list)
+    comments: list[WordComment] = Field(default_factory=list)
+
+    def text_of(self, version: TextVersion, read: str) -> str:
+        """The file's text as ``version``, given the text that was read (``read``)."""
+        return read if version == self.read_as else self.other_text
+
+    def authors(self) -> dict[str, int]:
+        """How many changes each author made, most first."""
+        counts: dict[str, int] = {}
+        for change in self.changes:
+            counts[change.author or "unknown author"] = counts.get(change.author or "unknown author", 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
 class ParsedDocument(BaseModel):
     """The normalized text of a contract file with its page map and layout."""
 
@@ -96,6 +157,9 @@ class ParsedDocument(BaseModel):
     blocks: list[Block]
     words: WordBoxes | None = None
     warnings: list[str] = Field(default_factory=list)
+    tracked: TrackedText | None = Field(
+        default=None, description="A Word file's tracked changes and comments, when it has any."
+    )
 
     def page_of(self, offset: int) -> int:
         """1-based page holding character ``offset``."""

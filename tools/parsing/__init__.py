@@ -24,9 +24,11 @@ def parse_document(path: Path, settings: ParsingSettings) -> ParsedDocument:
 
         document = parse_pdf_file(path, settings, file_type)
     elif file_type == FileType.DOCX:
-        from tools.parsing.docx import parse_docx_file
+        from tools.parsing.word_file import parse_docx_file
 
-        document = parse_docx_file(path, settings.max_unpacked_mb, settings.max_parse_seconds)
+        document = parse_docx_file(
+            path, settings.max_unpacked_mb, settings.max_parse_seconds, settings.tracked_changes
+        )
     elif file_type == FileType.HTML:
         from tools.parsing.html import parse_html_file
 

@@ -19,10 +19,9 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.ns import qn
 from lxml import etree
 
-from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
-from clausewise.core.errors import CorruptDocument, EmptyDocument, FileTooLarge, HiddenText, TooSlowToRead
+from clausewise.core.domain import TextVersion
+from clausewise.core.errors import CorruptDocument, FileTooLarge, TooSlowToRead
 from tools.structure.labels import int_to_roman
-from tools.word_active_content import hidden_content
 
 
 def _number(value: str | None, default: int) -> int:
@@ -174,7 +173,7 @@ def _num_properties(paragraph: Any, styles: _Styles) -> tuple[str, int] | None:
     return None
 
 
-_RUN, _TEXT, _BREAK = qn("w:r"), qn("w:t"), qn("w:br")
+_RUN, _TEXT, _DELETED_TEXT, _BREAK = qn("w:r"), qn("w:t"), qn("w:delText"), qn("w:br")
 #: Elements inside a paragraph whose runs Word shows as the paragraph's text: links, simple
 #: fields (their result), smart tags, custom XML and content controls (their content).
 _RUN_HOLDERS = frozenset(
@@ -193,27 +192,71 @@ _BLOCK_HOLDERS = frozenset({qn("w:sdt"), qn("w:sdtContent"), qn("w:customXml")})
 #: Run children read as a fixed character (python-docx's ``CT_R.text``); w:t and w:br aside.
 _FIXED = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
 _OFF = ("0", "false", "off")
+#: Tracked changes whose content is in the text as proposed only (an insertion; the new place of
+#: moved text) and in the text as before only (a deletion; the old place of moved text).
+INSERTED = frozenset({qn("w:ins"), qn("w:moveTo")})
+DELETED = frozenset({qn("w:del"), qn("w:moveFrom")})
+#: Tracked changes of a run's or a paragraph's formatting (their words are in both texts).
+FORMATTING = frozenset({qn("w:rPrChange"), qn("w:pPrChange")})
+#: Where a comment is anchored: the start and end of its range, and its reference mark.
+COMMENT_MARKS = frozenset({qn("w:commentRangeStart"), qn("w:commentRangeEnd"), qn("w:commentReference")})
 
 
-def paragraph_runs(paragraph: Any) -> Iterator[Any]:
-    """The ``w:r`` of a ``w:p`` that Word shows as its text, in order: its own runs and those
-    inside links, simple fields (the field's result), smart tags, custom XML and content
-    controls (runs inside tracked insertions are not the paragraph's text yet). A complex
-    field's instruction is in ``w:instrText``, which no text reader takes, so its result reads
-    as the text Word shows."""
-    for child in paragraph:
+def shown_in(change: Any, view: TextVersion) -> bool:
+    """Whether the content of a tracked change (``w:ins``, ``w:del``, ``w:moveTo``, ``w:moveFrom``)
+    is in the file's text as ``view``."""
+    return change.tag not in (DELETED if view == "proposed" else INSERTED)
+
+
+def mark_change(element: Any) -> Any | None:
+    """The tracked change of a paragraph's mark (in ``w:pPr/w:rPr``) or of a table row (in
+    ``w:trPr``), if it has one: an inserted mark splits a paragraph in two, a deleted one joins it
+    to the next."""
+    properties = element.find(qn("w:pPr") if element.tag == qn("w:p") else qn("w:trPr"))
+    if properties is None:
+        return None
+    holder = properties.find(qn("w:rPr")) if element.tag == qn("w:p") else properties
+    if holder is None:
+        return None
+    return next((child for child in holder if child.tag in INSERTED | DELETED), None)
+
+
+def _items(
+    holder: Any, view: TextVersion, enclosing: tuple[Any, ...]
+) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+    """The runs of a paragraph (or of part of one) that are in ``view``'s text, each with the
+    tracked changes enclosing it; a change whose content is not in that text, and a comment's
+    range mark, come as themselves with ``None`` (a point in the text)."""
+    for child in holder:
         if child.tag == _RUN:
-            yield child
+            yield child, enclosing
+        elif child.tag in INSERTED or child.tag in DELETED:
+            if shown_in(child, view):
+                yield from _items(child, view, (*enclosing, child))
+            else:
+                yield child, None  # type: ignore[misc]
         elif child.tag in _RUN_HOLDERS:
-            yield from paragraph_runs(child)
+            yield from _items(child, view, enclosing)
+        elif child.tag in COMMENT_MARKS:
+            yield child, None  # type: ignore[misc]
+
+
+def paragraph_runs(paragraph: Any, view: TextVersion = "proposed") -> Iterator[Any]:
+    """The ``w:r`` of a ``w:p`` that Word shows as its text as ``view``, in order: its own runs and
+    those inside links, simple fields (the field's result), smart tags, custom XML, content
+    controls and the tracked changes whose content is in that text. A complex field's instruction
+    is in ``w:instrText``, which no text reader takes, so its result reads as the text Word shows."""
+    for element, enclosing in _items(paragraph, view, ()):
+        if enclosing is not None:
+            yield element
 
 
 def run_pieces(run: Any) -> Iterator[tuple[Any, str]]:
-    """Each text-bearing child of a ``w:r`` and the text python-docx reads for it. Walked by
-    hand: python-docx's XPath per paragraph grows with the document (a 100,000-paragraph file
-    took minutes)."""
+    """Each text-bearing child of a ``w:r`` and the text python-docx reads for it (a deleted run's
+    words are in ``w:delText``). Walked by hand: python-docx's XPath per paragraph grows with the
+    document (a 100,000-paragraph file took minutes)."""
     for child in run:
-        if child.tag == _TEXT:
+        if child.tag == _TEXT or child.tag == _DELETED_TEXT:
             yield child, child.text or ""
         elif child.tag == _BREAK:
             yield child, "\n" if child.get(qn("w:type"), "textWrapping") == "textWrapping" else ""
@@ -221,9 +264,60 @@ def run_pieces(run: Any) -> Iterator[tuple[Any, str]]:
             yield child, _FIXED[child.tag]
 
 
-def paragraph_text(paragraph: Any) -> str:
-    """A ``w:p``'s text exactly as python-docx's ``Paragraph.text`` reads it."""
-    return "".join(piece for run in paragraph_runs(paragraph) for _, piece in run_pieces(run))
+@dataclass
+class TaggedText:
+    """Text read from Word with, for each piece inside tracked changes, the changes holding it
+    (``tagged``: raw start, end and the change elements) and the points where a change absent
+    from this text, or a comment's mark, sits (``points``: raw index and element). A file without
+    revisions reads as plain text: nothing tagged."""
+
+    text: str = ""
+    tagged: list[tuple[int, int, tuple[Any, ...]]] = field(default_factory=list)
+    points: list[tuple[int, Any]] = field(default_factory=list)
+
+    def add(self, piece: str, changes: tuple[Any, ...] = ()) -> None:
+        if changes and piece:
+            self.tagged.append((len(self.text), len(self.text) + len(piece), changes))
+        self.text += piece
+
+    def point(self, element: Any) -> None:
+        self.points.append((len(self.text), element))
+
+    def extend(self, other: TaggedText) -> None:
+        shift = len(self.text)
+        self.tagged.extend((start + shift, end + shift, changes) for start, end, changes in other.tagged)
+        self.points.extend((at + shift, element) for at, element in other.points)
+        self.text += other.text
+
+
+def _run_formatting(run: Any) -> tuple[Any, ...]:
+    change = run.find(f"{qn('w:rPr')}/{qn('w:rPrChange')}")
+    return (change,) if change is not None else ()
+
+
+def tagged_paragraph(paragraph: Any, view: TextVersion) -> TaggedText:
+    """A ``w:p``'s text as ``view`` (as python-docx's ``Paragraph.text`` reads it when the file has
+    no tracked changes), with its tracked changes and comment marks placed in it."""
+    tagged = TaggedText()
+    paragraph_change = paragraph.find(f"{qn('w:pPr')}/{qn('w:pPrChange')}")
+    around = (paragraph_change,) if paragraph_change is not None else ()
+    for element, enclosing in _items(paragraph, view, ()):
+        if enclosing is None:
+            tagged.point(element)
+            continue
+        changes = (*around, *enclosing, *_run_formatting(element))
+        for child in element:
+            if child.tag in COMMENT_MARKS:
+                tagged.point(child)
+        for _, piece in run_pieces(element):
+            tagged.add(piece, changes)
+    return tagged
+
+
+def paragraph_text(paragraph: Any, view: TextVersion = "proposed") -> str:
+    """A ``w:p``'s text as ``view``, exactly as python-docx's ``Paragraph.text`` reads a file
+    without tracked changes."""
+    return "".join(piece for run in paragraph_runs(paragraph, view) for _, piece in run_pieces(run))
 
 
 def _bold(run: Any) -> bool:
@@ -247,7 +341,11 @@ class BodyLine:
     ``w:p``, ``label`` the number Word shows before it) or a table row (``element`` its ``w:tr``,
     ``text`` its cells joined). ``text`` is as python-docx reads it, before spaces are collapsed;
     the line of the contract is :attr:`line`. The parser and the tracked-changes writer both walk
-    the body through here, so an offset into the contract finds its place in the Word file."""
+    the body through here, so an offset into the contract finds its place in the Word file.
+
+    In a file with tracked changes, ``tagged`` places them in ``text``; ``label_changes`` hold the
+    label when the paragraph's mark is itself inserted or deleted (the whole numbered paragraph is
+    new or struck) and ``end_changes`` the line's end (its paragraph mark or table row)."""
 
     element: Any
     label: str
@@ -255,6 +353,9 @@ class BodyLine:
     bold: bool = False
     size: float = 0.0
     indent: float = 0.0
+    tagged: TaggedText | None = None
+    label_changes: tuple[Any, ...] = ()
+    end_changes: tuple[Any, ...] = ()
 
     @property
     def is_row(self) -> bool:
@@ -262,20 +363,30 @@ class BodyLine:
 
     @property
     def line(self) -> str:
-        return " ".join((f"{self.label} {self.text}" if self.label else self.text).split())
+        return " ".join(self.raw.split())
+
+    @property
+    def raw(self) -> str:
+        """The label, a space and the text, before spaces are collapsed into :attr:`line`."""
+        return f"{self.label} {self.text}" if self.label else self.text
 
 
 #: What makes a paragraph's text more than spaces (``CT_R.text`` reads tabs and breaks as spaces).
-_VISIBLE = (f".//{qn('w:t')}", f".//{qn('w:noBreakHyphen')}")
+_VISIBLE = (f".//{qn('w:t')}", f".//{qn('w:noBreakHyphen')}", f".//{qn('w:delText')}")
 
 
-def body_lines(document: Any, deadline: float | None = None) -> Iterator[BodyLine]:
-    """The body's lines in reading order, empty ones left out (numbering replayed as it goes);
-    past ``deadline`` (``time.monotonic()``) the read stops with :class:`TooSlowToRead`."""
+def body_lines(
+    document: Any, deadline: float | None = None, view: TextVersion = "proposed"
+) -> Iterator[BodyLine]:
+    """The body's lines of the text as ``view`` in reading order, empty ones left out (numbering
+    replayed as it goes); past ``deadline`` (``time.monotonic()``) the read stops with
+    :class:`TooSlowToRead`. A paragraph whose mark is not in that text (deleted when proposed,
+    inserted when before) joins the next one, as Word shows it; a table row not in it is left out."""
     from docx.table import Table
 
     numbering = _Numbering.from_document(document)
     styles = _Styles(document)
+    joining = TaggedText()  # paragraphs whose mark is not in this text, and points between lines
     for number, child in enumerate(_blocks(document.element.body)):
         if deadline is not None and number % 1000 == 0 and time.monotonic() > deadline:
             raise TooSlowToRead(
@@ -283,27 +394,82 @@ def body_lines(document: Any, deadline: float | None = None) -> Iterator[BodyLin
                 hint="open it in Word and check it is the contract (a real one reads in under a "
                 "second), or raise parsing.max_parse_seconds",
             )
+        if child.tag in COMMENT_MARKS:
+            joining.point(child)
+            continue
         if child.tag == qn("w:p"):
-            if len(child) == 0 or all(child.find(path) is None for path in _VISIBLE):
+            if not joining.text and (len(child) == 0 or all(child.find(path) is None for path in _VISIBLE)):
                 continue  # empty: no need to read it (a padded file has hundreds of thousands)
-            text = paragraph_text(child)
-            if not text.strip():
+            change = mark_change(child)
+            tagged = tagged_paragraph(child, view)
+            if change is not None and not shown_in(change, view):
+                joining.extend(tagged)
+                joining.point(change)
+                continue
+            if joining.text or joining.points:
+                joining.extend(tagged)
+                tagged, joining = joining, TaggedText()
+            if not tagged.text.strip():
+                for _, element in tagged.points:  # kept for the next line
+                    joining.point(element)
                 continue
             heading, size = _is_heading(child, styles)
             label = ""
             if (props := _num_properties(child, styles)) is not None:
                 label = numbering.label(*props)
             indent = float(props[1] * 20) if props else 0.0
-            yield BodyLine(child, label, text, bold=heading, size=size, indent=indent)
+            marks = (change,) if change is not None else ()
+            yield BodyLine(
+                child,
+                label,
+                tagged.text,
+                bold=heading,
+                size=size,
+                indent=indent,
+                tagged=tagged if tagged.tagged or tagged.points else None,
+                label_changes=marks,
+                end_changes=marks,
+            )
         elif child.tag == qn("w:tbl"):
             for row in Table(child, document).rows:
-                cells: list[str] = []
-                for cell in row.cells:
-                    value = " ".join(_cell_text(cell._tc).split())
-                    if value and (not cells or cells[-1] != value):  # merged cells repeat
-                        cells.append(value)
-                if cells:
-                    yield BodyLine(row._tr, "", " | ".join(cells))
+                change = mark_change(row._tr)
+                if change is not None and not shown_in(change, view):
+                    joining.point(change)
+                    continue
+                line = _row_line(row, view, (change,) if change is not None else (), joining)
+                if line is not None:
+                    joining = TaggedText()
+                    yield line
+    if joining.text.strip():
+        yield BodyLine(document.element.body, "", joining.text, tagged=joining)
+
+
+def _row_line(row: Any, view: TextVersion, changes: tuple[Any, ...], before: TaggedText) -> BodyLine | None:
+    """A table row as one line: its cells' texts joined by " | " (a merged cell once), the points
+    met ``before`` it first; None when its cells are empty."""
+    tagged = TaggedText()
+    tagged.extend(before)
+    seen: list[str] = []
+    for cell in row.cells:
+        text = _cell_tagged(cell._tc, view)
+        value = " ".join(text.text.split())
+        if not value or (seen and seen[-1] == value):  # merged cells repeat
+            continue
+        if seen:
+            tagged.add(" | ")
+        seen.append(value)
+        if changes:
+            text.tagged = [(0, len(text.text), changes), *text.tagged]
+        tagged.extend(text)
+    if not seen:
+        return None
+    return BodyLine(
+        row._tr,
+        "",
+        tagged.text,
+        tagged=tagged if tagged.tagged or tagged.points else None,
+        end_changes=changes,
+    )
 
 
 def _blocks(holder: Any) -> Iterator[Any]:
@@ -316,9 +482,22 @@ def _blocks(holder: Any) -> Iterator[Any]:
             yield child
 
 
-def _cell_text(cell: Any) -> str:
-    """A table cell's text (its paragraphs, each as :func:`paragraph_text` reads it)."""
-    return "\n".join(paragraph_text(p) for p in _blocks(cell) if p.tag == qn("w:p"))
+def _cell_tagged(cell: Any, view: TextVersion) -> TaggedText:
+    """A table cell's text as ``view``: its paragraphs, one a line (a paragraph whose mark is not
+    in that text runs on into the next)."""
+    tagged = TaggedText()
+    joined = True
+    for paragraph in _blocks(cell):
+        if paragraph.tag != qn("w:p"):
+            continue
+        if not joined:
+            tagged.add("\n")
+        tagged.extend(tagged_paragraph(paragraph, view))
+        change = mark_change(paragraph)
+        joined = change is not None and not shown_in(change, view)
+        if joined:
+            tagged.point(change)
+    return tagged
 
 
 def _check_unpacked(path: Path, max_mb: float) -> None:
@@ -350,53 +529,3 @@ def open_docx(path: Path, max_unpacked_mb: float | None = None) -> Any:
             hint="open it in Word or LibreOffice and save it as .docx again",
             path=path,
         ) from exc
-
-
-def parse_docx_file(
-    path: Path, max_unpacked_mb: float | None = None, max_seconds: float | None = None
-) -> ParsedDocument:
-    """The contract's text and blocks; a file over ``max_unpacked_mb`` unpacked, or whose body
-    takes over ``max_seconds`` to read, is refused (:class:`FileTooLarge`)."""
-    deadline = time.monotonic() + max_seconds if max_seconds is not None else None
-    document = open_docx(path, max_unpacked_mb)
-    hidden = hidden_content(document)
-    if hidden:
-        raise HiddenText(
-            "the Word file shows text that is not in its body, which would not be read: " + "; ".join(hidden),
-            hint="open it in Word and save it as a new .docx (Word then writes that text into the "
-            "document), and ingest that file",
-            path=path,
-        )
-    parts: list[str] = []
-    blocks: list[Block] = []
-    offset = 0
-    try:
-        lines = list(body_lines(document, deadline))
-    except TooSlowToRead as error:
-        error.path = path
-        raise
-    for body_line in lines:
-        text = body_line.line
-        if not text:
-            continue
-        blocks.append(
-            Block(
-                start=offset,
-                end=offset + len(text),
-                bold=body_line.bold,
-                font_size=body_line.size,
-                x0=body_line.indent,
-            )
-        )
-        parts.append(text)
-        offset += len(text) + 1
-    if not parts:
-        raise EmptyDocument("the Word file has no text", hint="check the export", path=path)
-    text = "\n".join(parts)
-    return ParsedDocument(
-        source_name=path.name,
-        file_type=FileType.DOCX,
-        text=text,
-        pages=[PageInfo(number=1, start=0, end=len(text))],
-        blocks=blocks,
-    )
