@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.domain import ParsedDocument, TrackedChange
+from clausewise_lab.evals.word_files import Change, Comment, Para, Row, WordFile, write_word_file
 from tests.test_cli import cli  # noqa: F401  (the fixture)
-from tests.word_revisions_files import Change, Comment, Para, Row, WordFile, write_word_file
 from tools.parsing.word_file import parse_docx_file
 
 THEM, US, OTHER = "Opposing Counsel", "Buyer Counsel", "Supplier Counsel"

@@ -34,6 +34,7 @@ def _register_commands(target: typer.Typer) -> None:
         ask_cmd,
         audit_cmd,
         check_cmd,
+        compare_cmd,
         config_cmd,
         contracts,
         exemplars_cmd,
@@ -49,6 +50,7 @@ def _register_commands(target: typer.Typer) -> None:
     audit_cmd.register(target)
     ask_cmd.register(target)
     check_cmd.register(target)
+    compare_cmd.register(target)
     review_cmd.register(target)
     playbook_cmd.register(target)
     exemplars_cmd.register(target)

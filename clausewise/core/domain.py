@@ -132,6 +132,7 @@ class TrackedText(BaseModel):
         description="proposed: their insertions in, deletions out; before: the reverse."
     )
     other_text: str = Field(description="The file's other text (before when read as proposed).")
+    other_blocks: list[Block] = Field(default_factory=list, description="The other text's layout blocks.")
     changes: list[TrackedChange] = Field(default_factory=list)
     comments: list[WordComment] = Field(default_factory=list)
 
@@ -160,6 +161,25 @@ class ParsedDocument(BaseModel):
     tracked: TrackedText | None = Field(
         default=None, description="A Word file's tracked changes and comments, when it has any."
     )
+
+    def as_version(self, version: TextVersion) -> ParsedDocument:
+        """The document as its text ``version`` (a Word file with tracked changes holds two; any
+        other document is the same in both)."""
+        if self.tracked is None or version == self.tracked.read_as:
+            return self
+        other = self.tracked
+        swapped = other.model_copy(
+            update={"read_as": version, "other_text": self.text, "other_blocks": self.blocks}
+        )
+        return self.model_copy(
+            update={
+                "text": other.other_text,
+                "blocks": other.other_blocks,
+                "pages": [PageInfo(number=1, start=0, end=len(other.other_text))],
+                "tracked": swapped,
+                "words": None,
+            }
+        )
 
     def page_of(self, offset: int) -> int:
         """1-based page holding character ``offset``."""

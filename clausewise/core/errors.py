@@ -83,6 +83,11 @@ class UndecodableText(InputError):
     """A text file whose bytes are not text in any encoding we can detect."""
 
 
+class NoTrackedChanges(InputError):
+    """A text of a Word file's tracked changes (before or proposed) was asked of a contract whose
+    file has none."""
+
+
 class OcrUnavailable(InputError):
     """Pages need OCR but the tesseract binary is missing."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument, TextVersion, TrackedText
 from clausewise.core.errors import EmptyDocument, HiddenText, TooSlowToRead
-from tools.parsing.docx import body_lines, open_docx
+from tools.parsing.docx import BodyLine, body_lines, open_docx
 from tools.parsing.word_revisions import has_tracked_content, tracked_text
 from tools.word_active_content import hidden_content
 
@@ -37,41 +37,24 @@ def parse_docx_file(
             "document), and ingest that file",
             path=path,
         )
-    parts: list[str] = []
-    blocks: list[Block] = []
-    offset = 0
     try:
         lines = list(body_lines(document, deadline, read_as))
         tracked = None
         if has_tracked_content(document):
             other: TextVersion = "before" if read_as == "proposed" else "proposed"
-            both = {read_as: lines, other: list(body_lines(document, deadline, other))}
-            tracked = tracked_text(document, read_as, both)
+            other_lines = list(body_lines(document, deadline, other))
+            tracked = tracked_text(document, read_as, {read_as: lines, other: other_lines})
+            tracked.other_blocks = _text_and_blocks(other_lines)[1]
     except TooSlowToRead as error:
         error.path = path
         raise
-    for body_line in lines:
-        text = body_line.line
-        if not text:
-            continue
-        blocks.append(
-            Block(
-                start=offset,
-                end=offset + len(text),
-                bold=body_line.bold,
-                font_size=body_line.size,
-                x0=body_line.indent,
-            )
-        )
-        parts.append(text)
-        offset += len(text) + 1
-    if not parts:
+    text, blocks = _text_and_blocks(lines)
+    if not text:
         raise EmptyDocument(
             "the Word file has no text" + (f" as {read_as}" if tracked is not None else ""),
             hint="check the export" if tracked is None else "read its other text (parsing.tracked_changes)",
             path=path,
         )
-    text = "\n".join(parts)
     return ParsedDocument(
         source_name=path.name,
         file_type=FileType.DOCX,
@@ -83,6 +66,29 @@ def parse_docx_file(
         if tracked is not None and (tracked.changes or tracked.comments)
         else [],
     )
+
+
+def _text_and_blocks(lines: list[BodyLine]) -> tuple[str, list[Block]]:
+    """The contract's text (one line per body line) and a layout block per line."""
+    parts: list[str] = []
+    blocks: list[Block] = []
+    offset = 0
+    for body_line in lines:
+        line = body_line.line
+        if not line:
+            continue
+        blocks.append(
+            Block(
+                start=offset,
+                end=offset + len(line),
+                bold=body_line.bold,
+                font_size=body_line.size,
+                x0=body_line.indent,
+            )
+        )
+        parts.append(line)
+        offset += len(line) + 1
+    return "\n".join(parts), blocks
 
 
 def tracked_warning(tracked: TrackedText) -> str:

@@ -704,6 +704,69 @@ def eval_encoder(
     write_results(ctx, results, out)
 
 
+@eval_app.command("changes")
+def eval_changes(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    half: str = typer.Option(
+        "tune", "--half", help="tune (outside the held-out fold) or check (the held-out fold)."
+    ),
+    contracts: int = typer.Option(30, "--contracts", min=1, help="How many contracts to edit and read."),
+    seed: int = typer.Option(7, "--seed", help="Seed of the edits."),
+    min_similarity: float | None = typer.Option(
+        None, "--min-similarity", help="Compare with this similarity rule instead of the product's."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="JSON results file (default: bench-results/changes-HALF.json)."
+    ),
+) -> None:
+    """Tracked changes read and compared: Word files built from CUAD contracts by a negotiation
+    round's edits (a value, a struck, an inserted and a moved clause, words in and out, a format
+    change and a comment), scored against the edits: both texts exact, change precision and recall,
+    change type."""
+    import tempfile
+
+    from clausewise_lab.evals import changes_bench
+    from tools.clause_compare import MIN_SIMILARITY, compare_texts
+    from tools.parsing.word_file import parse_docx_file
+    from tools.structure.tree_builder import build_tree
+
+    if half not in ("tune", "check"):
+        raise typer.BadParameter("tune or check", param_hint="--half")
+    settings = state_of(ctx).settings()
+    root = require(Path(data or settings.paths.bench_data))
+    similarity = MIN_SIMILARITY if min_similarity is None else min_similarity
+
+    def compare(document: Any) -> Any:
+        before = document.as_version("before")
+        proposed = document.as_version("proposed")
+        return compare_texts(
+            (before.text, build_tree(before, settings.structure)),
+            (proposed.text, build_tree(proposed, settings.structure)),
+            min_similarity=similarity,
+        )
+
+    with tempfile.TemporaryDirectory() as folder:
+        results = changes_bench.run(
+            root,
+            half,
+            contracts,
+            seed,
+            read=parse_docx_file,
+            compare=compare,
+            folder=Path(folder),
+            log=lambda message: console.print(message, markup=False, highlight=False),
+        )
+    results["min_similarity"] = similarity
+    console.print(
+        f"{results['contracts']} contracts ({half}): texts exact {results['texts_exact']}, precision "
+        f"{results['precision']}, recall {results['recall']}, type right {results['type_right']}; "
+        f"missed {results['missed_by_kind']}, false {results['false_by_kind']}, "
+        f"wrong type {results['wrong_type']}"
+    )
+    write_results(ctx, results, out or Path(f"bench-results/changes-{half}.json"))
+
+
 @eval_app.command("qa")
 def eval_qa(
     ctx: typer.Context,

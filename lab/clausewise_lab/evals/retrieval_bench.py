@@ -177,13 +177,15 @@ def run(
     fold: str = "all",
     queries_kind: str = "all",
     progress: Progress | None = None,
+    max_document_bytes: int | None = None,
 ) -> dict[str, Any]:
     """Score every chosen configuration; ``fold="heldout"`` keeps only queries whose documents
     the shipped reranker never saw in training (its validation fold), so + rerank rows are not
     flattered by training on the same documents. ``queries_kind="terms"`` keeps only the sampled
     queries whose question names a defined term of their document (a party such as "the
     Company", or "Confidential Information"): where the knowledge graph, whose entities are the
-    defined terms, parties and clauses, should help if anywhere."""
+    defined terms, parties and clauses, should help if anywhere. ``max_document_bytes`` samples
+    only among queries whose documents are no longer (a cheaper fixed sample, for the gate)."""
     progress = progress or NoProgress()
     require(root / "legalbenchrag")
     chosen = [c for c in CONFIGURATIONS if c.name in configurations]
@@ -214,7 +216,15 @@ def run(
     }
     reranker = runtime.reranker() if any(c.rerank for c in chosen) else None
     for dataset in datasets:
-        queries = sample_queries(in_fold(legalbench_queries(root, dataset), fold), limit)
+        pool = in_fold(legalbench_queries(root, dataset), fold)
+        if max_document_bytes is not None:
+            corpus = root / "legalbenchrag" / "corpus"
+            pool = [
+                q
+                for q in pool
+                if all((corpus / f).stat().st_size <= max_document_bytes for f, _ in q.snippets)
+            ]
+        queries = sample_queries(pool, limit)
         results["queries"][dataset] = len(queries)
         if not queries:
             continue

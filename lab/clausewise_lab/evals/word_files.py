@@ -1,7 +1,7 @@
-"""Word files with tracked changes written as Word writes them, for the tests: paragraphs built of
-plain pieces and changes (``w:ins``, ``w:del`` with ``w:delText``, ``w:moveFrom`` / ``w:moveTo``
-inside named move ranges, ``w:rPrChange``), paragraph marks and table rows inserted or deleted,
-comments anchored on a range, and a change in the header."""
+"""Word files with tracked changes written as Word writes them, for the tests and the
+tracked-changes benchmark: paragraphs built of plain pieces and changes (``w:ins``, ``w:del`` with
+``w:delText``, ``w:moveFrom`` / ``w:moveTo`` inside named move ranges, ``w:rPrChange``), paragraph
+marks and table rows inserted or deleted, comments anchored on a range, and a change in the header."""
 
 from __future__ import annotations
 

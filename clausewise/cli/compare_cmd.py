@@ -1,0 +1,107 @@
+"""``clausewise compare A B`` and ``clausewise changes CONTRACT``: two texts of a contract clause
+by clause, and the other side's Word file with tracked changes read as a negotiation round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from clausewise.cli.app import state_of
+from clausewise.cli.options import OUT, TENANT, format_option
+from clausewise.core.comparison import KIND_WORDS, Comparison, TextReference
+
+_FORMATS = ("json", "md")
+
+
+def _reference(value: str) -> TextReference:
+    try:
+        return TextReference.parse(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
+
+
+def _table(comparison: Comparison) -> Table:
+    from tools.comparison_render import change_clause, change_line
+
+    table = Table(title=f"{comparison.before_name} -> {comparison.after_name}", show_lines=True)
+    for column in ("#", "change", "clause", "words", "by"):
+        table.add_column(column, overflow="fold")
+    for number, change in enumerate(comparison.changes, start=1):
+        table.add_row(
+            str(number),
+            KIND_WORDS[change.kind],
+            change_clause(change),
+            change_line(change).replace("[", "\\["),
+            ", ".join(change.authors),
+        )
+    return table
+
+
+def _summary(comparison: Comparison) -> str:
+    counts = ", ".join(f"{count} {KIND_WORDS[kind]}" for kind, count in comparison.counts().items())
+    renumbered = f"; {comparison.renumbered} renumbered only" if comparison.renumbered else ""
+    found = f"{len(comparison.changes)} change(s) in {comparison.clauses_compared} clause(s)"
+    return f"{found}: {counts or 'none'}{renumbered}"
+
+
+def compare(
+    ctx: typer.Context,
+    before: str = typer.Argument(
+        ...,
+        help="The text before: ID, ID@VERSION, ID@before (a Word file's text before its tracked changes).",
+    ),
+    after: str = typer.Argument(..., help="The text after: ID, ID@VERSION, ID@proposed."),
+    fmt: str | None = format_option("json or md"),
+    out: Path | None = OUT,
+    tenant: str | None = TENANT,
+) -> None:
+    """Compare two texts clause by clause: values changed, words in or out, clauses added, struck, moved."""
+    from clausewise.api import Clausewise
+    from clausewise.cli.results import Output
+    from tools.comparison_render import comparison_markdown
+
+    output = Output.of(fmt, out, "md", _FORMATS)
+    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    comparison = api.compare(_reference(before), _reference(after))
+    output.view.print(_summary(comparison))
+    if comparison.changes:
+        output.view.print(_table(comparison))
+    output.result(
+        comparison.model_dump_json(indent=2) if output.fmt == "json" else comparison_markdown(comparison)
+    )
+
+
+def changes(
+    ctx: typer.Context,
+    contract: str = typer.Argument(..., help="A contract ingested from a Word file with tracked changes."),
+    version: int | None = typer.Option(None, "--version", help="Its version (default: the live one)."),
+    fmt: str | None = format_option("json or md"),
+    out: Path | None = OUT,
+    tenant: str | None = TENANT,
+) -> None:
+    """The other side's tracked changes: by author, with comments, clause by clause (before -> proposed)."""
+    from clausewise.api import Clausewise
+    from clausewise.cli.results import Output
+    from tools.comparison_render import round_markdown
+
+    output = Output.of(fmt, out, "md", _FORMATS)
+    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    found = api.word_round(contract, version=version)
+    authors = ", ".join(f"{author} ({count})" for author, count in found.authors.items())
+    output.view.print(
+        f"[bold]{found.contract_id}[/bold] version {found.version}: {len(found.revisions)} tracked change(s) "
+        f"by {authors or 'no named author'}, {len(found.comments)} comment(s); read as {found.read_as}"
+    )
+    for comment in found.comments:
+        output.view.print(f"  comment by {comment.author}: {comment.text}")
+    output.view.print(_summary(found.comparison))
+    if found.comparison.changes:
+        output.view.print(_table(found.comparison))
+    output.result(found.model_dump_json(indent=2) if output.fmt == "json" else round_markdown(found))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare)
+    app.command("changes")(changes)

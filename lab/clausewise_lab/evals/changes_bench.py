@@ -1,0 +1,363 @@
+"""``clausewise eval changes``: the other side's redline, read and compared, on Word files built from
+development contracts by the edits a negotiation round makes, with the gold taken from the edits.
+
+Each CUAD contract of the chosen half becomes a Word file, one paragraph per line, with tracked
+changes by two authors: a value rewritten in its own number style ("thirty (30) days" -> "sixty
+(60) days", "$50,000" -> "$100,000"), a numbered clause struck, another contract's labelled clause
+inserted, a numbered clause moved elsewhere, words inserted into a clause and words deleted from
+another, plus a formatting-only change and a comment (neither is a change of the text). The
+product reads the file (:func:`tools.parsing.word_file.parse_docx_file`), builds the clause tree
+of each text and compares them (:func:`tools.clause_compare.compare_texts`).
+
+Scored here, with nothing shared with the product but its outputs:
+
+- **texts**: the file read as proposed and as before equals the text the edits make and the
+  original, character for character (every inserted and deleted character in the right text);
+- **detection**: a change the product reports is right when it lies in the region of a gold edit
+  (the edited paragraph in the text it is in; a point at its edge counts), precision over the
+  reported changes and recall over the gold edits; the formatting change, the comment and the
+  renumbering a move makes are not edits, so a change reported for them is a false one;
+- **type**: among gold edits found, the share whose first matching change has the gold's kind.
+
+Halves: tune is the development contracts outside the held-out fold, check the held-out fold.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clausewise_lab.evals.data import GoldDocument, cuad_documents
+from clausewise_lab.evals.folds import is_heldout
+from clausewise_lab.evals.shares import share
+from clausewise_lab.evals.word_files import Change, Comment, Para, WordFile, write_word_file
+
+AUTHORS = ("Opposing Counsel", "Their Associate")
+GOALS = {"texts_exact": 1.0, "precision": 0.98, "recall": 0.98, "type_right": 0.95}
+#: A paragraph the generator may edit: it starts with a clause number and has enough words.
+_NUMBERED = re.compile(r"^(?:Section\s+)?\d{1,2}(?:\.\d{1,2})*\.?\s+\S")
+_MIN_WORDS = 12
+_SMALL = "one two three four five six seven eight nine ten eleven twelve".split()
+_TENS = {"thirty": 30, "sixty": 60, "ninety": 90, "twenty": 20, "forty": 40, "fifty": 50}
+_WORDED = re.compile(
+    r"\b(" + "|".join([*_SMALL, *_TENS]) + r")\s+\((\d{1,3})\)(\s+(?:days?|months?|years?|business days))",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\b(\d{1,3})(\s+(?:days?|months?|years?|business days))\b", re.IGNORECASE)
+_AMOUNT = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d{2})?")
+_INSERTED_WORDS = (
+    "promptly and in good faith ",
+    "at its sole cost and expense ",
+    "to the extent permitted by law ",
+)
+
+
+@dataclass
+class GoldEdit:
+    """One edit and where it is: ``before`` / ``after`` are the edited paragraph's line numbers in
+    each text (None where it has none)."""
+
+    kind: str
+    before: int | None
+    after: int | None
+
+
+@dataclass
+class Round:
+    """A contract's Word file as the edits made it, the two texts it must read as, and the gold."""
+
+    name: str
+    spec: WordFile
+    before_lines: list[str]
+    after_lines: list[str]
+    edits: list[GoldEdit]
+
+
+def _collapsed_lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+def _words_of(line: str) -> list[str]:
+    return re.findall(r"\S+\s*", line)
+
+
+def _value_rewrite(line: str, rng: random.Random) -> tuple[str, str, str] | None:
+    """(before the value, the value, its rewrite in the same number style) for the first value of
+    the line, or None when it states none the generator rewrites."""
+    if match := _WORDED.search(line):
+        number = int(match.group(2))
+        choices = [n for n in (*range(1, 13), *_TENS.values()) if n != number]
+        new = rng.choice(choices)
+        word = _SMALL[new - 1] if new <= 12 else next(w for w, v in _TENS.items() if v == new)
+        if match.group(1)[0].isupper():
+            word = word.capitalize()
+        return line[: match.start()], match.group(0)[: match.end(2) + 1 - match.start()], f"{word} ({new})"
+    if match := _DIGITS.search(line):
+        number = int(match.group(1))
+        return line[: match.start()], match.group(1), str(number * 2 if number < 500 else number // 2)
+    if match := _AMOUNT.search(line):
+        amount = int(match.group(1).replace(",", ""))
+        return line[: match.start()], match.group(0), f"${amount * 2:,}"
+    return None
+
+
+def build_round(document: GoldDocument, donors: Sequence[GoldDocument], seed: int) -> Round | None:
+    """The contract's edited Word file, or None when it has too few numbered clauses to edit."""
+    rng = random.Random(f"{seed}:{document.name}")
+    lines = _collapsed_lines(document.text)
+    numbered = [
+        i for i, line in enumerate(lines) if _NUMBERED.match(line) and len(line.split()) >= _MIN_WORDS
+    ]
+    if len(numbered) < 8:
+        return None
+    chosen: set[int] = set()
+
+    def pick(candidates: Sequence[int]) -> int | None:
+        free = [i for i in candidates if all(abs(i - c) > 1 for c in chosen)]
+        if not free:
+            return None
+        found = rng.choice(free)
+        chosen.add(found)
+        return found
+
+    valued = [i for i in numbered if _value_rewrite(lines[i], random.Random(0)) is not None]
+    value_at = pick(valued)
+    struck_at = pick(numbered)
+    moved_at = pick(numbered)
+    inserted_words_at = pick(numbered)
+    deleted_words_at = pick(numbered)
+    formatted_at = pick(numbered)
+    comment_at = pick(numbered)
+    insert_after = pick(range(1, len(lines) - 1))
+    move_after = pick(range(1, len(lines) - 1))
+    donor_clauses = [
+        " ".join(d.text[s:e].split())
+        for d in donors
+        if d.name != document.name
+        for s, e in d.spans
+        if 12 <= len(d.text[s:e].split()) <= 80
+    ]
+    if (
+        struck_at is None
+        or moved_at is None
+        or insert_after is None
+        or move_after is None
+        or not donor_clauses
+    ):
+        return None
+    inserted_clause = rng.choice(donor_clauses)
+    author = {
+        name: rng.choice(AUTHORS) for name in ("value", "struck", "moved", "inserted", "words", "format")
+    }
+    paragraphs: list[Para] = []
+    after: list[str] = []
+    after_of: dict[int, int] = {}
+    edits: list[GoldEdit] = []
+    moved_line = lines[moved_at]
+    moved_after_index: int | None = None
+    inserted_after_index: int | None = None
+    for i, line in enumerate(lines):
+        if i == struck_at:
+            paragraphs.append(
+                Para([Change("del", author["struck"], line)], mark=Change("del", author["struck"], ""))
+            )
+            edits.append(GoldEdit("clause_struck", i, None))
+        elif i == moved_at:
+            paragraphs.append(
+                Para(
+                    [Change("moveFrom", author["moved"], line, move="m1")],
+                    mark=Change("moveFrom", author["moved"], ""),
+                )
+            )
+        elif i == value_at and (found := _value_rewrite(line, rng)) is not None:
+            head, old, new = found
+            tail = line[len(head) + len(old) :]
+            paragraphs.append(
+                Para([head, Change("del", author["value"], old), Change("ins", author["value"], new), tail])
+            )
+            after_of[i] = len(after)
+            after.append(head + new + tail)
+            edits.append(GoldEdit("value_changed", i, after_of[i]))
+        elif i in (inserted_words_at, deleted_words_at):
+            words = _words_of(line)
+            at = rng.randrange(2, len(words) - 3)
+            head, tail = "".join(words[:at]), "".join(words[at:])
+            if i == inserted_words_at:
+                new = rng.choice(_INSERTED_WORDS)
+                paragraphs.append(Para([head, Change("ins", author["words"], new), tail]))
+                after_of[i] = len(after)
+                after.append(head + new + tail)
+                edits.append(GoldEdit("words_inserted", i, after_of[i]))
+            else:
+                cut = "".join(words[at : at + rng.randint(2, 3)])
+                rest = tail[len(cut) :]
+                paragraphs.append(Para([head, Change("del", author["words"], cut), rest]))
+                after_of[i] = len(after)
+                after.append(head + rest)
+                edits.append(GoldEdit("words_deleted", i, after_of[i]))
+        elif i == formatted_at:
+            words = _words_of(line)
+            head, middle, tail = "".join(words[:2]), "".join(words[2:6]), "".join(words[6:])
+            paragraphs.append(Para([head, Change("format", author["format"], middle), tail]))
+            after_of[i] = len(after)
+            after.append(line)
+        elif i == comment_at:
+            words = _words_of(line)
+            head, middle, tail = "".join(words[:3]), "".join(words[3:8]), "".join(words[8:])
+            paragraphs.append(Para([head, Comment(author["words"], middle, "Please explain."), tail]))
+            after_of[i] = len(after)
+            after.append(line)
+        else:
+            paragraphs.append(Para([line]))
+            after_of[i] = len(after)
+            after.append(line)
+        if i == insert_after:
+            paragraphs.append(
+                Para(
+                    [Change("ins", author["inserted"], inserted_clause)],
+                    mark=Change("ins", author["inserted"], ""),
+                )
+            )
+            inserted_after_index = len(after)
+            after.append(inserted_clause)
+        if i == move_after:
+            paragraphs.append(
+                Para(
+                    [Change("moveTo", author["moved"], moved_line, move="m1")],
+                    mark=Change("moveTo", author["moved"], ""),
+                )
+            )
+            moved_after_index = len(after)
+            after.append(moved_line)
+    edits.append(GoldEdit("clause_inserted", None, inserted_after_index))
+    edits.append(GoldEdit("clause_moved", moved_at, moved_after_index))
+    return Round(document.name, WordFile(paragraphs), lines, after, edits)
+
+
+def _line_spans(lines: Sequence[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in lines:
+        spans.append((offset, offset + len(line)))
+        offset += len(line) + 1
+    return spans
+
+
+def _meets(span: tuple[int, int], region: tuple[int, int]) -> bool:
+    """A reported span lies in a gold region: overlaps it, or, empty, sits inside or at its edge."""
+    if span[1] > span[0]:
+        return span[0] < region[1] and region[0] < span[1]
+    return region[0] <= span[0] <= region[1] + 1
+
+
+def score_round(
+    round_: Round, read: Callable[[Path], Any], compare: Callable[[Any], Any], folder: Path
+) -> dict[str, Any]:
+    """Read the round's Word file with the product and score its two texts and its comparison."""
+    path = write_word_file(
+        folder / (re.sub(r"[^a-z0-9]+", "-", round_.name.lower())[:60] + ".docx"), round_.spec
+    )
+    document = read(path)
+    texts = {"proposed": document.as_version("proposed").text, "before": document.as_version("before").text}
+    expected = {"proposed": "\n".join(round_.after_lines), "before": "\n".join(round_.before_lines)}
+    exact = {version: texts[version] == expected[version] for version in texts}
+    comparison = compare(document)
+    before_spans, after_spans = _line_spans(round_.before_lines), _line_spans(round_.after_lines)
+    regions: list[tuple[GoldEdit, tuple[int, int] | None, tuple[int, int] | None]] = [
+        (
+            edit,
+            before_spans[edit.before] if edit.before is not None else None,
+            after_spans[edit.after] if edit.after is not None else None,
+        )
+        for edit in round_.edits
+    ]
+    found: dict[int, str] = {}
+    false_changes: list[dict[str, Any]] = []
+    for change in comparison.changes:
+        hits = [
+            number
+            for number, (_, before, after) in enumerate(regions)
+            if (before is not None and _meets(change.before, before))
+            or (after is not None and _meets(change.after, after))
+        ]
+        if not hits:
+            false_changes.append(
+                {"kind": change.kind, "before": change.before_words[:120], "after": change.after_words[:120]}
+            )
+        for number in hits:
+            found.setdefault(number, change.kind)
+    return {
+        "contract": round_.name,
+        "texts_exact": exact,
+        "reported": len(comparison.changes),
+        "true_reported": len(comparison.changes) - len(false_changes),
+        "gold": len(regions),
+        "found": len(found),
+        "type_right": sum(1 for number, kind in found.items() if regions[number][0].kind == kind),
+        "missed": [regions[n][0].kind for n in range(len(regions)) if n not in found],
+        "wrong_type": [(regions[n][0].kind, kind) for n, kind in found.items() if regions[n][0].kind != kind],
+        "false_changes": false_changes,
+    }
+
+
+def run(
+    root: Path,
+    half: str,
+    contracts: int,
+    seed: int,
+    read: Callable[[Path], Any],
+    compare: Callable[[Any], Any],
+    folder: Path,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Build and score ``contracts`` rounds from the ``half`` (tune or check) of CUAD's contracts."""
+    documents = [d for d in cuad_documents(root) if is_heldout(d.name) == (half == "check")]
+    documents.sort(key=lambda d: d.name)
+    rows: list[dict[str, Any]] = []
+    seconds: list[float] = []
+    for document in documents:
+        if len(rows) >= contracts:
+            break
+        round_ = build_round(document, documents, seed)
+        if round_ is None:
+            continue
+        started = time.perf_counter()
+        rows.append(score_round(round_, read, compare, folder))
+        seconds.append(time.perf_counter() - started)
+        row = rows[-1]
+        log(
+            f"{len(rows)}/{contracts} {document.name[:60]}: texts {row['texts_exact']}, found {row['found']}/"
+            f"{row['gold']}, reported {row['reported']} ({row['true_reported']} true)"
+        )
+    reported = sum(r["reported"] for r in rows)
+    gold = sum(r["gold"] for r in rows)
+    found = sum(r["found"] for r in rows)
+    return {
+        "benchmark": "changes",
+        "half": half,
+        "seed": seed,
+        "contracts": len(rows),
+        "goals": GOALS,
+        "texts_exact": share(sum(all(r["texts_exact"].values()) for r in rows), len(rows)),
+        "precision": share(sum(r["true_reported"] for r in rows), reported),
+        "recall": share(found, gold),
+        "type_right": share(sum(r["type_right"] for r in rows), found),
+        "seconds_per_contract_median": round(statistics.median(seconds), 3) if seconds else None,
+        "missed_by_kind": _counts(kind for r in rows for kind in r["missed"]),
+        "wrong_type": _counts(f"{gold_kind} as {kind}" for r in rows for gold_kind, kind in r["wrong_type"]),
+        "false_by_kind": _counts(change["kind"] for r in rows for change in r["false_changes"]),
+        "rows": rows,
+    }
+
+
+def _counts(items: Any) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for item in items:
+        found[item] = found.get(item, 0) + 1
+    return dict(sorted(found.items(), key=lambda kv: -kv[1]))
