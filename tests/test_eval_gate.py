@@ -79,3 +79,20 @@ def test_a_missing_figure_fails_and_an_unmeasured_layer_is_not_compared() -> Non
 def test_updating_the_baseline_keeps_direction_and_tolerance() -> None:
     updated = gate.updated_baseline({"layer": {"figure": 0.9}}, _baseline(0.8, True, 0.05))
     assert updated["layers"]["layer"]["figure"] == {"value": 0.9, "higher_is_better": True, "tolerance": 0.05}
+
+
+def test_updating_one_layer_keeps_the_others() -> None:
+    previous = {
+        "layers": {
+            **_baseline(0.8, True, 0.05)["layers"],
+            "other": {"kept": {"value": 0.5, "higher_is_better": True, "tolerance": 0.1}},
+        }
+    }
+    updated = gate.updated_baseline({"layer": {"figure": 0.9}}, previous)
+    assert updated["layers"]["layer"]["figure"]["value"] == 0.9
+    assert updated["layers"]["other"] == previous["layers"]["other"]
+
+
+def test_the_baseline_is_written_back_as_committed_one_line_per_figure() -> None:
+    committed = gate.BASELINE.read_text(encoding="utf-8")
+    assert gate.baseline_json(gate.load_baseline()) == committed

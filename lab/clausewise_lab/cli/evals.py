@@ -1459,7 +1459,7 @@ def eval_gate(
     if update_baseline:
         if found:
             console.print("[yellow]baseline updated over regressions: say why in the commit[/yellow]")
-        path.write_text(json.dumps(gate.updated_baseline(results["layers"], expected), indent=2) + "\n")
+        path.write_text(gate.baseline_json(gate.updated_baseline(results["layers"], expected)))
         console.print(f"baseline written: {path}")
         return
     if found:

@@ -105,17 +105,32 @@ def load_baseline(path: Path = BASELINE) -> dict[str, Any]:
 def updated_baseline(
     measured: dict[str, dict[str, float | None]], previous: dict[str, Any]
 ) -> dict[str, Any]:
-    """``previous`` with each figure's value replaced by the measured one (direction and tolerance
-    kept)."""
+    """``previous`` with each measured figure's value replaced by the measured one (direction and
+    tolerance kept); the figures of layers not measured (``--layer``) stay as they were."""
     layers = {
         layer: {
             name: {**spec, "value": measured[layer][name]}
-            for name, spec in figures.items()
             if measured.get(layer, {}).get(name) is not None
+            else spec
+            for name, spec in figures.items()
         }
         for layer, figures in previous["layers"].items()
     }
     return {**previous, "layers": layers}
+
+
+def baseline_json(baseline: dict[str, Any]) -> str:
+    """The baseline as committed: one line per figure, so that an update's diff shows the values
+    that moved and nothing else."""
+    layers = ",\n".join(
+        f"    {json.dumps(layer)}: {{"
+        + ",".join(f"\n      {json.dumps(name)}: {json.dumps(spec)}" for name, spec in figures.items())
+        + ("\n    }" if figures else "}")
+        for layer, figures in baseline["layers"].items()
+    )
+    head = {k: v for k, v in baseline.items() if k != "layers"}
+    opening = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items())
+    return "{\n" + opening + '  "layers": {\n' + layers + "\n  }\n}\n"
 
 
 # --- the layers ----------------------------------------------------------------------------------
