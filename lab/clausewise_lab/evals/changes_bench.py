@@ -17,7 +17,9 @@ Scored here, with nothing shared with the product but its outputs:
   (the edited paragraph in the text it is in; a point at its edge counts), precision over the
   reported changes and recall over the gold edits; the formatting change, the comment and the
   renumbering a move makes are not edits, so a change reported for them is a false one;
-- **type**: among gold edits found, the share whose first matching change has the gold's kind.
+- **type**: among gold edits found, the share whose first matching change has the gold's kind;
+- **time**: per contract, writing its Word file, reading it and comparing its texts (the slowest with
+  its length in pages of 3,000 characters).
 
 Halves: tune is the development contracts outside the held-out fold, check the held-out fold.
 """
@@ -39,6 +41,8 @@ from clausewise_lab.evals.shares import share
 from clausewise_lab.evals.word_files import Change, Comment, Para, WordFile, write_word_file
 
 AUTHORS = ("Opposing Counsel", "Their Associate")
+#: A page of a contract, in characters, for the time per pages (CUAD texts have no page breaks).
+PAGE_CHARACTERS = 3_000
 GOALS = {"texts_exact": 1.0, "precision": 0.98, "recall": 0.98, "type_right": 0.95}
 #: A paragraph the generator may edit: it starts with a clause number and has enough words.
 _NUMBERED = re.compile(r"^(?:Section\s+)?\d{1,2}(?:\.\d{1,2})*\.?\s+\S")
@@ -331,6 +335,8 @@ def run(
         rows.append(score_round(round_, read, compare, folder))
         seconds.append(time.perf_counter() - started)
         row = rows[-1]
+        row["seconds"] = round(seconds[-1], 3)
+        row["pages"] = round(len(document.text) / PAGE_CHARACTERS, 1)
         log(
             f"{len(rows)}/{contracts} {document.name[:60]}: texts {row['texts_exact']}, found {row['found']}/"
             f"{row['gold']}, reported {row['reported']} ({row['true_reported']} true)"
@@ -349,6 +355,11 @@ def run(
         "recall": share(found, gold),
         "type_right": share(sum(r["type_right"] for r in rows), found),
         "seconds_per_contract_median": round(statistics.median(seconds), 3) if seconds else None,
+        "slowest": max(
+            ({"contract": r["contract"], "pages": r["pages"], "seconds": r["seconds"]} for r in rows),
+            key=lambda r: r["seconds"],
+            default=None,
+        ),
         "missed_by_kind": _counts(kind for r in rows for kind in r["missed"]),
         "wrong_type": _counts(f"{gold_kind} as {kind}" for r in rows for gold_kind, kind in r["wrong_type"]),
         "false_by_kind": _counts(change["kind"] for r in rows for change in r["false_changes"]),
