@@ -289,32 +289,10 @@ def compare_texts(
     for i, j in sorted(pairs.items()):
         if units_a[i].words != units_b[j].words:
             changes.extend(_word_changes(texts, units_a[i], units_b[j]))
-    start_of_b = [u.start for u in units_b] + [len(texts.after)]
-    start_of_a = [u.start for u in units_a] + [len(texts.before)]
-    for run in _runs([i for i in range(len(units_a)) if i not in pairs]):
-        first, last = units_a[run[0]], units_a[run[-1]]
-        point = start_of_b[_next_match(pairs, run[-1], len(units_a), len(units_b))]
-        changes.append(
-            TextChange(
-                kind="clause_struck",
-                before_clause=first.node_id,
-                before=(first.start, last.end),
-                after=(point, point),
-                before_words=texts.before[first.start : last.end],
-            )
-        )
-    for run in _runs([j for j in range(len(units_b)) if j not in reverse]):
-        first, last = units_b[run[0]], units_b[run[-1]]
-        point = start_of_a[_next_match(reverse, run[-1], len(units_b), len(units_a))]
-        changes.append(
-            TextChange(
-                kind="clause_inserted",
-                after_clause=first.node_id,
-                before=(point, point),
-                after=(first.start, last.end),
-                after_words=texts.after[first.start : last.end],
-            )
-        )
+    starts_b = [u.start for u in units_b] + [len(texts.after)]
+    starts_a = [u.start for u in units_a] + [len(texts.before)]
+    changes.extend(_left_alone(units_a, pairs, starts_b, texts.before, struck=True))
+    changes.extend(_left_alone(units_b, reverse, starts_a, texts.after, struck=False))
     changed = _changed_lines(texts.before, texts.after)
     changes = [c for c in changes if _in_changed_lines(c, changed)]
     changes.sort(key=lambda c: (c.after[0], c.before[0]))
@@ -367,6 +345,28 @@ def _in_changed_lines(change: TextChange, changed: tuple[list[Span], list[Span]]
 
 def _overlaps(a: Span, b: Span) -> bool:
     return a[0] < b[1] and b[0] < a[1]
+
+
+def _left_alone(
+    units: Sequence[Unit], matched: dict[int, int], other_starts: Sequence[int], text: str, *, struck: bool
+) -> list[TextChange]:
+    """Runs of units with no match in the other text: struck (units of the text before) or
+    inserted (of the text after), each placed where it would be in the other text."""
+    changes: list[TextChange] = []
+    for run in _runs([i for i in range(len(units)) if i not in matched]):
+        first, last = units[run[0]], units[run[-1]]
+        point = other_starts[_next_match(matched, run[-1], len(units), len(other_starts) - 1)]
+        own, other, words = (first.start, last.end), (point, point), text[first.start : last.end]
+        if struck:
+            change = TextChange(
+                kind="clause_struck", before_clause=first.node_id, before=own, after=other, before_words=words
+            )
+        else:
+            change = TextChange(
+                kind="clause_inserted", after_clause=first.node_id, before=other, after=own, after_words=words
+            )
+        changes.append(change)
+    return changes
 
 
 def _next_match(pairs: dict[int, int], index: int, count: int, other_count: int) -> int:

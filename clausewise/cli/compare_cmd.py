@@ -4,13 +4,18 @@ by clause, and the other side's Word file with tracked changes read as a negotia
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from clausewise.cli.app import state_of
 from clausewise.cli.options import OUT, TENANT, format_option
+from clausewise.cli.results import Output
 from clausewise.core.comparison import KIND_WORDS, Comparison, TextReference
+
+if TYPE_CHECKING:
+    from clausewise.api import Clausewise
 
 _FORMATS = ("json", "md")
 
@@ -46,6 +51,22 @@ def _summary(comparison: Comparison) -> str:
     return f"{found}: {counts or 'none'}{renumbered}"
 
 
+def _show(output: Output, comparison: Comparison) -> None:
+    """The comparison for a reader: its counts, then its changes as a table."""
+    output.view.print(_summary(comparison))
+    if comparison.changes:
+        output.view.print(_table(comparison))
+
+
+def _session(
+    ctx: typer.Context, fmt: str | None, out: Path | None, tenant: str | None
+) -> tuple[Output, Clausewise]:
+    """The command's output (json or md, default md) and the API on the tenant's runtime."""
+    from clausewise.api import Clausewise
+
+    return Output.of(fmt, out, "md", _FORMATS), Clausewise(runtime=state_of(ctx).runtime(tenant))
+
+
 def compare(
     ctx: typer.Context,
     before: str = typer.Argument(
@@ -58,16 +79,11 @@ def compare(
     tenant: str | None = TENANT,
 ) -> None:
     """Compare two texts clause by clause: values changed, words in or out, clauses added, struck, moved."""
-    from clausewise.api import Clausewise
-    from clausewise.cli.results import Output
     from tools.comparison_render import comparison_markdown
 
-    output = Output.of(fmt, out, "md", _FORMATS)
-    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    output, api = _session(ctx, fmt, out, tenant)
     comparison = api.compare(_reference(before), _reference(after))
-    output.view.print(_summary(comparison))
-    if comparison.changes:
-        output.view.print(_table(comparison))
+    _show(output, comparison)
     output.result(
         comparison.model_dump_json(indent=2) if output.fmt == "json" else comparison_markdown(comparison)
     )
@@ -82,12 +98,9 @@ def changes(
     tenant: str | None = TENANT,
 ) -> None:
     """The other side's tracked changes: by author, with comments, clause by clause (before -> proposed)."""
-    from clausewise.api import Clausewise
-    from clausewise.cli.results import Output
     from tools.comparison_render import round_markdown
 
-    output = Output.of(fmt, out, "md", _FORMATS)
-    api = Clausewise(runtime=state_of(ctx).runtime(tenant))
+    output, api = _session(ctx, fmt, out, tenant)
     found = api.word_round(contract, version=version)
     authors = ", ".join(f"{author} ({count})" for author, count in found.authors.items())
     output.view.print(
@@ -96,9 +109,7 @@ def changes(
     )
     for comment in found.comments:
         output.view.print(f"  comment by {comment.author}: {comment.text}")
-    output.view.print(_summary(found.comparison))
-    if found.comparison.changes:
-        output.view.print(_table(found.comparison))
+    _show(output, found.comparison)
     output.result(found.model_dump_json(indent=2) if output.fmt == "json" else round_markdown(found))
 
 

@@ -162,6 +162,16 @@ class ParsedDocument(BaseModel):
         default=None, description="A Word file's tracked changes and comments, when it has any."
     )
 
+    @classmethod
+    def unpaged(
+        cls, source_name: str, file_type: FileType, text: str, blocks: list[Block], **fields: object
+    ) -> ParsedDocument:
+        """A document of a format without pages (text, HTML, Word): one page holds all its text."""
+        page = PageInfo(number=1, start=0, end=len(text))
+        return cls(
+            source_name=source_name, file_type=file_type, text=text, pages=[page], blocks=blocks, **fields
+        )
+
     def as_version(self, version: TextVersion) -> ParsedDocument:
         """The document as its text ``version`` (a Word file with tracked changes holds two; any
         other document is the same in both)."""

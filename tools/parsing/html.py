@@ -10,7 +10,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
+from clausewise.core.domain import Block, FileType, ParsedDocument
 from clausewise.core.errors import EmptyDocument
 from tools.parsing.text import decode_bytes
 
@@ -130,11 +130,4 @@ def parse_html_file(path: Path) -> ParsedDocument:
         text_parts.append(text)
         offset += len(text) + 1
     text = "\n".join(text_parts)
-    return ParsedDocument(
-        source_name=path.name,
-        file_type=FileType.HTML,
-        text=text,
-        pages=[PageInfo(number=1, start=0, end=len(text))],
-        blocks=blocks,
-        warnings=list(decoded.warnings),
-    )
+    return ParsedDocument.unpaged(path.name, FileType.HTML, text, blocks, warnings=list(decoded.warnings))

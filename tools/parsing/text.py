@@ -14,7 +14,7 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
-from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument
+from clausewise.core.domain import Block, FileType, ParsedDocument
 from clausewise.core.errors import EmptyDocument, UndecodableText
 from tools.structure.labels import bare_number_before_capitals, opens_item, parse_label
 
@@ -290,12 +290,8 @@ def _split_flattened(text: str, block: Block) -> list[Block]:
 
 def document_from_text(text: str, source_name: str, file_type: FileType = FileType.TEXT) -> ParsedDocument:
     """A parsed document for text already in memory (benchmarks, tests, pasted text)."""
-    return ParsedDocument(
-        source_name=source_name,
-        file_type=file_type,
-        text=text,
-        pages=[PageInfo(number=1, start=0, end=len(text))],
-        blocks=line_blocks(text, markdown=file_type == FileType.MARKDOWN),
+    return ParsedDocument.unpaged(
+        source_name, file_type, text, line_blocks(text, markdown=file_type == FileType.MARKDOWN)
     )
 
 

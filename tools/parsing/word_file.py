@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from clausewise.core.domain import Block, FileType, PageInfo, ParsedDocument, TextVersion, TrackedText
+from clausewise.core.domain import Block, FileType, ParsedDocument, TextVersion, TrackedText
 from clausewise.core.errors import EmptyDocument, HiddenText, TooSlowToRead
 from tools.parsing.docx import BodyLine, body_lines, open_docx
 from tools.parsing.word_revisions import has_tracked_content, tracked_text
@@ -55,12 +55,11 @@ def parse_docx_file(
             hint="check the export" if tracked is None else "read its other text (parsing.tracked_changes)",
             path=path,
         )
-    return ParsedDocument(
-        source_name=path.name,
-        file_type=FileType.DOCX,
-        text=text,
-        pages=[PageInfo(number=1, start=0, end=len(text))],
-        blocks=blocks,
+    return ParsedDocument.unpaged(
+        path.name,
+        FileType.DOCX,
+        text,
+        blocks,
         tracked=tracked,
         warnings=[tracked_warning(tracked)]
         if tracked is not None and (tracked.changes or tracked.comments)
