@@ -36,8 +36,7 @@ from pydantic import BaseModel, Field
 
 from clausewise.core.comparison import Comparison, TextReference, WordRound
 from clausewise.core.config import Settings, load_settings
-from clausewise.core.domain import ClauseTree, ParsedDocument
-from clausewise.core.errors import ContractChanged, InputError, NoTrackedChanges, ThreadNotFound
+from clausewise.core.errors import ContractChanged, InputError, ThreadNotFound
 from clausewise.core.report import QuickAnswer, Report
 from clausewise.core.results import (
     CheckResult,
@@ -373,54 +372,36 @@ class Clausewise:
     def compare(self, before: TextReference, after: TextReference) -> Comparison:
         """The clause-level changes from one text of a contract to another: two versions, two
         contracts, or a Word file's text before and as proposed (then with each change's authors)."""
-        from tools.clause_compare import compare_texts, text_and_tree, with_authors
+        from tools.clause_compare import compare_stored
 
-        opened: list[tuple[ContractIndex, ParsedDocument, ClauseTree]] = []
+        opened: list[ContractIndex] = []
         try:
             for reference in (before, after):
-                index = self.runtime.store.open(reference.contract, reference.version)
-                opened.append((index, *text_and_tree(index, reference.text, self.runtime.settings.structure)))
-            (index_a, document_a, tree_a), (index_b, document_b, tree_b) = opened
-            comparison = compare_texts(
-                (document_a.text, tree_a), (document_b.text, tree_b), before.describe(), after.describe()
+                opened.append(self.runtime.store.open(reference.contract, reference.version))
+            comparison = compare_stored(
+                (opened[0], before.model_copy(update={"contract": opened[0].contract_id})),
+                (opened[1], after.model_copy(update={"contract": opened[1].contract_id})),
+                self.runtime.settings.structure,
             )
-            if index_a.path == index_b.path and document_b.tracked is not None and before.text != after.text:
-                comparison = with_authors(comparison, document_b.tracked)  # one file's two texts
-            for index, *_ in opened:
+            for index in opened:
                 self.audit("read", index.contract_id, version=index.manifest.version, detail="compare")
             return comparison
         finally:
-            for index, *_ in opened:
+            for index in opened:
                 index.close()
 
     def word_round(self, contract: str, *, version: int | None = None) -> WordRound:
         """A Word file's tracked changes as a negotiation round: every change by author, the
         comments, and its text before compared clause by clause with its text as proposed."""
+        from tools.clause_compare import word_round
+
         index = self.runtime.store.open(contract, version)
         try:
-            document = index.document
-            if document.tracked is None:
-                raise NoTrackedChanges(
-                    f"contract {index.contract_id!r} holds no tracked changes",
-                    hint="ingest the other side's Word file with its tracked changes, or compare two "
-                    "versions: clausewise compare ID@1 ID@2",
-                )
-            tracked = document.tracked
-            reference = TextReference(contract=index.contract_id, version=index.manifest.version)
+            found = word_round(index, self.runtime.settings.structure)
+            self.audit("read", index.contract_id, version=index.manifest.version, detail="tracked changes")
+            return found
         finally:
             index.close()
-        comparison = self.compare(
-            reference.model_copy(update={"text": "before"}), reference.model_copy(update={"text": "proposed"})
-        )
-        return WordRound(
-            contract_id=reference.contract,
-            version=reference.version or 1,
-            read_as=tracked.read_as,
-            authors=tracked.authors(),
-            revisions=tracked.changes,
-            comments=tracked.comments,
-            comparison=comparison,
-        )
 
     def review(
         self, contract: str, provisions: ProvisionList, *, version: int | None = None

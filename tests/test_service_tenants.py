@@ -188,6 +188,7 @@ def test_mcp_tools_with_the_sdk_client(served) -> None:
         "list_contracts",
         "review_against_playbook",
         "search_contract",
+        "tracked_changes",
     ]
     assert [c["contract_id"] for c in listed.structured_content["result"]] == ["mutual-nda"]
     passages = searched.structured_content["result"]

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from clausewise.core.comparison import ChangeKind, Comparison, TextChange
+from clausewise.core.comparison import ChangeKind, Comparison, TextChange, TextReference, WordRound
 from clausewise.core.config import StructureSettings
 from clausewise.core.domain import ClauseTree, NodeKind, ParsedDocument, Span, TextVersion, TrackedText
 from clausewise.core.errors import NoTrackedChanges
@@ -420,3 +420,49 @@ def text_and_tree(
         )
     other = document.as_version(text)
     return other, build_tree(other, structure)
+
+
+def compare_stored(
+    before: tuple[ContractIndex, TextReference],
+    after: tuple[ContractIndex, TextReference],
+    structure: StructureSettings,
+) -> Comparison:
+    """Two texts of stored contracts compared (see :func:`text_and_tree`); a Word file's two texts
+    get each change's authors from its tracked changes."""
+    (index_a, reference_a), (index_b, reference_b) = before, after
+    document_a, tree_a = text_and_tree(index_a, reference_a.text, structure)
+    document_b, tree_b = text_and_tree(index_b, reference_b.text, structure)
+    comparison = compare_texts(
+        (document_a.text, tree_a), (document_b.text, tree_b), reference_a.describe(), reference_b.describe()
+    )
+    one_file = index_a.path == index_b.path and reference_a.text != reference_b.text
+    if one_file and document_b.tracked is not None:
+        comparison = with_authors(comparison, document_b.tracked)
+    return comparison
+
+
+def word_round(index: ContractIndex, structure: StructureSettings) -> WordRound:
+    """A stored Word file's tracked changes as a negotiation round: every change by author, the
+    comments, and its text before compared clause by clause with its text as proposed."""
+    tracked = index.document.tracked
+    if tracked is None:
+        raise NoTrackedChanges(
+            f"contract {index.contract_id!r} holds no tracked changes",
+            hint="ingest the other side's Word file with its tracked changes, or compare two versions "
+            "(clausewise compare ID@1 ID@2; GET /v1/compare?before=ID@1&after=ID@2)",
+        )
+    reference = TextReference(contract=index.contract_id, version=index.manifest.version)
+    comparison = compare_stored(
+        (index, reference.model_copy(update={"text": "before"})),
+        (index, reference.model_copy(update={"text": "proposed"})),
+        structure,
+    )
+    return WordRound(
+        contract_id=index.contract_id,
+        version=index.manifest.version,
+        read_as=tracked.read_as,
+        authors=tracked.authors(),
+        revisions=tracked.changes,
+        comments=tracked.comments,
+        comparison=comparison,
+    )

@@ -69,6 +69,7 @@ def create_app(
     app.add_middleware(RequestSpans)  # outermost: refused requests are traced too
     from clausewise.service.routes import (
         audit,
+        changes,
         contracts,
         health,
         jobs,
@@ -79,7 +80,18 @@ def create_app(
         rooms,
     )
 
-    for module in (health, contracts, questions, reviews, playbooks, rooms, jobs, openai_chat, audit):
+    for module in (
+        health,
+        contracts,
+        changes,
+        questions,
+        reviews,
+        playbooks,
+        rooms,
+        jobs,
+        openai_chat,
+        audit,
+    ):
         app.include_router(module.router)
     from clausewise.service.mcp_server import mount_mcp
 

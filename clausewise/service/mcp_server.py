@@ -46,6 +46,7 @@ from clausewise.service.schemas import ContractSummary
 from clausewise.service.state import Service
 from clausewise.service.work import answer_event, outcome, submit, wait_for
 from tools.checks.suites import adhoc_suite
+from tools.clause_compare import word_round
 
 T = TypeVar("T")
 _tenant: contextvars.ContextVar[str] = contextvars.ContextVar("clausewise_mcp_tenant")
@@ -163,6 +164,30 @@ def build_mcp(service: Service) -> MCPServer:
         result = outcome(await wait_for(service, tenant, job.id, service.settings.service.wait_seconds))
         [row] = result["rows"]
         return row["result"]
+
+    @mcp.tool()
+    @clear_errors
+    async def tracked_changes(contract: str) -> dict[str, Any]:
+        """The other side's tracked changes in the Word file the contract was ingested from: each
+        change by author with its words in both texts, the comments, and the text before compared
+        clause by clause with the text as proposed. No language model."""
+
+        def read() -> dict[str, Any]:
+            index = runtime().store.open(runtime().store.resolve_id(contract))
+            try:
+                found = word_round(index, runtime().settings.structure)
+                record(
+                    runtime().tenant_dir,
+                    "read",
+                    contract_id=index.contract_id,
+                    version=index.manifest.version,
+                    detail="its tracked changes",
+                )
+            finally:
+                index.close()
+            return found.model_dump(mode="json")
+
+        return await asyncio.to_thread(read)
 
     add_room_tool(mcp, service, _tenant.get, clear_errors)
     add_playbook_tool(mcp, service, _tenant.get, clear_errors)

@@ -1,0 +1,85 @@
+"""A negotiation round over HTTP: the tracked changes of a Word file a contract was ingested from
+(by author, its comments, and its text before compared clause by clause with its text as
+proposed), and any two texts of the caller's contracts compared. No language model: the answer is
+computed in seconds, so it is returned at once rather than as a job. Contracts are named by id
+only (``ID``, ``ID@VERSION``, ``ID@before``, ``ID@proposed``); another tenant's is a 404 like a
+missing one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from clausewise.core.comparison import Comparison, TextReference, WordRound
+from clausewise.runtime import Runtime
+from clausewise.service.audit import record
+from clausewise.service.auth import TenantRuntime
+from clausewise.service.errors import ApiError
+from clausewise.service.routes.contracts import Version, open_contract
+from indexes.store import ContractIndex
+from tools.clause_compare import compare_stored, word_round
+
+router = APIRouter(prefix="/v1", tags=["changes"])
+
+Reference = Annotated[
+    str,
+    Query(
+        max_length=200,
+        description="A text of one of your contracts: ID (its live version), ID@N (version N), ID@before "
+        "or ID@proposed (the two texts of a Word file with tracked changes), ID@N:before.",
+    ),
+]
+
+
+def _reference(value: str, name: str) -> TextReference:
+    try:
+        return TextReference.parse(value)
+    except ValueError as error:
+        raise ApiError(
+            422,
+            "invalid_reference",
+            f"{name}: {error}",
+            hint="name a text as ID, ID@N, ID@before or ID@proposed",
+        ) from error
+
+
+def _read(runtime: Runtime, index: ContractIndex, what: str) -> None:
+    record(
+        runtime.tenant_dir, "read", contract_id=index.contract_id, version=index.manifest.version, detail=what
+    )
+
+
+@router.get("/contracts/{contract_id}/changes", response_model=WordRound)
+def contract_changes(contract_id: str, runtime: TenantRuntime, version: Version = None) -> WordRound:
+    """The tracked changes of the Word file the contract was ingested from: each change with its
+    author, kind and span in both texts, its comments, and the clause-level comparison of its text
+    before with its text as proposed (each change with its authors). 422 when it has none."""
+    index = open_contract(runtime, contract_id, version)
+    try:
+        found = word_round(index, runtime.settings.structure)
+        _read(runtime, index, "its tracked changes")
+        return found
+    finally:
+        index.close()
+
+
+@router.get("/compare", response_model=Comparison)
+def compare(runtime: TenantRuntime, before: Reference, after: Reference) -> Comparison:
+    """Two texts compared clause by clause: values changed (with both values), words replaced,
+    inserted or deleted, clauses inserted, struck or moved, each with its span in both texts; a
+    clause moved or renumbered is not a change of its words."""
+    references = [_reference(before, "before"), _reference(after, "after")]
+    opened: list[ContractIndex] = []
+    try:
+        for reference in references:
+            opened.append(open_contract(runtime, reference.contract, reference.version))
+        comparison = compare_stored(
+            (opened[0], references[0]), (opened[1], references[1]), runtime.settings.structure
+        )
+        for index in opened:
+            _read(runtime, index, "a comparison of its text")
+        return comparison
+    finally:
+        for index in opened:
+            index.close()
