@@ -66,7 +66,8 @@ def test_refusals_say_what_to_do_and_another_tenants_contract_is_not_found(serve
         bad = a.get("/v1/compare", params={"before": "services@latest", "after": "services"})
         assert bad.status_code == 422 and error_of(bad)["code"] == "invalid_reference"
         plain = a.get("/v1/contracts/mutual-nda/changes")
-        assert plain.status_code == 422 and "no tracked changes" in error_of(plain)["message"]
+        assert plain.status_code == 422 and error_of(plain)["code"] == "no_tracked_changes"
+        assert "no tracked changes" in error_of(plain)["message"]
         assert "compare" in error_of(plain)["hint"]
     with live.client(key_b) as b:
         assert b.get("/v1/contracts/services/changes").status_code == 404
