@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
@@ -34,9 +35,10 @@ from langgraph.graph.state import CompiledStateGraph
 from opentelemetry import trace
 from pydantic import BaseModel, Field
 
-from clausewise.core.comparison import Comparison, TextReference, WordRound
-from clausewise.core.config import Settings, load_settings
-from clausewise.core.errors import ContractChanged, InputError, ThreadNotFound
+from clausewise.core.comparison import Comparison, RoundAssessment, TextReference, WordRound
+from clausewise.core.config import Settings, load_settings, with_overrides
+from clausewise.core.domain import TextVersion
+from clausewise.core.errors import ContractChanged, InputError, NoTrackedChanges, ThreadNotFound
 from clausewise.core.report import QuickAnswer, Report
 from clausewise.core.results import (
     CheckResult,
@@ -402,6 +404,51 @@ class Clausewise:
             return found
         finally:
             index.close()
+
+    def assess_round(
+        self, contract: str, playbook: Playbook, *, version: int | None = None
+    ) -> RoundAssessment:
+        """A Word file's round held against ``playbook``: each position decided on the text before
+        and on the text as proposed by the deciders, the changes in its clause, those made worse
+        first. The text the contract was not read as is ingested for this alone, in a folder that
+        is removed after (its models shared), so the contract's own versions are untouched."""
+        from tools.clause_compare import word_round
+        from tools.round_assessment import assess
+
+        index = self.runtime.store.open(contract, version)
+        try:
+            found = word_round(index, self.runtime.settings.structure)
+            original = index.original
+            contract_id = index.contract_id
+        finally:
+            index.close()
+        if original is None:
+            raise NoTrackedChanges(
+                f"contract {contract_id!r} keeps no copy of its Word file to review its other text",
+                hint="ingest the Word file again (--force), then assess the round",
+            )
+        other: TextVersion = "before" if found.read_as == "proposed" else "proposed"
+        read = self._playbook_reviews(self, contract_id, playbook, version)
+        with tempfile.TemporaryDirectory(prefix="clausewise-round-") as folder:
+            settings = with_overrides(
+                self.runtime.settings,
+                {"paths": {"data_dir": folder}, "parsing": {"tracked_changes": other}},
+            )
+            companion = Clausewise(runtime=Runtime(settings, hub=self.runtime.hub), audit=False)
+            ingested = companion.ingest(original, contract_id=contract_id)
+            other_reviews = self._playbook_reviews(companion, ingested.contract_id, playbook, None)
+        before, after = (read, other_reviews) if found.read_as == "before" else (other_reviews, read)
+        return assess(found, before, after, playbook.name, playbook.version)
+
+    @staticmethod
+    def _playbook_reviews(
+        api: Clausewise, contract: str, playbook: Playbook, version: int | None
+    ) -> list[PositionReview]:
+        return [
+            item
+            for item in api.playbook_review(contract, playbook, version=version)
+            if isinstance(item, PositionReview)
+        ]
 
     def review(
         self, contract: str, provisions: ProvisionList, *, version: int | None = None

@@ -3,7 +3,7 @@ pastes into a note to the client (each change, its clause in both texts, its wor
 
 from __future__ import annotations
 
-from clausewise.core.comparison import KIND_WORDS, Comparison, TextChange, WordRound
+from clausewise.core.comparison import KIND_WORDS, Comparison, RoundAssessment, TextChange, WordRound
 
 #: The longest run of a change's words shown in a row (the spans hold them all).
 SHOWN_WORDS = 240
@@ -67,3 +67,22 @@ def round_markdown(round_: WordRound) -> str:
         lines.append("")
     body = comparison_markdown(round_.comparison).split("\n", 1)[1]
     return "\n".join(lines) + "## Clause by clause\n" + body
+
+
+def assessment_markdown(assessed: RoundAssessment) -> str:
+    """The round against the playbook: each position's movement and rationale, worse first, then
+    the round as :func:`round_markdown` writes it and the changes no position covers."""
+    lines = [
+        f"# {assessed.round.contract_id}: the round against {assessed.playbook} "
+        f"(version {assessed.playbook_version})",
+        "",
+        "| position | risk | movement | rationale |",
+        "|---|---|---|---|",
+    ]
+    for position in assessed.positions:
+        lines.append(
+            f"| {position.clause} | {position.risk} | {position.movement} | {_words(position.rationale)} |"
+        )
+    if assessed.not_covered:
+        lines += ["", "Changes in no position's clause: " + ", ".join(f"[{n}]" for n in assessed.not_covered)]
+    return "\n".join(lines) + "\n\n" + round_markdown(assessed.round).replace("# ", "## ", 1)

@@ -93,6 +93,12 @@ def changes(
     ctx: typer.Context,
     contract: str = typer.Argument(..., help="A contract ingested from a Word file with tracked changes."),
     version: int | None = typer.Option(None, "--version", help="Its version (default: the live one)."),
+    playbook: str | None = typer.Option(
+        None,
+        "--playbook",
+        help="Hold the round against a playbook (playbook-commercial, playbook-nda or a YAML file): each "
+        "position decided before and as proposed, those the changes made worse first.",
+    ),
     fmt: str | None = format_option("json or md"),
     out: Path | None = OUT,
     tenant: str | None = TENANT,
@@ -101,6 +107,9 @@ def changes(
     from tools.comparison_render import round_markdown
 
     output, api = _session(ctx, fmt, out, tenant)
+    if playbook is not None:
+        _assess(output, api, contract, version, playbook)
+        return
     found = api.word_round(contract, version=version)
     authors = ", ".join(f"{author} ({count})" for author, count in found.authors.items())
     output.view.print(
@@ -111,6 +120,34 @@ def changes(
         output.view.print(f"  comment by {comment.author}: {comment.text}")
     _show(output, found.comparison)
     output.result(found.model_dump_json(indent=2) if output.fmt == "json" else round_markdown(found))
+
+
+def _assess(output: Output, api: Clausewise, contract: str, version: int | None, playbook: str) -> None:
+    """The round against a playbook: the positions (worse first), then the changes none covers."""
+    from tools.comparison_render import assessment_markdown
+    from tools.playbook.positions import load_positions
+
+    with output.view.status("Deciding each position on both texts..."):
+        assessed = api.assess_round(contract, load_positions(playbook), version=version)
+    table = Table(title=f"{assessed.round.contract_id} against {assessed.playbook}", show_lines=True)
+    for column in ("position", "risk", "before", "as proposed", "changes"):
+        table.add_column(column, overflow="fold")
+    for position in assessed.positions:
+        style = {"worse": "red", "better": "green", "unclear": "yellow"}.get(position.movement, "")
+        table.add_row(
+            f"[{style}]{position.clause}[/]" if style else position.clause,
+            position.risk,
+            position.before.verdict.replace("_", " "),
+            position.after.verdict.replace("_", " "),
+            " ".join(f"[{n}]" for n in position.changes),
+        )
+    output.view.print(table)
+    _show(output, assessed.round.comparison)
+    if assessed.not_covered:
+        output.view.print("Covered by no position: " + " ".join(f"[{n}]" for n in assessed.not_covered))
+    output.result(
+        assessed.model_dump_json(indent=2) if output.fmt == "json" else assessment_markdown(assessed)
+    )
 
 
 def register(app: typer.Typer) -> None:

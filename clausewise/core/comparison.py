@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from clausewise.core.domain import Span, TextVersion, TrackedChange, WordComment
+from clausewise.core.results import PositionReview, RiskTier
 
 ChangeKind = Literal[
     "value_changed",
@@ -117,3 +118,37 @@ class WordRound(BaseModel):
     revisions: list[TrackedChange] = Field(default_factory=list)
     comments: list[WordComment] = Field(default_factory=list)
     comparison: Comparison
+
+
+Movement = Literal["worse", "better", "unclear", "same"]
+
+
+class PositionChange(BaseModel):
+    """A playbook position decided on both texts of a round, and the changes that touch it."""
+
+    position_id: str
+    clause: str
+    risk: RiskTier
+    before: PositionReview
+    after: PositionReview
+    movement: Movement = Field(
+        description="worse: further from the position as proposed (e.g. meets it before, a deviation "
+        "after); better: closer; unclear: a side was refused; same: the same verdict."
+    )
+    changes: list[int] = Field(
+        default_factory=list, description="The round's changes (1-based) in its clause in either text."
+    )
+    rationale: str = ""
+
+
+class RoundAssessment(BaseModel):
+    """A negotiation round held against a playbook: each position before and as proposed, those
+    the changes made worse first, and the changes no position covers."""
+
+    round: WordRound
+    playbook: str
+    playbook_version: str
+    positions: list[PositionChange] = Field(default_factory=list)
+    not_covered: list[int] = Field(
+        default_factory=list, description="Changes (1-based) in no clause a position was decided on."
+    )
