@@ -27,7 +27,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from langgraph.graph.state import CompiledStateGraph
 from opentelemetry import trace
 from pydantic import BaseModel, Field
 
-from clausewise.core.comparison import Comparison, RoundAssessment, TextReference, WordRound
+from clausewise.core.comparison import Comparison, RoundAssessment, RoundReply, TextReference, WordRound
 from clausewise.core.config import Settings, load_settings, with_overrides
 from clausewise.core.domain import TextVersion
 from clausewise.core.errors import ContractChanged, InputError, NoTrackedChanges, ThreadNotFound
@@ -439,6 +439,43 @@ class Clausewise:
             other_reviews = self._playbook_reviews(companion, ingested.contract_id, playbook, None)
         before, after = (read, other_reviews) if found.read_as == "before" else (other_reviews, read)
         return assess(found, before, after, playbook.name, playbook.version)
+
+    def reply_to_round(
+        self,
+        contract: str,
+        playbook: Playbook,
+        *,
+        author: str,
+        version: int | None = None,
+        when: datetime | None = None,
+    ) -> RoundReply:
+        """Our answer to the round in their own Word file: their changes that made a position
+        worse rejected as tracked changes of ``author`` (their insertions deleted, their deletions
+        put back), each with a Word comment giving the reason; the rest left as they are. Read
+        back before it is returned (:func:`tools.round_reply.checked`)."""
+        from tools.round_reply import checked, rejections_for, reply_docx
+
+        assessed = self.assess_round(contract, playbook, version=version)
+        index = self.runtime.store.open(contract, version)
+        try:
+            original = index.original
+            document = index.document
+            data = original.read_bytes() if original is not None else b""
+            contract_id, number = index.contract_id, index.manifest.version
+        finally:
+            index.close()
+        assert document.tracked is not None  # assess_round refused a contract without them
+        rejections = rejections_for(assessed, document.tracked)
+        moment = when or datetime.now(UTC)
+        reply, _ = reply_docx(data, rejections, author=author, when=moment)
+        checked(data, reply, document.tracked, [r.change_id for r in rejections], author)
+        self.audit("export", contract_id, version=number, detail=f"round reply ({len(rejections)} rejected)")
+        return RoundReply(
+            assessment=assessed,
+            rejected={r.change_id: r.reason for r in rejections},
+            author=author,
+            data=reply,
+        )
 
     @staticmethod
     def _playbook_reviews(

@@ -386,14 +386,16 @@ def with_authors(comparison: Comparison, tracked: TrackedText) -> Comparison:
         for revision in tracked.changes:
             if revision.before is None or revision.proposed is None:
                 continue
-            touches = _meets(change.before, revision.before) or _meets(change.after, revision.proposed)
+            touches = spans_meet(change.before, revision.before) or spans_meet(
+                change.after, revision.proposed
+            )
             if touches and revision.author not in authors:
                 authors.append(revision.author)
         attributed.append(change.model_copy(update={"authors": authors}))
     return comparison.model_copy(update={"changes": attributed})
 
 
-def _meets(a: Span, b: Span) -> bool:
+def spans_meet(a: Span, b: Span) -> bool:
     """Two spans overlap; an empty one meets a span it lies inside or at the edge of."""
     if a[1] > a[0] and b[1] > b[0]:
         return a[0] < b[1] and b[0] < a[1]

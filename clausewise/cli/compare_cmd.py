@@ -99,6 +99,13 @@ def changes(
         help="Hold the round against a playbook (playbook-commercial, playbook-nda or a YAML file): each "
         "position decided before and as proposed, those the changes made worse first.",
     ),
+    reply: Path | None = typer.Option(
+        None,
+        "--reply",
+        help="With --playbook: write our answer to OUT.docx, their file with their changes kept and ours "
+        "added (their changes that made a position worse rejected, each with a Word comment).",
+    ),
+    author: str = typer.Option("Clausewise", "--author", help="The author our tracked changes carry."),
     fmt: str | None = format_option("json or md"),
     out: Path | None = OUT,
     tenant: str | None = TENANT,
@@ -107,8 +114,10 @@ def changes(
     from tools.comparison_render import round_markdown
 
     output, api = _session(ctx, fmt, out, tenant)
+    if reply is not None and playbook is None:
+        raise typer.BadParameter("--reply answers the round against a playbook: give --playbook too")
     if playbook is not None:
-        _assess(output, api, contract, version, playbook)
+        _assess(output, api, contract, version, playbook, (reply, author))
         return
     found = api.word_round(contract, version=version)
     authors = ", ".join(f"{author} ({count})" for author, count in found.authors.items())
@@ -122,13 +131,32 @@ def changes(
     output.result(found.model_dump_json(indent=2) if output.fmt == "json" else round_markdown(found))
 
 
-def _assess(output: Output, api: Clausewise, contract: str, version: int | None, playbook: str) -> None:
-    """The round against a playbook: the positions (worse first), then the changes none covers."""
+def _assess(
+    output: Output,
+    api: Clausewise,
+    contract: str,
+    version: int | None,
+    playbook: str,
+    reply: tuple[Path | None, str],
+) -> None:
+    """The round against a playbook: the positions (worse first), then the changes none covers;
+    with a reply file, our answer written there."""
+    from clausewise.cli.results import write_atomic
     from tools.comparison_render import assessment_markdown
     from tools.playbook.positions import load_positions
 
+    target, author = reply
     with output.view.status("Deciding each position on both texts..."):
-        assessed = api.assess_round(contract, load_positions(playbook), version=version)
+        if target is None:
+            assessed = api.assess_round(contract, load_positions(playbook), version=version)
+        else:
+            answered = api.reply_to_round(contract, load_positions(playbook), author=author, version=version)
+            assessed = answered.assessment
+            write_atomic(target, answered.data)
+            output.view.print(
+                f"Reply written to [bold]{target}[/bold]: {len(answered.rejected)} of their change(s) "
+                f"rejected as tracked changes by {author}, each with a comment"
+            )
     table = Table(title=f"{assessed.round.contract_id} against {assessed.playbook}", show_lines=True)
     for column in ("position", "risk", "before", "as proposed", "changes"):
         table.add_column(column, overflow="fold")

@@ -152,3 +152,13 @@ class RoundAssessment(BaseModel):
     not_covered: list[int] = Field(
         default_factory=list, description="Changes (1-based) in no clause a position was decided on."
     )
+
+
+class RoundReply(BaseModel):
+    """Our answer to a round: their Word file with their changes kept and ours added (``data``),
+    which of their changes we rejected (ids, with our reasons as the Word comments say them)."""
+
+    assessment: RoundAssessment
+    rejected: dict[int, str] = Field(default_factory=dict)
+    author: str
+    data: bytes = Field(exclude=True, repr=False)

@@ -109,6 +109,9 @@ class TrackedChange(BaseModel):
     text: str = Field(description="The words inserted, deleted, moved or reformatted.")
     before: Span | None = Field(default=None, description="Its span in the text as before.")
     proposed: Span | None = Field(default=None, description="Its span in the text as proposed.")
+    departure: Span | None = Field(
+        default=None, description="A move's old place in the text as proposed (an empty span)."
+    )
 
 
 class WordComment(BaseModel):

@@ -24,7 +24,7 @@ from docx.oxml.ns import qn
 from lxml import etree
 
 from clausewise.core.domain import Span, TextVersion, TrackedChange, TrackedText, WordComment
-from tools.parsing.docx import DELETED, FORMATTING, INSERTED, BodyLine
+from tools.parsing.docx import DELETED, FORMATTING, INSERTED, BodyLine, body_lines
 
 _MOVES = {qn("w:moveFrom"), qn("w:moveTo")}
 _CHANGES = (*INSERTED, *DELETED, *FORMATTING)
@@ -176,6 +176,7 @@ class _Change:
     spans: dict[TextVersion, Span | None]
     move: str = ""
     elements: list[Any] = field(default_factory=list)
+    departure: Span | None = None
 
     def touches(self, other: _Change) -> bool:
         """Same kind, author and time, touching or overlapping in both texts (one change Word
@@ -237,7 +238,9 @@ def _paired_moves(changes: list[_Change]) -> list[_Change]:
             and name not in paired
             and _holds_words(change, "before")
         ):
+            change.departure = change.spans["proposed"]
             change.spans["proposed"] = arrivals[name].spans["proposed"]
+            change.elements.extend(arrivals[name].elements)
             paired.add(name)
     return [c for c in changes if not (c.move in paired and arrivals.get(c.move) is c)]
 
@@ -371,6 +374,7 @@ def tracked_text(
                 text=text,
                 before=before,
                 proposed=proposed,
+                departure=change.departure,
             )
         )
     for change in _part_changes(document):
@@ -382,3 +386,11 @@ def tracked_text(
         changes=[c for c in changes if c.text or c.kind == "formatting"],
         comments=_comments(document, placed),
     )
+
+
+def change_elements(document: Any) -> dict[int, list[Any]]:
+    """The body's elements of each tracked change, by the change's id (as :func:`tracked_text`
+    numbers them): what a reply rejects or comments on in the file itself."""
+    versions: tuple[TextVersion, ...] = ("proposed", "before")
+    placed = {version: _place(list(body_lines(document, None, version))) for version in versions}
+    return {number: change.elements for number, change in enumerate(_body_changes(document, placed), start=1)}  # type: ignore[arg-type]

@@ -1,0 +1,161 @@
+"""Our answer to the other side's round, in their own Word file: their changes kept, ours added
+under our author (their changes that made a playbook position worse rejected: their insertions
+deleted, their deletions put back, a struck clause restored whole), each with a Word comment.
+Read back with our parser (every change accepted: as intended; ours rejected: as theirs; all
+rejected: as their text before) and, where LibreOffice is installed, as LibreOffice reads it.
+On a services agreement (a cap cut and an exclusivity clause inserted, beside a change no
+position covers, which stays) and an NDA (its reverse-engineering clause struck)."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from docx import Document
+from lxml import etree
+
+from clausewise.core.config import load_settings
+from clausewise.runtime import Runtime
+from clausewise_lab.evals.word_files import Change, Para, WordFile, write_word_file
+from tests.test_playbook import as_odt
+from tests.test_round_assessment import EXAMPLES
+from tests.test_word_revisions import THEM, services_agreement
+from tools.playbook.positions import load_positions
+from tools.round_reply import text_of, without_ours
+
+US = "Buyer Counsel"
+WHEN = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def _services_with_a_harmless_change() -> WordFile:
+    spec = services_agreement()
+    spec.paragraphs[1] = Para(
+        [
+            "Services. Supplier shall ",
+            Change("ins", THEM, "promptly "),
+            "provide the services described in Schedule 1.",
+        ],
+        style="List Number",
+    )
+    return spec
+
+
+def _nda_with_reverse_engineering_struck() -> WordFile:
+    lines = [
+        " ".join(line.split())
+        for line in (EXAMPLES / "mutual-nda.txt").read_text().splitlines()
+        if line.strip()
+    ]
+    return WordFile(
+        [
+            Para([Change("del", THEM, line)], mark=Change("del", THEM, ""))
+            if re.match(r"2\.4 Neither Party shall reverse engineer", line)
+            else Para([line])
+            for line in lines
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def api(hub, tmp_path_factory: pytest.TempPathFactory):
+    from clausewise.api import Clausewise
+
+    folder = tmp_path_factory.mktemp("round-reply")
+    api = Clausewise(
+        runtime=Runtime(load_settings(overrides={"paths": {"data_dir": str(folder / "data")}}), hub=hub)
+    )
+    api.ingest(write_word_file(folder / "services.docx", _services_with_a_harmless_change()))
+    api.ingest(write_word_file(folder / "nda-round.docx", _nda_with_reverse_engineering_struck()))
+    return api
+
+
+def _comments(data: bytes) -> list[tuple[str, str]]:
+    with zipfile.ZipFile(io.BytesIO(data)) as docx:
+        root = etree.fromstring(docx.read("word/comments.xml"))
+    return [(c.get(f"{W}author"), "".join(c.itertext())) for c in root.iter(f"{W}comment")]
+
+
+def _authors(data: bytes) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for element in Document(io.BytesIO(data)).element.body.iter(f"{W}ins", f"{W}del"):
+        counts[element.get(f"{W}author")] = counts.get(element.get(f"{W}author"), 0) + 1
+    return counts
+
+
+def _unnumbered(text: str) -> list[str]:
+    return [re.sub(r"^\d+(?:\.\d+)*\.?\s+", "", line) for line in text.split("\n") if line.strip()]
+
+
+def test_the_services_reply_rejects_the_cut_cap_and_the_new_clause_and_keeps_the_rest(api) -> None:
+    original = api.runtime.store.open("services").original.read_bytes()
+    answered = api.reply_to_round("services", load_positions("playbook-commercial"), author=US, when=WHEN)
+    reply = answered.data
+    accepted = text_of(reply, "proposed")
+    assert "limited to the fees paid in the twelve (12) months before the claim." in accepted
+    assert "six (6)" not in accepted and "Exclusivity" not in accepted
+    assert "Supplier shall promptly provide the services" in accepted  # no position covers it: theirs stays
+    assert text_of(without_ours(reply, US), "proposed") == text_of(original, "proposed")
+    assert text_of(reply, "before") == text_of(original, "before")
+    assert _authors(reply)[THEM] == _authors(original)[THEM] and _authors(reply)[US] >= 3
+    comments = _comments(reply)
+    assert len(comments) == len(answered.rejected) == 3 and {author for author, _ in comments} == {US}
+    assert all("Our position:" in text for _, text in comments)
+
+
+def test_the_nda_reply_puts_the_struck_clause_back_whole(api) -> None:
+    original = api.runtime.store.open("nda-round").original.read_bytes()
+    answered = api.reply_to_round("nda-round", load_positions("playbook-nda"), author=US, when=WHEN)
+    accepted = text_of(answered.data, "proposed")
+    assert "2.4 Neither Party shall reverse engineer, decompile or disassemble any software" in accepted
+    assert accepted == text_of(original, "before")  # the only change was rejected
+    assert text_of(without_ours(answered.data, US), "proposed") == text_of(original, "proposed")
+    assert len(answered.rejected) == 1
+
+
+def _drop(element: etree._Element) -> None:
+    """Remove an element, keeping the text that follows it (lxml's tail)."""
+    parent, previous = element.getparent(), element.getprevious()
+    if element.tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + element.tail
+        else:
+            parent.text = (parent.text or "") + element.tail
+    parent.remove(element)
+
+
+def _libreoffice_accepted(odt: Path) -> list[str]:
+    """The ODT's text as LibreOffice keeps it: the body holds the inserted text and leaves the
+    deleted text in its tracked-changes list, so the body is the text with every change accepted."""
+    ns = {
+        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+        "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+    }
+    with zipfile.ZipFile(odt) as opened:
+        root = etree.fromstring(opened.read("content.xml"))
+    body = root.find("office:body/office:text", ns)
+    for aside in [*body.findall(".//text:tracked-changes", ns), *body.findall(".//office:annotation", ns)]:
+        _drop(aside)  # the deleted text, and the comments
+    lines = [
+        " ".join("".join(p.itertext()).split()) for p in body.iter(f"{{{ns['text']}}}p", f"{{{ns['text']}}}h")
+    ]
+    return [line for line in lines if line]
+
+
+def test_libreoffice_reads_the_reply_as_intended_and_shows_our_changes(api, tmp_path: Path) -> None:
+    office = shutil.which("soffice")
+    if office is None:
+        pytest.skip("LibreOffice is not installed (apt-get install libreoffice-writer-nogui)")
+    answered = api.reply_to_round("services", load_positions("playbook-commercial"), author=US, when=WHEN)
+    odt = as_odt(office, answered.data, tmp_path)
+    assert _libreoffice_accepted(odt) == _unnumbered(text_of(answered.data, "proposed"))
+    with zipfile.ZipFile(odt) as opened:
+        content = opened.read("content.xml").decode("utf-8")
+    assert (
+        content.count(f"<dc:creator>{US}</dc:creator>") >= 3 and f"<dc:creator>{THEM}</dc:creator>" in content
+    )
