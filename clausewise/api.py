@@ -449,27 +449,42 @@ class Clausewise:
         version: int | None = None,
         when: datetime | None = None,
     ) -> RoundReply:
-        """Our answer to the round in their own Word file: their changes that made a position
-        worse rejected as tracked changes of ``author`` (their insertions deleted, their deletions
-        put back), each with a Word comment giving the reason; the rest left as they are. Read
-        back before it is returned (:func:`tools.round_reply.checked`)."""
+        """Our answer to the round in their own Word file: :meth:`assess_round`, then
+        :meth:`answer_round`."""
+        assessed = self.assess_round(contract, playbook, version=version)
+        return self.answer_round(assessed, author=author, when=when)
+
+    def answer_round(
+        self, assessed: RoundAssessment, *, author: str, when: datetime | None = None
+    ) -> RoundReply:
+        """Their Word file with their changes that made a position worse rejected as tracked
+        changes of ``author`` (their insertions deleted, their deletions put back), each with a
+        Word comment giving the reason; the rest left as they are. Read back before it is
+        returned (:func:`tools.round_reply.checked`)."""
         from tools.round_reply import checked, rejections_for, reply_docx
 
-        assessed = self.assess_round(contract, playbook, version=version)
-        index = self.runtime.store.open(contract, version)
+        index = self.runtime.store.open(assessed.round.contract_id, assessed.round.version)
         try:
             original = index.original
-            document = index.document
+            tracked = index.document.tracked
             data = original.read_bytes() if original is not None else b""
-            contract_id, number = index.contract_id, index.manifest.version
         finally:
             index.close()
-        assert document.tracked is not None  # assess_round refused a contract without them
-        rejections = rejections_for(assessed, document.tracked)
-        moment = when or datetime.now(UTC)
-        reply, _ = reply_docx(data, rejections, author=author, when=moment)
-        checked(data, reply, document.tracked, [r.change_id for r in rejections], author)
-        self.audit("export", contract_id, version=number, detail=f"round reply ({len(rejections)} rejected)")
+        if tracked is None or not data:
+            raise NoTrackedChanges(
+                f"contract {assessed.round.contract_id!r} (version {assessed.round.version}) keeps no Word "
+                "file with tracked changes to answer",
+                hint="ingest the other side's Word file, then assess and answer its round",
+            )
+        rejections = rejections_for(assessed, tracked)
+        reply, _ = reply_docx(data, rejections, author=author, when=when or datetime.now(UTC))
+        checked(data, reply, tracked, [r.change_id for r in rejections], author)
+        self.audit(
+            "export",
+            assessed.round.contract_id,
+            version=assessed.round.version,
+            detail=f"round reply ({len(rejections)} rejected)",
+        )
         return RoundReply(
             assessment=assessed,
             rejected={r.change_id: r.reason for r in rejections},

@@ -90,3 +90,33 @@ def test_a_word_file_path_never_reaches_the_answer(served, tmp_path: Path) -> No
     with live.client(key_a) as a:
         body = a.get("/v1/contracts/services/changes").text
     assert str(tmp_path.parent) not in body and "changes-service" not in body
+
+
+def test_the_round_held_against_a_playbook_as_a_job_and_answered_in_their_file(served) -> None:
+    from tools.round_reply import text_of
+
+    live, key_a, key_b, _ = served
+    with live.client(key_a) as a:
+        created = a.post(
+            "/v1/contracts/services/changes/assessments", json={"playbook": "playbook-commercial"}
+        )
+        assert created.status_code == 202, created.text
+        job = wait_job(a, created.json()["id"])
+        assert job["status"] == "done", job
+        result = a.get(f"/v1/jobs/{job['id']}/result").json()
+        worse = {p["clause"]: p["changes"] for p in result["positions"] if p["movement"] == "worse"}
+        assert worse["Cap on Liability"] == [1] and worse["Exclusivity"] == [2]
+        reply = a.get(f"/v1/round-assessments/{job['id']}/reply", params={"author": "Buyer Counsel"})
+        assert reply.status_code == 200 and reply.headers["content-type"].startswith(
+            "application/vnd.openxml"
+        )
+        accepted = text_of(reply.content, "proposed")
+        assert "fees paid in the twelve (12) months" in accepted and "Exclusivity" not in accepted
+        plain = a.post("/v1/contracts/mutual-nda/changes/assessments", json={"playbook": "playbook-nda"})
+        assert plain.status_code == 422 and error_of(plain)["code"] == "no_tracked_changes"
+    with live.client(key_b) as b:
+        assert b.get(f"/v1/round-assessments/{job['id']}/reply").status_code == 404
+        theirs = b.post(
+            "/v1/contracts/services/changes/assessments", json={"playbook": "playbook-commercial"}
+        )
+        assert theirs.status_code == 404

@@ -29,6 +29,7 @@ _JOB_ACTIONS: dict[str, AuditAction] = {
     "review": "review",
     "playbook": "playbook_review",
     "room": "room",
+    "round": "playbook_review",
 }
 
 
@@ -58,6 +59,10 @@ def _contracts_of(job: Job) -> list[tuple[str, int | None, list[str]]]:
     result = job.result
     if job.kind in ("ask", "message"):
         return [(str(job.request.get("contract", "")), None, cited_clauses([result]))]
+    if job.kind == "round":
+        positions = result.get("positions", []) if isinstance(result, dict) else []
+        cited = cited_clauses([p.get(side) for p in positions for side in ("before", "after")])
+        return [(str(job.request.get("contract", "")), job.request.get("version"), cited)]
     by_contract: dict[tuple[str, int | None], list[Any]] = defaultdict(list)
     for row in result.get("rows", []) if isinstance(result, dict) else []:
         by_contract[(str(row.get("contract_id", "")), row.get("contract_version"))].append(row.get("result"))

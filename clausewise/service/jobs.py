@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from clausewise.service.errors import ApiError
 
-JobKind = Literal["ingest", "ask", "message", "check", "review", "playbook", "room"]
+JobKind = Literal["ingest", "ask", "message", "check", "review", "playbook", "room", "round"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 FINISHED = ("done", "failed", "cancelled")
 #: Kinds that pick up where they stopped when run again (journals, idempotent ingest).

@@ -287,6 +287,20 @@ class PlaybookReviewRequest(Strict):
     )
 
 
+class RoundAssessmentRequest(Strict):
+    playbook: str | None = Field(
+        default="playbook-commercial",
+        max_length=80,
+        description="A built-in playbook (playbook-commercial, playbook-nda) or one of yours by name.",
+    )
+    version: str | None = Field(
+        default=None, max_length=40, description="Your playbook's version (default: latest)."
+    )
+    yaml: str | None = Field(
+        default=None, max_length=200_000, description="A playbook's YAML text, instead of a stored one."
+    )
+
+
 class JobList(BaseModel):
     jobs: list[Job]
 

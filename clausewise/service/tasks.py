@@ -420,6 +420,16 @@ def room_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContex
     )
 
 
+def assess_round(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    """A Word file's round held against a playbook (each position decided on both texts)."""
+    playbook = Playbook.model_validate(payload["playbook"])
+    context.event("assessing", {"contract": payload["contract"], "positions": len(playbook.positions)})
+    assessed = Clausewise(runtime=runtime, audit=False).assess_round(
+        payload["contract"], playbook, version=payload.get("version")
+    )
+    return assessed.model_dump(mode="json")
+
+
 UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
     "ingest": ingest,
     "ask": ask,
@@ -428,6 +438,7 @@ UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
     "review": review_contract,
     "playbook": playbook_contract,
     "room": room_contract,
+    "round": assess_round,
 }
 
 

@@ -1,26 +1,34 @@
 """A negotiation round over HTTP: the tracked changes of a Word file a contract was ingested from
 (by author, its comments, and its text before compared clause by clause with its text as
-proposed), and any two texts of the caller's contracts compared. No language model: the answer is
-computed in seconds, so it is returned at once rather than as a job. Contracts are named by id
-only (``ID``, ``ID@VERSION``, ``ID@before``, ``ID@proposed``); another tenant's is a 404 like a
-missing one."""
+proposed), and any two texts of the caller's contracts compared. No language model: those answer
+at once. Holding the round against a playbook runs the deciders on both texts, so it is a job, and
+the reply a DOCX of the finished job. Contracts are named by id only (``ID``, ``ID@VERSION``,
+``ID@before``, ``ID@proposed``); another tenant's is a 404 like a missing one."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
-from clausewise.core.comparison import Comparison, TextReference, WordRound
+from clausewise.api import Clausewise
+from clausewise.core.comparison import Comparison, RoundAssessment, TextReference, WordRound
 from clausewise.runtime import Runtime
 from clausewise.service.audit import record
-from clausewise.service.auth import TenantRuntime
+from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
+from clausewise.service.jobs import FINISHED, Job
 from clausewise.service.routes.contracts import Version, open_contract
+from clausewise.service.routes.playbooks import DOCX, shelf_of
+from clausewise.service.schemas import ERROR_RESPONSES, RoundAssessmentRequest
+from clausewise.service.work import outcome, submit
 from indexes.store import ContractIndex
 from tools.clause_compare import compare_stored, word_round
+from tools.playbook.positions import Playbook, parse_positions
 
-router = APIRouter(prefix="/v1", tags=["changes"])
+router = APIRouter(prefix="/v1", tags=["changes"], responses=ERROR_RESPONSES)
 
 Reference = Annotated[
     str,
@@ -83,3 +91,76 @@ def compare(runtime: TenantRuntime, before: Reference, after: Reference) -> Comp
     finally:
         for index in opened:
             index.close()
+
+
+def _playbook(runtime: Runtime, body: RoundAssessmentRequest) -> Playbook:
+    if body.yaml:
+        return parse_positions(body.yaml, "the playbook")
+    return shelf_of(runtime).get(body.playbook or "playbook-commercial", body.version)
+
+
+@router.post("/contracts/{contract_id}/changes/assessments", status_code=202, response_model=Job)
+def assess_changes(
+    contract_id: str,
+    body: RoundAssessmentRequest,
+    service: CurrentService,
+    tenant: Tenant,
+    runtime: TenantRuntime,
+    version: Version = None,
+) -> Job:
+    """Hold the round against a playbook, as a job (202): each position decided on the text
+    before and as proposed, the changes in its clause, those made worse first, the changes no
+    position covers. Then ``GET /v1/round-assessments/{job}/reply`` answers it in their file."""
+    playbook = _playbook(runtime, body)
+    index = open_contract(runtime, contract_id, version)
+    try:
+        word_round(index, runtime.settings.structure)  # refuses a contract without tracked changes
+        request = {"contract": index.contract_id, "version": index.manifest.version}
+    finally:
+        index.close()
+    return submit(service, tenant, "round", {**request, "playbook": playbook.model_dump()})
+
+
+@router.get("/round-assessments/{job_id}/reply", responses={200: {"content": {DOCX: {}}}})
+def round_reply(
+    job_id: str,
+    service: CurrentService,
+    tenant: Tenant,
+    runtime: TenantRuntime,
+    author: Annotated[
+        str, Query(min_length=1, max_length=80, description="Our changes' author.")
+    ] = "Clausewise",
+) -> Response:
+    """Our answer to an assessed round: their Word file with their changes kept and ours added
+    (their changes that made a position worse rejected, each with a Word comment), read back
+    before it is returned."""
+    job = service.jobs.get(tenant, job_id)
+    if job.kind != "round":
+        raise ApiError(
+            422,
+            "not_a_round_assessment",
+            f"job {job_id!r} is a {job.kind}",
+            hint="pass a round assessment's job id",
+        )
+    if job.status not in FINISHED:
+        raise ApiError(
+            409,
+            "job_not_finished",
+            f"job {job_id!r} is still {job.status}: it has no reply yet",
+            hint=f"wait for it to end (GET /v1/jobs/{job_id}), then ask again",
+        )
+    assessed = RoundAssessment.model_validate(outcome(job))
+    answered = Clausewise(runtime=runtime, audit=False).answer_round(
+        assessed, author=author, when=datetime.now(UTC)
+    )
+    record(
+        runtime.tenant_dir,
+        "export",
+        contract_id=assessed.round.contract_id,
+        version=assessed.round.version,
+        detail=f"round reply of job {job_id} ({len(answered.rejected)} rejected)",
+    )
+    name = f"{assessed.round.contract_id}-reply.docx"
+    return Response(
+        answered.data, media_type=DOCX, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
