@@ -120,3 +120,14 @@ def test_the_round_held_against_a_playbook_as_a_job_and_answered_in_their_file(s
             "/v1/contracts/services/changes/assessments", json={"playbook": "playbook-commercial"}
         )
         assert theirs.status_code == 404
+
+
+def test_either_text_is_served_and_a_contract_without_changes_has_only_one(served) -> None:
+    live, key_a, _, _ = served
+    with live.client(key_a) as a:
+        before = a.get("/v1/contracts/services/text", params={"reading": "before"}).json()["text"]
+        proposed = a.get("/v1/contracts/services/text", params={"reading": "proposed"}).json()["text"]
+        assert "twelve (12) months" in before and "six (6) months" in proposed
+        assert a.get("/v1/contracts/services/text").json()["text"] == proposed  # read as proposed
+        refused = a.get("/v1/contracts/mutual-nda/text", params={"reading": "before"})
+        assert refused.status_code == 422 and error_of(refused)["code"] == "no_tracked_changes"

@@ -272,33 +272,28 @@ class PlaybookList(BaseModel):
     playbooks: list[PlaybookInfo]
 
 
-class PlaybookReviewRequest(Strict):
+class PlaybookChoice(Strict):
+    """Which playbook: a built-in or stored one by name (and version), or one sent as YAML."""
+
+    playbook: str | None = Field(
+        default="playbook-commercial",
+        max_length=80,
+        description="A built-in playbook (playbook-commercial, playbook-nda) or one of yours by name.",
+    )
+    version: str | None = Field(
+        default=None, max_length=40, description="Your playbook's version (default: latest)."
+    )
+    yaml: str | None = Field(
+        default=None, max_length=200_000, description="A playbook's YAML text, instead of a stored one."
+    )
+
+
+class PlaybookReviewRequest(PlaybookChoice):
     contracts: list[str] = Field(min_length=1, max_length=10_000)
-    playbook: str | None = Field(
-        default="playbook-commercial",
-        max_length=80,
-        description="A built-in playbook (playbook-commercial, playbook-nda) or one of yours by name.",
-    )
-    version: str | None = Field(
-        default=None, max_length=40, description="Your playbook's version (default: latest)."
-    )
-    yaml: str | None = Field(
-        default=None, max_length=200_000, description="A playbook's YAML text, instead of a stored one."
-    )
 
 
-class RoundAssessmentRequest(Strict):
-    playbook: str | None = Field(
-        default="playbook-commercial",
-        max_length=80,
-        description="A built-in playbook (playbook-commercial, playbook-nda) or one of yours by name.",
-    )
-    version: str | None = Field(
-        default=None, max_length=40, description="Your playbook's version (default: latest)."
-    )
-    yaml: str | None = Field(
-        default=None, max_length=200_000, description="A playbook's YAML text, instead of a stored one."
-    )
+class RoundAssessmentRequest(PlaybookChoice):
+    """A round held against a playbook (the contract is the route's)."""
 
 
 class JobList(BaseModel):

@@ -19,14 +19,13 @@ from clausewise.runtime import Runtime
 from clausewise.service.audit import record
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
-from clausewise.service.jobs import FINISHED, Job
+from clausewise.service.jobs import Job
 from clausewise.service.routes.contracts import Version, open_contract
-from clausewise.service.routes.playbooks import DOCX, shelf_of
+from clausewise.service.routes.playbooks import DOCX, chosen_playbook, finished_job
 from clausewise.service.schemas import ERROR_RESPONSES, RoundAssessmentRequest
 from clausewise.service.work import outcome, submit
 from indexes.store import ContractIndex
 from tools.clause_compare import compare_stored, word_round
-from tools.playbook.positions import Playbook, parse_positions
 
 router = APIRouter(prefix="/v1", tags=["changes"], responses=ERROR_RESPONSES)
 
@@ -93,12 +92,6 @@ def compare(runtime: TenantRuntime, before: Reference, after: Reference) -> Comp
             index.close()
 
 
-def _playbook(runtime: Runtime, body: RoundAssessmentRequest) -> Playbook:
-    if body.yaml:
-        return parse_positions(body.yaml, "the playbook")
-    return shelf_of(runtime).get(body.playbook or "playbook-commercial", body.version)
-
-
 @router.post("/contracts/{contract_id}/changes/assessments", status_code=202, response_model=Job)
 def assess_changes(
     contract_id: str,
@@ -111,7 +104,7 @@ def assess_changes(
     """Hold the round against a playbook, as a job (202): each position decided on the text
     before and as proposed, the changes in its clause, those made worse first, the changes no
     position covers. Then ``GET /v1/round-assessments/{job}/reply`` answers it in their file."""
-    playbook = _playbook(runtime, body)
+    playbook = chosen_playbook(runtime, body)
     index = open_contract(runtime, contract_id, version)
     try:
         word_round(index, runtime.settings.structure)  # refuses a contract without tracked changes
@@ -134,21 +127,7 @@ def round_reply(
     """Our answer to an assessed round: their Word file with their changes kept and ours added
     (their changes that made a position worse rejected, each with a Word comment), read back
     before it is returned."""
-    job = service.jobs.get(tenant, job_id)
-    if job.kind != "round":
-        raise ApiError(
-            422,
-            "not_a_round_assessment",
-            f"job {job_id!r} is a {job.kind}",
-            hint="pass a round assessment's job id",
-        )
-    if job.status not in FINISHED:
-        raise ApiError(
-            409,
-            "job_not_finished",
-            f"job {job_id!r} is still {job.status}: it has no reply yet",
-            hint=f"wait for it to end (GET /v1/jobs/{job_id}), then ask again",
-        )
+    job = finished_job(service, tenant, job_id, "round", "a round assessment", "reply")
     assessed = RoundAssessment.model_validate(outcome(job))
     answered = Clausewise(runtime=runtime, audit=False).answer_round(
         assessed, author=author, when=datetime.now(UTC)

@@ -13,8 +13,8 @@ from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 
-from clausewise.core.domain import FileType
-from clausewise.core.errors import ContractChanged
+from clausewise.core.domain import FileType, TextVersion
+from clausewise.core.errors import ContractChanged, NoTrackedChanges
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
 from clausewise.runtime import Runtime
@@ -197,11 +197,24 @@ def contract_text(
     start: Annotated[int, Query(ge=0)] = 0,
     end: Annotated[int | None, Query(ge=0, description="Default: start + 200,000 or the end.")] = None,
     version: Version = None,
+    reading: Annotated[
+        TextVersion | None,
+        Query(
+            description="A Word file with tracked changes: its text before or as proposed (default: as read)."
+        ),
+    ] = None,
 ) -> TextSpan:
     """The contract's normalized text from ``start`` to ``end`` (the offsets citations use)."""
     index = open_contract(runtime, contract_id, version)
     try:
-        text = index.document.text
+        document = index.document
+        if reading is not None and document.tracked is None:
+            raise NoTrackedChanges(
+                f"contract {index.contract_id!r} has no tracked changes, so no text {reading!r} of its own",
+                hint="ask for its text without ?reading=",
+            )
+        shown = document.as_version(reading) if reading is not None else document
+        text = shown.text
         stop = min(len(text), start + _MAX_TEXT) if end is None else end
         if not start <= stop <= len(text) or stop - start > _MAX_TEXT:
             raise ApiError(
@@ -210,7 +223,7 @@ def contract_text(
                 f"the span {start}-{stop} is not inside the text (0-{len(text)}) or is too long",
                 hint="ask for a span inside the text, in pieces of at most 200,000 characters",
             )
-        pages = index.document.pages_for((start, max(start + 1, stop))) if text else []
+        pages = shown.pages_for((start, max(start + 1, stop))) if text else []
         _read(runtime, index, f"its text, characters {start}-{stop}")
         return TextSpan(
             contract_id=index.contract_id, start=start, end=stop, pages=pages, text=text[start:stop]

@@ -23,11 +23,13 @@ from clausewise.service.jobs import FINISHED, Job
 from clausewise.service.routes.reviews import contract_ids
 from clausewise.service.schemas import (
     ERROR_RESPONSES,
+    PlaybookChoice,
     PlaybookInfo,
     PlaybookList,
     PlaybookReviewRequest,
     PlaybookUpload,
 )
+from clausewise.service.state import Service
 from clausewise.service.work import outcome, submit
 from tools.playbook.positions import Playbook, parse_positions
 from tools.playbook.shelf import PlaybookShelf
@@ -38,6 +40,30 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 def shelf_of(runtime: Runtime) -> PlaybookShelf:
     return PlaybookShelf(runtime.tenant_dir / "playbooks")
+
+
+def chosen_playbook(runtime: Runtime, body: PlaybookChoice) -> Playbook:
+    """The playbook a request names: sent as YAML, or stored (built-in or the tenant's)."""
+    if body.yaml:
+        return parse_positions(body.yaml, "the playbook")
+    return shelf_of(runtime).get(body.playbook or "playbook-commercial", body.version)
+
+
+def finished_job(service: Service, tenant: str, job_id: str, kind: str, what: str, product: str) -> Job:
+    """The tenant's job ``job_id`` when it is a finished ``kind`` (``what`` in words), whose
+    ``product`` is asked for; a clear refusal otherwise."""
+    job = service.jobs.get(tenant, job_id)
+    if job.kind != kind:
+        code = "not_" + what.replace(" ", "_")
+        raise ApiError(422, code, f"job {job_id!r} is a {job.kind}", hint=f"pass {what}'s job id")
+    if job.status not in FINISHED:
+        raise ApiError(
+            409,
+            "job_not_finished",
+            f"job {job_id!r} is still {job.status}: it has no {product} yet",
+            hint=f"wait for it to end (GET /v1/jobs/{job_id}), then ask again",
+        )
+    return job
 
 
 @router.get("/playbooks", response_model=PlaybookList)
@@ -75,10 +101,7 @@ def create_playbook_review(
 ) -> Job:
     """Review contracts against a playbook: per position meets standard, meets fallback N,
     deviation, missing or refused, with risk, the clause and the position cited, and a redline."""
-    if body.yaml:
-        playbook = parse_positions(body.yaml, "the playbook")
-    else:
-        playbook = shelf_of(runtime).get(body.playbook or "playbook-commercial", body.version)
+    playbook = chosen_playbook(runtime, body)
     contracts = contract_ids(runtime, body.contracts)
     return submit(service, tenant, "playbook", {"contracts": contracts, "playbook": playbook.model_dump()})
 
@@ -104,21 +127,7 @@ def review_redline(
 ) -> Response:
     """The redlines a finished playbook review proposed for one contract, as a DOCX of the
     contract's text with real tracked changes (of the version the review read)."""
-    job = service.jobs.get(tenant, job_id)
-    if job.kind != "playbook":
-        raise ApiError(
-            422,
-            "not_a_playbook_review",
-            f"job {job_id!r} is a {job.kind}",
-            hint="pass a playbook review's job id",
-        )
-    if job.status not in FINISHED:
-        raise ApiError(
-            409,
-            "job_not_finished",
-            f"job {job_id!r} is still {job.status}: it has no redline yet",
-            hint=f"wait for it to end (GET /v1/jobs/{job_id}), then ask again",
-        )
+    job = finished_job(service, tenant, job_id, "playbook", "a playbook review", "redline")
     contract_id = runtime.store.resolve_id(contract)
     rows = [r for r in outcome(job)["rows"] if r.get("contract_id") == contract_id and r.get("result")]
     if not rows:
