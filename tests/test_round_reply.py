@@ -75,6 +75,20 @@ def api(hub, tmp_path_factory: pytest.TempPathFactory):
     return api
 
 
+@pytest.fixture(scope="module")
+def services_reply(api):
+    """The services round answered once (deciding both texts is the slow part), for every test."""
+    return api.reply_to_round("services", load_positions("playbook-commercial"), author=US, when=WHEN)
+
+
+def _original(api, contract: str) -> bytes:
+    index = api.runtime.store.open(contract)
+    try:
+        return index.original.read_bytes()
+    finally:
+        index.close()
+
+
 def _comments(data: bytes) -> list[tuple[str, str]]:
     with zipfile.ZipFile(io.BytesIO(data)) as docx:
         root = etree.fromstring(docx.read("word/comments.xml"))
@@ -92,9 +106,11 @@ def _unnumbered(text: str) -> list[str]:
     return [re.sub(r"^\d+(?:\.\d+)*\.?\s+", "", line) for line in text.split("\n") if line.strip()]
 
 
-def test_the_services_reply_rejects_the_cut_cap_and_the_new_clause_and_keeps_the_rest(api) -> None:
-    original = api.runtime.store.open("services").original.read_bytes()
-    answered = api.reply_to_round("services", load_positions("playbook-commercial"), author=US, when=WHEN)
+def test_the_services_reply_rejects_the_cut_cap_and_the_new_clause_and_keeps_the_rest(
+    api, services_reply
+) -> None:
+    original = _original(api, "services")
+    answered = services_reply
     reply = answered.data
     accepted = text_of(reply, "proposed")
     assert "limited to the fees paid in the twelve (12) months before the claim." in accepted
@@ -109,7 +125,7 @@ def test_the_services_reply_rejects_the_cut_cap_and_the_new_clause_and_keeps_the
 
 
 def test_the_nda_reply_puts_the_struck_clause_back_whole(api) -> None:
-    original = api.runtime.store.open("nda-round").original.read_bytes()
+    original = _original(api, "nda-round")
     answered = api.reply_to_round("nda-round", load_positions("playbook-nda"), author=US, when=WHEN)
     accepted = text_of(answered.data, "proposed")
     assert "2.4 Neither Party shall reverse engineer, decompile or disassemble any software" in accepted
@@ -147,11 +163,13 @@ def _libreoffice_accepted(odt: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-def test_libreoffice_reads_the_reply_as_intended_and_shows_our_changes(api, tmp_path: Path) -> None:
+def test_libreoffice_reads_the_reply_as_intended_and_shows_our_changes(
+    services_reply, tmp_path: Path
+) -> None:
     office = shutil.which("soffice")
     if office is None:
         pytest.skip("LibreOffice is not installed (apt-get install libreoffice-writer-nogui)")
-    answered = api.reply_to_round("services", load_positions("playbook-commercial"), author=US, when=WHEN)
+    answered = services_reply
     odt = as_odt(office, answered.data, tmp_path)
     assert _libreoffice_accepted(odt) == _unnumbered(text_of(answered.data, "proposed"))
     with zipfile.ZipFile(odt) as opened:
