@@ -560,6 +560,17 @@ def _every_route(beta: httpx.Client, ids: dict[str, str]) -> dict[tuple[str, str
         ("GET", "/v1/playbook-reviews/{job_id}/redline"): [
             (f"/v1/playbook-reviews/{job}/redline?contract={contract}", None) for job in (playbook, check)
         ],
+        ("GET", "/v1/contracts/{contract_id}/changes"): [(f"/v1/contracts/{contract}/changes", None)],
+        ("POST", "/v1/contracts/{contract_id}/changes/assessments"): [
+            (f"/v1/contracts/{contract}/changes/assessments", {"playbook": "playbook-nda"})
+        ],
+        ("GET", "/v1/round-assessments/{job_id}/reply"): [
+            (f"/v1/round-assessments/{job}/reply", None) for job in (check, "no-such")
+        ],
+        ("GET", "/v1/compare"): [
+            (f"/v1/compare?before={contract}&after={contract}", None),
+            ("/v1/compare?before=/etc/passwd&after=..%2F..%2Fetc", None),
+        ],
         ("GET", "/v1/jobs"): [("/v1/jobs?limit=1000", None)],
         ("GET", "/v1/audit"): [("/v1/audit", None), ("/v1/audit?format=jsonl", None)],
         ("GET", "/v1/jobs/{job_id}"): [(f"/v1/jobs/{job}", None) for job in (ask, check, ingest)],
