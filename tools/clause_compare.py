@@ -13,6 +13,7 @@ value change. Clauses left unmatched were inserted or struck.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict, deque
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from clausewise.core.config import StructureSettings
 from clausewise.core.domain import ClauseTree, NodeKind, ParsedDocument, Span, TextVersion, TrackedText
 from clausewise.core.errors import NoTrackedChanges
 from indexes.store import ContractIndex
+from tools.retrieval.spans import overlap
 from tools.structure.tree_builder import build_tree
 from tools.values import find_values, word_number
 
@@ -53,10 +55,6 @@ class Unit:
     body: int
     end: int
     words: str
-
-    @property
-    def span(self) -> Span:
-        return (self.start, self.end)
 
 
 def _is_unit(tree: ClauseTree, node_id: str) -> bool:
@@ -139,13 +137,7 @@ def _kept_in_order(pairs: dict[int, int]) -> set[int]:
     previous: dict[int, int | None] = {}
     for i in order:
         j = pairs[i]
-        low, high = 0, len(tails)
-        while low < high:
-            middle = (low + high) // 2
-            if tails[middle] < j:
-                low = middle + 1
-            else:
-                high = middle
+        low = bisect.bisect_left(tails, j)
         previous[i] = tail_at[low - 1] if low else None
         if low == len(tails):
             tails.append(j)
@@ -167,7 +159,7 @@ def _is_numberish(words: Sequence[str]) -> bool:
 
 
 class _Texts:
-    """The two texts and their values, read once per clause."""
+    """The two texts compared, and the values a clause of either states."""
 
     def __init__(self, before: str, after: str) -> None:
         self.before, self.after = before, after
@@ -182,8 +174,8 @@ class _Texts:
 def _value_change(texts: _Texts, a: Unit, b: Unit, span_a: Span, span_b: Span) -> tuple[str, str] | None:
     """The values before and after when a replacement changes a stated value (both sides inside
     values of one type that differ), else None."""
-    found_a = [v for v in texts.values(texts.before, a) if v[2][0] < span_a[1] and span_a[0] < v[2][1]]
-    found_b = [v for v in texts.values(texts.after, b) if v[2][0] < span_b[1] and span_b[0] < v[2][1]]
+    found_a = [v for v in texts.values(texts.before, a) if overlap(v[2], span_a)]
+    found_b = [v for v in texts.values(texts.after, b) if overlap(v[2], span_b)]
     for kind_a, value_a, _ in found_a:
         for kind_b, value_b, _ in found_b:
             if kind_a == kind_b and value_a != value_b:
@@ -338,13 +330,9 @@ def _in_changed_lines(change: TextChange, changed: tuple[list[Span], list[Span]]
     of two texts can cut the same unchanged lines differently (a heading joined to the clause
     under it in one text and not the other); what such a cut produces touches no line that
     differs, and is not a change."""
-    return any(
-        change.before[1] > change.before[0] and _overlaps(change.before, r) for r in changed[0]
-    ) or any(change.after[1] > change.after[0] and _overlaps(change.after, r) for r in changed[1])
-
-
-def _overlaps(a: Span, b: Span) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
+    return any(overlap(change.before, r) for r in changed[0]) or any(
+        overlap(change.after, r) for r in changed[1]
+    )
 
 
 def _left_alone(

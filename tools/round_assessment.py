@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from clausewise.core.comparison import Movement, PositionChange, RoundAssessment, TextChange, WordRound
 from clausewise.core.domain import Span
 from clausewise.core.results import PositionReview
+from tools.clause_compare import spans_meet
 from tools.playbook.render import verdict_words
 
 #: How far each verdict is from the position (refusals have no place: the movement is unclear).
@@ -35,13 +36,7 @@ def movement(before: PositionReview, after: PositionReview) -> Movement:
 
 
 def _touches(span: Span, review: PositionReview) -> bool:
-    for citation in review.citations:
-        start, end = citation.span
-        if span[1] > span[0] and span[0] < end and start < span[1]:
-            return True
-        if span[1] == span[0] and start <= span[0] <= end:
-            return True
-    return False
+    return any(spans_meet(span, citation.span) for citation in review.citations)
 
 
 def _quote(review: PositionReview) -> str:

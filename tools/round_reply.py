@@ -38,8 +38,6 @@ from tools.parsing.word_revisions import change_elements
 from tools.tracked_docx import RevisionMarks
 from tools.xml_text import xml_safe
 
-_MARK_HOLDERS = {qn("w:rPr")}
-
 
 class NotAnswerable(ValueError):
     """The reply cannot be written in this file (the reason says why)."""
@@ -57,7 +55,7 @@ class Rejection:
 def _is_mark(element: Any) -> bool:
     """A change of a paragraph mark (in ``w:pPr/w:rPr``) rather than of runs."""
     parent = element.getparent()
-    return parent is not None and parent.tag in _MARK_HOLDERS and parent.getparent().tag == qn("w:pPr")
+    return parent is not None and parent.tag == qn("w:rPr") and parent.getparent().tag == qn("w:pPr")
 
 
 def _nested(element: Any) -> bool:
@@ -237,14 +235,10 @@ def _comparable(text: str) -> list[str]:
     return [_LABEL.sub("", " ".join(line.split())) for line in text.split("\n") if line.strip()]
 
 
-def words_of(edit: tuple[int, int, str]) -> str:
-    return edit[2]
-
-
-def intended(tracked: TrackedText, proposed: str, rejected: Sequence[int]) -> str:
-    """Their proposed text with the ``rejected`` changes undone: an insertion taken out, a
-    deletion put back at its point (a paragraph struck whole, as a line of its own)."""
-    before = tracked.text_of("before", proposed) if tracked.read_as == "before" else tracked.other_text
+def intended(tracked: TrackedText, proposed: str, before: str, rejected: Sequence[int]) -> str:
+    """Their ``proposed`` text with the ``rejected`` changes undone: an insertion taken out, a
+    deletion put back at its point (a paragraph struck whole, as a line of its own) with its
+    words from their text ``before``."""
     edits: list[tuple[int, int, str]] = []
     for change in tracked.changes:
         if change.id not in rejected or change.proposed is None or change.before is None:
@@ -260,7 +254,7 @@ def intended(tracked: TrackedText, proposed: str, rejected: Sequence[int]) -> st
                 edits.append((change.proposed[0], change.proposed[1], ""))
     text = proposed
     # from the end; at one point, the words taken out before those put back
-    for start, end, words in sorted(edits, key=lambda e: (e[0], 0 if words_of(e) else 1), reverse=True):
+    for start, end, words in sorted(edits, key=lambda e: (e[0], 0 if e[2] else 1), reverse=True):
         text = text[:start] + words + text[end:]
     return text
 
@@ -271,12 +265,12 @@ def checked(
     """Read the reply back: every change accepted, it reads as their text with ours undone
     (list numbers aside); ours rejected, as theirs as proposed; everything rejected, as theirs
     before. :class:`NotAnswerable` says which failed."""
-    proposed = text_of(original, "proposed")
-    if _comparable(text_of(reply, "proposed")) != _comparable(intended(tracked, proposed, rejected)):
+    proposed, before = text_of(original, "proposed"), text_of(original, "before")
+    if _comparable(text_of(reply, "proposed")) != _comparable(intended(tracked, proposed, before, rejected)):
         raise NotAnswerable("with every change accepted the reply would not read as intended")
     if text_of(without_ours(reply, author), "proposed") != proposed:
         raise NotAnswerable("with our changes rejected the reply would not read as their proposal")
-    if text_of(reply, "before") != text_of(original, "before"):
+    if text_of(reply, "before") != before:
         raise NotAnswerable("with every change rejected the reply would not read as their text before")
 
 

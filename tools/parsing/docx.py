@@ -314,12 +314,6 @@ def tagged_paragraph(paragraph: Any, view: TextVersion) -> TaggedText:
     return tagged
 
 
-def paragraph_text(paragraph: Any, view: TextVersion = "proposed") -> str:
-    """A ``w:p``'s text as ``view``, exactly as python-docx's ``Paragraph.text`` reads a file
-    without tracked changes."""
-    return "".join(piece for run in paragraph_runs(paragraph, view) for _, piece in run_pieces(run))
-
-
 def _bold(run: Any) -> bool:
     """Whether a run is bold by its own formatting (python-docx's ``run.bold`` is True)."""
     mark = run.find(f"{qn('w:rPr')}/{qn('w:b')}")

@@ -15,12 +15,11 @@ from fastapi.responses import Response
 
 from clausewise.api import Clausewise
 from clausewise.core.comparison import Comparison, RoundAssessment, TextReference, WordRound
-from clausewise.runtime import Runtime
 from clausewise.service.audit import record
 from clausewise.service.auth import CurrentService, Tenant, TenantRuntime
 from clausewise.service.errors import ApiError
 from clausewise.service.jobs import Job
-from clausewise.service.routes.contracts import Version, open_contract
+from clausewise.service.routes.contracts import Version, open_contract, record_read
 from clausewise.service.routes.playbooks import DOCX, chosen_playbook, finished_job
 from clausewise.service.schemas import ERROR_RESPONSES, RoundAssessmentRequest
 from clausewise.service.work import outcome, submit
@@ -51,12 +50,6 @@ def _reference(value: str, name: str) -> TextReference:
         ) from error
 
 
-def _read(runtime: Runtime, index: ContractIndex, what: str) -> None:
-    record(
-        runtime.tenant_dir, "read", contract_id=index.contract_id, version=index.manifest.version, detail=what
-    )
-
-
 @router.get("/contracts/{contract_id}/changes", response_model=WordRound)
 def contract_changes(contract_id: str, runtime: TenantRuntime, version: Version = None) -> WordRound:
     """The tracked changes of the Word file the contract was ingested from: each change with its
@@ -65,7 +58,7 @@ def contract_changes(contract_id: str, runtime: TenantRuntime, version: Version 
     index = open_contract(runtime, contract_id, version)
     try:
         found = word_round(index, runtime.settings.structure)
-        _read(runtime, index, "its tracked changes")
+        record_read(runtime, index, "its tracked changes")
         return found
     finally:
         index.close()
@@ -85,7 +78,7 @@ def compare(runtime: TenantRuntime, before: Reference, after: Reference) -> Comp
             (opened[0], references[0]), (opened[1], references[1]), runtime.settings.structure
         )
         for index in opened:
-            _read(runtime, index, "a comparison of its text")
+            record_read(runtime, index, "a comparison of its text")
         return comparison
     finally:
         for index in opened:

@@ -143,7 +143,7 @@ def show_contract(contract_id: str, runtime: TenantRuntime, version: Version = N
     index = open_contract(runtime, contract_id, version)
     try:
         live = runtime.store.manifest(index.contract_id)
-        _read(runtime, index, "its details (title, parties, defined terms)")
+        record_read(runtime, index, "its details (title, parties, defined terms)")
         return ContractDetail(
             manifest=ServedManifest.of(index.manifest),
             versions=[
@@ -174,7 +174,7 @@ def contract_tree(contract_id: str, runtime: TenantRuntime, version: Version = N
     index = open_contract(runtime, contract_id, version)
     try:
         tree, text = index.tree, index.document.text
-        _read(runtime, index, "its clause tree")
+        record_read(runtime, index, "its clause tree")
         return ContractTree(
             contract_id=index.contract_id,
             structure=tree.structure,
@@ -224,7 +224,7 @@ def contract_text(
                 hint="ask for a span inside the text, in pieces of at most 200,000 characters",
             )
         pages = shown.pages_for((start, max(start + 1, stop))) if text else []
-        _read(runtime, index, f"its text, characters {start}-{stop}")
+        record_read(runtime, index, f"its text, characters {start}-{stop}")
         return TextSpan(
             contract_id=index.contract_id, start=start, end=stop, pages=pages, text=text[start:stop]
         )
@@ -267,7 +267,7 @@ async def page_image(
     return Response(png, media_type="image/png", headers=headers)
 
 
-def _read(runtime: Runtime, index: ContractIndex, what: str) -> None:
+def record_read(runtime: Runtime, index: ContractIndex, what: str) -> None:
     """The audit log's record of a read of the contract's content (``what`` says which)."""
     record(
         runtime.tenant_dir, "read", contract_id=index.contract_id, version=index.manifest.version, detail=what
@@ -293,7 +293,7 @@ def _page_source(
         )
     if not 1 <= number <= count:
         raise ApiError(404, "no_such_page", f"the contract has pages 1-{count}", hint="ask for one of those")
-    return original, served, lambda: _read(runtime, index, f"the image of page {number}")
+    return original, served, lambda: record_read(runtime, index, f"the image of page {number}")
 
 
 @router.get("/{contract_id}/highlight", response_model=Highlight)
