@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from docx import Document
 
 from clausewise.core.domain import ParsedDocument, TrackedChange
 from clausewise_lab.evals.word_files import Change, Comment, Para, Row, WordFile, write_word_file
@@ -321,12 +322,17 @@ def test_every_inserted_and_deleted_character_is_in_the_right_text(
 
 def test_a_file_without_tracked_changes_reads_as_before_and_holds_none(tmp_path: Path) -> None:
     spec = WordFile([Para(["AGREEMENT"]), Para(["Term. Two years."], style="List Number")])
-    document = parse_docx_file(write_word_file(tmp_path / "plain.docx", spec))
+    path = write_word_file(tmp_path / "plain.docx", spec)
+    document = parse_docx_file(path)
     assert (
         document.text == "AGREEMENT\n1. Term. Two years."
         and document.tracked is None
         and not document.warnings
     )
+    word = Document(str(path))  # a header is not a tracked change (it made every file with one "tracked")
+    word.sections[0].header.paragraphs[0].text = "Confidential draft"
+    word.save(str(path))
+    assert parse_docx_file(path).tracked is None
 
 
 def test_the_ingest_says_how_many_changes_by_whom_and_reads_either_text(cli, tmp_path: Path) -> None:  # noqa: F811

@@ -28,22 +28,25 @@ from tools.parsing.docx import DELETED, FORMATTING, INSERTED, BodyLine, body_lin
 
 _MOVES = {qn("w:moveFrom"), qn("w:moveTo")}
 _CHANGES = (*INSERTED, *DELETED, *FORMATTING)
-#: Formatting changes of tables and sections: listed, without spans (no words of their own).
+#: Formatting changes of tables and sections: a file holding one is read as one with tracked
+#: changes, though none of its words changes (nothing of them is listed).
 _OTHER_FORMATTING = (qn("w:tblPrChange"), qn("w:trPrChange"), qn("w:tcPrChange"), qn("w:sectPrChange"))
 _RANGE_NAMES = {
     qn("w:moveFromRangeStart"): qn("w:moveFrom"),
     qn("w:moveToRangeStart"): qn("w:moveTo"),
 }
-_PART_KINDS = {"header": "header", "footer": "footer", "footnotes": "footnotes", "endnotes": "endnotes"}
+_PART_KINDS = frozenset({"header", "footer", "footnotes", "endnotes"})
 _COMMENTS = "comments"
 
 
 def has_tracked_content(document: Any) -> bool:
-    """Whether the body holds any tracked change or comment mark (a file without them is read as
-    it always was, with nothing more to place)."""
+    """Whether the body holds any tracked change or comment mark, or a header, footer or note a
+    tracked change (a file without them is read as it always was, with nothing more to place)."""
     body = document.element.body
     wanted = (*_CHANGES, *_OTHER_FORMATTING, qn("w:commentRangeStart"), qn("w:commentReference"))
-    return next(body.iter(*wanted), None) is not None or any(_other_parts(document))
+    if next(body.iter(*wanted), None) is not None:
+        return True
+    return any(next(root.iter(*INSERTED, *DELETED), None) is not None for _, root in _other_parts(document))
 
 
 @dataclass
@@ -255,8 +258,8 @@ def _other_parts(document: Any) -> Iterable[tuple[str, Any]]:
     for rel in document.part.rels.values():
         if rel.is_external:
             continue
-        kind = _PART_KINDS.get(rel.reltype.rsplit("/", 1)[-1])
-        if kind is None:
+        kind = rel.reltype.rsplit("/", 1)[-1]
+        if kind not in _PART_KINDS:
             continue
         yield kind, _root(rel.target_part)
 
@@ -311,11 +314,11 @@ def _comments(document: Any, placed: dict[TextVersion, _Placed]) -> list[WordCom
     comments: list[WordComment] = []
     for comment in roots[0].iter(qn("w:comment")):
         number = comment.get(qn("w:id"), "")
+        start = marks.get((qn("w:commentRangeStart"), number))
+        end = marks.get((qn("w:commentRangeEnd"), number))
+        reference = marks.get((qn("w:commentReference"), number))
         spans: dict[str, Span | None] = {}
         for version, where in placed.items():
-            start = marks.get((qn("w:commentRangeStart"), number))
-            end = marks.get((qn("w:commentRangeEnd"), number))
-            reference = marks.get((qn("w:commentReference"), number))
             low = where.where(start) if start is not None else None
             high = where.where(end) if end is not None else None
             if low is None and reference is not None:
