@@ -428,7 +428,7 @@ class Clausewise:
                 hint="ingest the Word file again (--force), then assess the round",
             )
         other: TextVersion = "before" if found.read_as == "proposed" else "proposed"
-        read = self._playbook_reviews(self, contract_id, playbook, version)
+        read = self._position_reviews(contract_id, playbook, version)
         with tempfile.TemporaryDirectory(prefix="clausewise-round-") as folder:
             settings = with_overrides(
                 self.runtime.settings,
@@ -436,7 +436,7 @@ class Clausewise:
             )
             companion = Clausewise(runtime=Runtime(settings, hub=self.runtime.hub), audit=False)
             ingested = companion.ingest(original, contract_id=contract_id)
-            other_reviews = self._playbook_reviews(companion, ingested.contract_id, playbook, None)
+            other_reviews = companion._position_reviews(ingested.contract_id, playbook, None)
         before, after = (read, other_reviews) if found.read_as == "before" else (other_reviews, read)
         return assess(found, before, after, playbook.name, playbook.version)
 
@@ -492,13 +492,13 @@ class Clausewise:
             data=reply,
         )
 
-    @staticmethod
-    def _playbook_reviews(
-        api: Clausewise, contract: str, playbook: Playbook, version: int | None
+    def _position_reviews(
+        self, contract: str, playbook: Playbook, version: int | None
     ) -> list[PositionReview]:
+        """The positions of :meth:`playbook_review`, without its summary."""
         return [
             item
-            for item in api.playbook_review(contract, playbook, version=version)
+            for item in self.playbook_review(contract, playbook, version=version)
             if isinstance(item, PositionReview)
         ]
 

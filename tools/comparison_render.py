@@ -32,14 +32,21 @@ def change_line(change: TextChange) -> str:
     return " -> ".join(part for part in (before and f"~~{before}~~", after) if part)
 
 
-def comparison_markdown(comparison: Comparison) -> str:
+def comparison_summary(comparison: Comparison) -> str:
+    """The comparison in one line: how many changes of each kind, and the clauses renumbered only."""
     counts = ", ".join(f"{count} {KIND_WORDS[kind]}" for kind, count in comparison.counts().items())
+    return (
+        f"{len(comparison.changes)} change(s) in {comparison.clauses_compared} clause(s)"
+        + (f": {counts}" if counts else "")
+        + (f"; {comparison.renumbered} clause(s) renumbered only" if comparison.renumbered else "")
+    )
+
+
+def comparison_markdown(comparison: Comparison) -> str:
     lines = [
         f"# Changes from {comparison.before_name} to {comparison.after_name}",
         "",
-        f"{len(comparison.changes)} change(s) in {comparison.clauses_compared} clause(s)"
-        + (f": {counts}" if counts else "")
-        + (f"; {comparison.renumbered} clause(s) renumbered only" if comparison.renumbered else ""),
+        comparison_summary(comparison),
         "",
     ]
     if comparison.changes:

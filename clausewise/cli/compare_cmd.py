@@ -44,16 +44,11 @@ def _table(comparison: Comparison) -> Table:
     return table
 
 
-def _summary(comparison: Comparison) -> str:
-    counts = ", ".join(f"{count} {KIND_WORDS[kind]}" for kind, count in comparison.counts().items())
-    renumbered = f"; {comparison.renumbered} renumbered only" if comparison.renumbered else ""
-    found = f"{len(comparison.changes)} change(s) in {comparison.clauses_compared} clause(s)"
-    return f"{found}: {counts or 'none'}{renumbered}"
-
-
 def _show(output: Output, comparison: Comparison) -> None:
     """The comparison for a reader: its counts, then its changes as a table."""
-    output.view.print(_summary(comparison))
+    from tools.comparison_render import comparison_summary
+
+    output.view.print(comparison_summary(comparison))
     if comparison.changes:
         output.view.print(_table(comparison))
 
