@@ -123,11 +123,14 @@ SLOW_MODULES = (
     "test_service_audit",
     "test_room_web",
     "test_page_images",
+    "test_round_reply",
     "test_redline_drafter",
+    "test_round_assessment",
     "test_playbook_web",
     "test_logging",
     "test_ocr",
     "test_service_tenants",
+    "test_rounds_web",
 )
 
 

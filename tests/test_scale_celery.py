@@ -29,7 +29,7 @@ pytestmark = [
 ]
 
 DOCUMENTS = 10  # enough for two workers to share; the fault tests take the first 6 and the next 4
-#: Four of the NDA suite's hypotheses, of different labels on these documents.
+#: Four of the NDA suite's hypotheses.
 HYPOTHESES = [
     "All Confidential Information shall be expressly identified by the Disclosing Party.",
     "Receiving Party shall not disclose the fact that Agreement was agreed or negotiated.",
@@ -51,9 +51,10 @@ def _flags_of_speed() -> list[str]:
 
 @pytest.fixture(scope="module")
 def data_room(bench_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """20 ContractNLI dev documents as text files, and one corrupt PDF."""
+    """The 10 shortest ContractNLI dev documents as text files (49k characters, the first 10 hold
+    136k), and one corrupt PDF."""
     folder = tmp_path_factory.mktemp("data-room")
-    files = scale_bench.data_room(bench_data, folder, DOCUMENTS)
+    files = scale_bench.data_room(bench_data, folder, DOCUMENTS, shortest=True)
     corrupt = folder / "broken-lease.pdf"
     corrupt.write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n%% truncated by a failed copy")
     return [*files, corrupt]
