@@ -46,12 +46,12 @@ from tools.playbook.redlines import (
     duration_words,
     insertion,
     next_label,
+    normalized_duration,
     word_edits,
 )
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.structure.sentences import sentence_spans
 from tools.value_reading import value_readings
-from tools.values import find_values
 
 #: The value kinds a requirement's form is read as.
 _VALUE_KIND = {"law": "law", "duration": "duration"}
@@ -244,7 +244,7 @@ class PlaybookReviewer:
         else:
             assert standard.duration is not None
             bound = standard.duration.at_least or standard.duration.at_most or ""
-            replacement = duration_words(_normalized_duration(bound), reading.mention.text)
+            replacement = duration_words(normalized_duration(bound), reading.mention.text)
         start = reading.span[0] + reading.mention.span[0]
         edit = Edit(start, start + len(reading.mention.text), replacement)
         edited = apply_edits(text, [edit])
@@ -395,9 +395,3 @@ def _cited(found: str, decision: Decision) -> list[VerifiedCitation]:
     if decision.grounds:
         return decision.grounds
     return decision.closest[:1] if found == "refused_ambiguous" else []
-
-
-def _normalized_duration(words: str) -> str:
-    """ "90 days" / "ninety (90) days" -> "90 days" (the form :func:`duration_words` writes)."""
-    mention = find_values(words, ("duration",))[0]
-    return mention.normalized

@@ -438,7 +438,7 @@ class Clausewise:
             ingested = companion.ingest(original, contract_id=contract_id)
             other_reviews = companion._position_reviews(ingested.contract_id, playbook, None)
         before, after = (read, other_reviews) if found.read_as == "before" else (other_reviews, read)
-        return assess(found, before, after, playbook.name, playbook.version)
+        return assess(found, before, after, playbook)
 
     def reply_to_round(
         self,
@@ -478,7 +478,7 @@ class Clausewise:
             )
         rejections = rejections_for(assessed, tracked)
         reply, _ = reply_docx(data, rejections, author=author, when=when or datetime.now(UTC))
-        checked(data, reply, tracked, [r.change_id for r in rejections], author)
+        checked(data, reply, tracked, rejections, author)
         self.audit(
             "export",
             assessed.round.contract_id,
@@ -488,6 +488,7 @@ class Clausewise:
         return RoundReply(
             assessment=assessed,
             rejected={r.change_id: r.reason for r in rejections},
+            offered={r.change_id: r.instead for r in rejections if r.instead},
             author=author,
             data=reply,
         )

@@ -17,9 +17,28 @@ from clausewise.core.results import PlaybookCitation, PositionReview, VerifiedCi
 from clausewise_lab.evals.word_files import Change, Para, WordFile, write_word_file
 from tests.test_cli import cli  # noqa: F401  (the fixture)
 from tests.test_word_revisions import THEM, services_agreement
+from tools.playbook.positions import Playbook
 from tools.round_assessment import assess, movement
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+_PLAYBOOK = Playbook.model_validate(
+    {
+        "name": "p",
+        "version": "1",
+        "positions": [
+            {"id": "law", "clause": "Governing Law", "standard": {"law": ["New York"]}, "risk": "medium"},
+            {"id": "cap", "clause": "Cap on Liability", "standard": {"require": "present"}, "risk": "high"},
+            {
+                "id": "exclusivity",
+                "clause": "Exclusivity",
+                "standard": {"require": "absent"},
+                "risk": "medium",
+            },
+        ],
+    }
+)
 
 
 def _review(position: str, verdict: str, span: tuple[int, int] | None = None, fallback: int | None = None):
@@ -89,7 +108,7 @@ def test_positions_made_worse_come_first_and_changes_no_clause_holds_are_listed_
         _review("cap", "meets_fallback", (0, 39), 1),
         _review("exclusivity", "deviation", (60, 90)),
     ]
-    assessed = assess(round_, before, after, "p", "1")
+    assessed = assess(round_, before, after, _PLAYBOOK)
     assert [(p.position_id, p.movement, p.changes) for p in assessed.positions] == [
         ("cap", "worse", [1]),
         ("exclusivity", "worse", [2]),

@@ -33,8 +33,24 @@ WHEN = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
+def _cap_cut_to(spec: WordFile, words: str) -> WordFile:
+    """``spec`` (the services agreement) with their cap cut from twelve months to ``words``."""
+    spec.paragraphs[2] = Para(
+        [
+            "Liability. Supplier's liability is limited to the fees paid in the ",
+            Change("del", THEM, "twelve (12)"),
+            Change("ins", THEM, words),
+            " months before the claim.",
+        ],
+        style="List Number",
+    )
+    return spec
+
+
 def _services_with_a_harmless_change() -> WordFile:
-    spec = services_agreement()
+    """Their cap cut to three months (below the playbook's fallback of six), an exclusivity clause
+    inserted, and a word no position covers."""
+    spec = _cap_cut_to(services_agreement(), "three (3)")
     spec.paragraphs[1] = Para(
         [
             "Services. Supplier shall ",
@@ -72,7 +88,32 @@ def api(hub, tmp_path_factory: pytest.TempPathFactory):
     )
     api.ingest(write_word_file(folder / "services.docx", _services_with_a_harmless_change()))
     api.ingest(write_word_file(folder / "nda-round.docx", _nda_with_reverse_engineering_struck()))
+    api.ingest(write_word_file(folder / "services-six.docx", _cap_cut_to(services_agreement(), "six (6)")))
+    api.ingest(write_word_file(folder / "msa-round.docx", _msa_round()))
     return api
+
+
+def _msa_round() -> WordFile:
+    """The example services agreement as a Word file (a paragraph a line) in which they cut the
+    renewal notice from ninety days to ten (below the fallback of thirty) and the cap from twelve
+    months of fees to nine (above the fallback of six)."""
+    cuts = {
+        "ninety (90) days before the end": "ten (10)",
+        "the twelve (12) months before the event": "nine (9)",
+    }
+    paragraphs = []
+    for line in (EXAMPLES / "services-agreement.txt").read_text().splitlines():
+        line = " ".join(line.split())
+        if not line:
+            continue
+        cut = next((place for place in cuts if place in line), None)
+        if cut is None:
+            paragraphs.append(Para([line]))
+            continue
+        old = re.match(r"(?:the )?(\w+ \(\d+\))", cut).group(1)
+        head, tail = line.split(old, 1)
+        paragraphs.append(Para([head, Change("del", THEM, old), Change("ins", THEM, cuts[cut]), tail]))
+    return WordFile(paragraphs)
 
 
 @pytest.fixture(scope="module")
@@ -106,22 +147,43 @@ def _unnumbered(text: str) -> list[str]:
     return [re.sub(r"^\d+(?:\.\d+)*\.?\s+", "", line) for line in text.split("\n") if line.strip()]
 
 
-def test_the_services_reply_rejects_the_cut_cap_and_the_new_clause_and_keeps_the_rest(
+def test_the_services_reply_offers_the_fallback_cap_rejects_the_new_clause_and_keeps_the_rest(
     api, services_reply
 ) -> None:
     original = _original(api, "services")
     answered = services_reply
     reply = answered.data
     accepted = text_of(reply, "proposed")
-    assert "limited to the fees paid in the twelve (12) months before the claim." in accepted
-    assert "six (6)" not in accepted and "Exclusivity" not in accepted
+    # rule "fallback offered": their three months give way to the playbook's fallback, six
+    assert "limited to the fees paid in the six (6) months before the claim." in accepted
+    assert "three (3)" not in accepted and "twelve (12)" not in accepted and "Exclusivity" not in accepted
+    assert list(answered.offered.values()) == ["six (6)"]
     assert "Supplier shall promptly provide the services" in accepted  # no position covers it: theirs stays
     assert text_of(without_ours(reply, US), "proposed") == text_of(original, "proposed")
     assert text_of(reply, "before") == text_of(original, "before")
     assert _authors(reply)[THEM] == _authors(original)[THEM] and _authors(reply)[US] >= 3
     comments = _comments(reply)
-    assert len(comments) == len(answered.rejected) == 3 and {author for author, _ in comments} == {US}
+    assert len(comments) == len(answered.rejected) == 2 and {author for author, _ in comments} == {US}
     assert all("Our position:" in text for _, text in comments)
+    assert any("We can accept six (6) months (our fallback)." in text for _, text in comments)
+
+
+def test_a_cut_the_fallback_accepts_stays_and_one_below_it_is_met_with_the_fallback(api) -> None:
+    """The two fallback rules on a second contract (the example services agreement), and "fallback
+    accepted" on the first: a cap cut to nine or six months of fees (the fallback is six) stays;
+    a renewal notice cut to ten days (the fallback is thirty) is answered with thirty."""
+    commercial = load_positions("playbook-commercial")
+    msa = api.reply_to_round("msa-round", commercial, author=US, when=WHEN)
+    accepted = text_of(msa.data, "proposed")
+    assert "at least thirty (30) days before the end of the then-current term" in accepted
+    assert "in the nine (9) months before the event" in accepted  # theirs, accepted at the fallback
+    assert list(msa.offered.values()) == ["thirty (30)"] and len(msa.rejected) == 1
+    assert text_of(without_ours(msa.data, US), "proposed") == text_of(_original(api, "msa-round"), "proposed")
+    six = api.reply_to_round("services-six", commercial, author=US, when=WHEN)
+    cap = next(p for p in six.assessment.positions if p.position_id == "liability-cap")
+    assert (cap.movement, cap.after.verdict) == ("worse", "meets_fallback")
+    assert "fees paid in the six (6) months" in text_of(six.data, "proposed")
+    assert "Exclusivity" not in text_of(six.data, "proposed") and len(six.rejected) == 1
 
 
 def test_the_nda_reply_puts_the_struck_clause_back_whole(api) -> None:

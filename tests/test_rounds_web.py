@@ -10,12 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.service.app import create_app
 from clausewise_lab.evals.word_files import write_word_file
-from tests.fakes import LegalScript
-from tests.live import LiveServer, scripted_runtimes, wait_job
-from tests.test_service import GOVERNING, service_settings
-from tests.test_web import browser, opened_page  # noqa: F401  (the module's browser fixture)
+from tests.test_web import browser, page_fixture, site_holding  # noqa: F401  (the module's browser fixture)
 from tests.test_word_revisions import THEM, services_agreement
 from tools.round_reply import text_of
 
@@ -25,21 +21,12 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def site(hub, tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("rounds-web")
-    settings = service_settings(folder / "data", parsing={"max_file_mb": 5})
-    app = create_app(
-        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-    )
     word_file = write_word_file(folder / "services.docx", services_agreement())
-    with LiveServer(app) as live:
-        with live.client() as client, word_file.open("rb") as handle:
-            upload = client.post("/v1/contracts", files={"file": ("services.docx", handle)}).json()
-            assert wait_job(client, upload["job"]["id"])["status"] == "done"
+    with site_holding(hub, folder / "data", word_file) as live:
         yield live
 
 
-@pytest.fixture
-def page(browser, site):  # noqa: F811
-    yield from opened_page(browser, site.url, "html[data-ready][data-rounds-ready]")
+page = page_fixture("html[data-ready][data-rounds-ready]")
 
 
 def test_their_redline_side_by_side_assessed_filtered_and_answered(page, tmp_path: Path) -> None:
@@ -76,4 +63,5 @@ def test_their_redline_side_by_side_assessed_filtered_and_answered(page, tmp_pat
     saved = tmp_path / "reply.docx"
     waiting.value.save_as(saved)
     accepted = text_of(saved.read_bytes(), "proposed")
-    assert "fees paid in the twelve (12) months" in accepted and "Exclusivity" not in accepted
+    # their six months meet the fallback and stay; the new exclusivity clause is rejected
+    assert "fees paid in the six (6) months" in accepted and "Exclusivity" not in accepted

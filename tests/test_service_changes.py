@@ -111,7 +111,8 @@ def test_the_round_held_against_a_playbook_as_a_job_and_answered_in_their_file(s
             "application/vnd.openxml"
         )
         accepted = text_of(reply.content, "proposed")
-        assert "fees paid in the twelve (12) months" in accepted and "Exclusivity" not in accepted
+        # their six months meet the fallback and stay; the new exclusivity clause is rejected
+        assert "fees paid in the six (6) months" in accepted and "Exclusivity" not in accepted
         plain = a.post("/v1/contracts/mutual-nda/changes/assessments", json={"playbook": "playbook-nda"})
         assert plain.status_code == 422 and error_of(plain)["code"] == "no_tracked_changes"
     with live.client(key_b) as b:

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 
 from clausewise.core.comparison import Movement, PositionChange, RoundAssessment, TextChange, WordRound
 from clausewise.core.domain import Span
-from clausewise.core.results import PositionReview
+from clausewise.core.results import PositionReview, RedlineEdit
 from tools.clause_compare import spans_meet
+from tools.playbook.positions import Playbook, Position
+from tools.playbook.redlines import duration_words, normalized_duration
 from tools.playbook.render import verdict_words
 
 #: How far each verdict is from the position (refusals have no place: the movement is unclear).
@@ -58,17 +60,36 @@ def rationale(clause: str, before: PositionReview, after: PositionReview, number
     return f"{clause}: {sides[0]}, {sides[1]}{touched}."
 
 
+def fallback_offer(position: Position, after: PositionReview) -> RedlineEdit | None:
+    """Rule "fallback offered": where their text reads a duration that misses the standard and
+    every fallback, the first fallback's bound written as their value writes its number, in their
+    value's place (the value redline of the review as proposed, retargeted): a playbook's
+    fallback is what the firm accepts, so it is what a reply offers instead of the old value.
+    None for other forms (a law or a clause is not met halfway) and where no value was read."""
+    if position.standard.form != "duration" or not position.fallbacks or after.verdict != "deviation":
+        return None
+    redline = after.redline
+    if redline is None or redline.kind != "value" or len(redline.edits) != 1:
+        return None
+    bound = position.fallbacks[0].duration
+    assert bound is not None  # a fallback has the standard's form (checked on load)
+    edit = redline.edits[0]
+    words = duration_words(normalized_duration(bound.at_least or bound.at_most or ""), edit.deleted)
+    return RedlineEdit(span=edit.span, deleted=edit.deleted, inserted=words)
+
+
 def assess(
     round_: WordRound,
     before: Sequence[PositionReview],
     after: Sequence[PositionReview],
-    playbook: str,
-    playbook_version: str,
+    playbook: Playbook,
 ) -> RoundAssessment:
-    """The round's positions (``before`` and ``after`` reviews, one per position, the same
-    positions) with their movement and the changes in their clauses, in reading order."""
+    """The round's positions (``before`` and ``after`` reviews, one per position of
+    ``playbook``) with their movement, the changes in their clauses and the fallback a reply
+    offers, in reading order."""
     changes: list[TextChange] = round_.comparison.changes
     by_position = {review.position_id: review for review in after}
+    positions_by_id = {position.id: position for position in playbook.positions}
     positions: list[PositionChange] = []
     covered: set[int] = set()
     for old in before:
@@ -91,14 +112,17 @@ def assess(
                 movement=movement(old, new),
                 changes=numbers,
                 rationale=rationale(old.clause, old, new, numbers),
+                offer=fallback_offer(positions_by_id[old.position_id], new)
+                if old.position_id in positions_by_id
+                else None,
             )
         )
     risk_rank = {"high": 0, "medium": 1, "low": 2}
     positions.sort(key=lambda p: (_ORDER[p.movement], not p.changes, risk_rank.get(p.risk, 3)))
     return RoundAssessment(
         round=round_,
-        playbook=playbook,
-        playbook_version=playbook_version,
+        playbook=playbook.name,
+        playbook_version=playbook.version,
         positions=positions,
         not_covered=[n for n in range(1, len(changes) + 1) if n not in covered],
     )

@@ -32,6 +32,7 @@ from docx.oxml.ns import qn
 
 from clausewise.core.comparison import RoundAssessment
 from clausewise.core.domain import TextVersion, TrackedText
+from clausewise.core.results import RedlineEdit
 from tools.clause_compare import spans_meet
 from tools.parsing.docx import DELETED, INSERTED, body_lines
 from tools.parsing.word_revisions import change_elements
@@ -46,10 +47,12 @@ class NotAnswerable(ValueError):
 @dataclass(frozen=True)
 class Rejection:
     """Their change ``change_id`` (a :class:`~clausewise.core.domain.TrackedChange` id) rejected,
-    with the reason our comment gives."""
+    with the reason our comment gives; ``instead``: words of ours put in the place of their
+    insertion (a fallback offered) rather than nothing."""
 
     change_id: int
     reason: str
+    instead: str = ""
 
 
 def _is_mark(element: Any) -> bool:
@@ -135,6 +138,23 @@ def _reject_deletion(element: Any, marks: RevisionMarks) -> Any:
     return ours
 
 
+def _offer_after(element: Any, words: str, marks: RevisionMarks) -> None:
+    """Our words inserted right after their insertion ``element`` (already deleted by us), in the
+    formatting of its first run."""
+    run = OxmlElement("w:r")
+    first = next(element.iter(qn("w:r")), None)
+    properties = first.find(qn("w:rPr")) if first is not None else None
+    if properties is not None:
+        run.append(copy.deepcopy(properties))
+    text = OxmlElement("w:t")
+    text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    text.text = xml_safe(words)
+    run.append(text)
+    ours = marks.element("w:ins")
+    ours.append(run)
+    element.addnext(ours)
+
+
 def _comment(document: Any, anchor: Any, reason: str, author: str) -> None:
     """A comment of ours on ``anchor`` (an element inside a paragraph, or a paragraph)."""
     comment = document.comments.add_comment(text=xml_safe(reason), author=xml_safe(author), initials="")
@@ -186,6 +206,8 @@ def reply_docx(
         for element in elements[rejection.change_id]:
             if element.tag in INSERTED:
                 anchors.append(_reject_insertion(element, marks))
+                if rejection.instead:
+                    _offer_after(element, rejection.instead, marks)
             elif element.tag in DELETED and (_is_mark(element) or _paragraph_of(element) not in struck):
                 anchors.append(_reject_deletion(element, marks))
         if not anchors:
@@ -235,16 +257,17 @@ def _comparable(text: str) -> list[str]:
     return [_LABEL.sub("", " ".join(line.split())) for line in text.split("\n") if line.strip()]
 
 
-def intended(tracked: TrackedText, proposed: str, before: str, rejected: Sequence[int]) -> str:
-    """Their ``proposed`` text with the ``rejected`` changes undone: an insertion taken out, a
-    deletion put back at its point (a paragraph struck whole, as a line of its own) with its
-    words from their text ``before``."""
+def intended(tracked: TrackedText, proposed: str, before: str, rejections: Sequence[Rejection]) -> str:
+    """Their ``proposed`` text with the rejected changes undone: an insertion taken out (or our
+    words in its place), a deletion put back at its point (a paragraph struck whole, as a line of
+    its own) with its words from their text ``before``."""
+    instead = {r.change_id: r.instead for r in rejections}
     edits: list[tuple[int, int, str]] = []
     for change in tracked.changes:
-        if change.id not in rejected or change.proposed is None or change.before is None:
+        if change.id not in instead or change.proposed is None or change.before is None:
             continue
         if change.kind == "insert":
-            edits.append((change.proposed[0], change.proposed[1], ""))
+            edits.append((change.proposed[0], change.proposed[1], instead[change.id]))
         elif change.kind in ("delete", "move"):
             words = before[change.before[0] : change.before[1]]
             whole = change.before[0] == 0 or before[change.before[0] - 1] == "\n"
@@ -260,13 +283,15 @@ def intended(tracked: TrackedText, proposed: str, before: str, rejected: Sequenc
 
 
 def checked(
-    original: bytes, reply: bytes, tracked: TrackedText, rejected: Sequence[int], author: str
+    original: bytes, reply: bytes, tracked: TrackedText, rejections: Sequence[Rejection], author: str
 ) -> None:
     """Read the reply back: every change accepted, it reads as their text with ours undone
     (list numbers aside); ours rejected, as theirs as proposed; everything rejected, as theirs
     before. :class:`NotAnswerable` says which failed."""
     proposed, before = text_of(original, "proposed"), text_of(original, "before")
-    if _comparable(text_of(reply, "proposed")) != _comparable(intended(tracked, proposed, before, rejected)):
+    if _comparable(text_of(reply, "proposed")) != _comparable(
+        intended(tracked, proposed, before, rejections)
+    ):
         raise NotAnswerable("with every change accepted the reply would not read as intended")
     if text_of(without_ours(reply, author), "proposed") != proposed:
         raise NotAnswerable("with our changes rejected the reply would not read as their proposal")
@@ -274,22 +299,69 @@ def checked(
         raise NotAnswerable("with every change rejected the reply would not read as their text before")
 
 
+def _offered(offer: RedlineEdit, tracked: TrackedText) -> tuple[int, str, set[int]] | None:
+    """Where ``offer`` (their value, at its span in the text as proposed, and the fallback's words)
+    can be made in their file: their one insertion inside the value, the words of ours that take
+    its place (the value's words around it kept), and their deletions at the value's place (the
+    old value, left deleted). None when the value is not one insertion of theirs."""
+    start, end = offer.span
+    inserted = [
+        c
+        for c in tracked.changes
+        if c.kind == "insert"
+        and c.part == "body"
+        and c.proposed
+        and start <= c.proposed[0] < c.proposed[1] <= end
+    ]
+    if len(inserted) != 1:
+        return None
+    change = inserted[0]
+    assert change.proposed is not None
+    head, tail = offer.deleted[: change.proposed[0] - start], offer.deleted[change.proposed[1] - start :]
+    words = offer.inserted
+    if not words.startswith(head) or not words.endswith(tail) or len(words) <= len(head) + len(tail):
+        return None
+    replaced = {
+        c.id
+        for c in tracked.changes
+        if c.kind == "delete" and c.proposed is not None and start <= c.proposed[0] <= end
+    }
+    return change.id, words[len(head) : len(words) - len(tail)], replaced
+
+
 def rejections_for(assessed: RoundAssessment, tracked: TrackedText) -> list[Rejection]:
-    """Their changes to reject: those in the clause of a position the round made worse (rule
-    "reject what made it worse"), each with the position's rationale and requirement as the
-    reason. A change inside another (an insertion deleted again) is left to the lawyer."""
+    """Their changes to answer, for each position the round made worse:
+
+    - rule "fallback accepted": where their text meets a fallback, their changes stay (the
+      playbook accepts it);
+    - rule "fallback offered": where the assessment offers a fallback (a duration missing every
+      fallback) and their new value is one insertion, that insertion gives way to the fallback's
+      words and their deletion of the old value stays;
+    - otherwise every change of theirs in the position's clause is rejected.
+
+    Each with the position's rationale and requirement as the reason. A change inside another
+    (an insertion deleted again) is left to the lawyer."""
     changes = assessed.round.comparison.changes
     reasons: dict[int, list[str]] = {}
+    instead: dict[int, str] = {}
     for position in assessed.positions:
-        if position.movement != "worse":
+        if position.movement != "worse" or position.after.verdict == "meets_fallback":
             continue
         reason = f"{position.rationale} Our position: {position.before.playbook.requirement}."
+        left: set[int] = set()
+        offered = None
+        if position.offer is not None:
+            reason += f" We can accept {position.offer.inserted} (our fallback)."
+            offered = _offered(position.offer, tracked)
+        if offered is not None:
+            number, words, left = offered
+            instead[number] = words
         for number in position.changes:
             change = changes[number - 1]
             for revision in tracked.changes:
                 if revision.part != "body" or revision.kind == "formatting" or not revision.text:
                     continue
-                if revision.before is None or revision.proposed is None:
+                if revision.before is None or revision.proposed is None or revision.id in left:
                     continue
                 if revision.before[1] == revision.before[0] and revision.proposed[1] == revision.proposed[0]:
                     continue  # in neither text: an insertion deleted again
@@ -297,4 +369,7 @@ def rejections_for(assessed: RoundAssessment, tracked: TrackedText) -> list[Reje
                     reasons.setdefault(revision.id, [])
                     if reason not in reasons[revision.id]:
                         reasons[revision.id].append(reason)
-    return [Rejection(number, " ".join(texts)) for number, texts in sorted(reasons.items())]
+    return [
+        Rejection(number, " ".join(texts), instead.get(number, ""))
+        for number, texts in sorted(reasons.items())
+    ]

@@ -150,7 +150,8 @@ def _assess(
             write_atomic(target, answered.data)
             output.view.print(
                 f"Reply written to [bold]{target}[/bold]: {len(answered.rejected)} of their change(s) "
-                f"rejected as tracked changes by {author}, each with a comment"
+                f"rejected as tracked changes by {author} ({len(answered.offered)} with our fallback in "
+                "their place), each with a comment"
             )
     table = Table(title=f"{assessed.round.contract_id} against {assessed.playbook}", show_lines=True)
     for column in ("position", "risk", "before", "as proposed", "changes"):

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from clausewise.core.domain import Span, TextVersion, TrackedChange, WordComment
-from clausewise.core.results import PositionReview, RiskTier
+from clausewise.core.results import PositionReview, RedlineEdit, RiskTier
 
 ChangeKind = Literal[
     "value_changed",
@@ -139,6 +139,11 @@ class PositionChange(BaseModel):
         default_factory=list, description="The round's changes (1-based) in its clause in either text."
     )
     rationale: str = ""
+    offer: RedlineEdit | None = Field(
+        default=None,
+        description="Where their value misses even the fallbacks: the first fallback's value written "
+        "in their value's place (span and words in the text as proposed), what our reply offers.",
+    )
 
 
 class RoundAssessment(BaseModel):
@@ -160,5 +165,8 @@ class RoundReply(BaseModel):
 
     assessment: RoundAssessment
     rejected: dict[int, str] = Field(default_factory=dict)
+    offered: dict[int, str] = Field(
+        default_factory=dict, description="Their insertions replaced by our words (a fallback offered)."
+    )
     author: str
     data: bytes = Field(exclude=True, repr=False)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from clausewise.core.domain import Span
-from tools.values import number_words
+from tools.values import find_values, number_words
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,11 @@ def duration_words(target: str, like: str) -> str:
     if re.match(r"^[A-Za-z]", like):
         return f"{number_words(count)} {unit}"
     return f"{count} {unit}"
+
+
+def normalized_duration(words: str) -> str:
+    """ "90 days" / "ninety (90) days" -> "90 days" (the form :func:`duration_words` writes)."""
+    return find_values(words, ("duration",))[0].normalized
 
 
 def deletions(sentences: Sequence[Span]) -> list[Edit]:
