@@ -10,7 +10,6 @@ is silently orphaned.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.config import Settings
 from clausewise.core.errors import ContractChanged
+from clausewise.core.hashing import file_sha256
 from clausewise.core.progress import NoProgress, Progress
 from clausewise.core.results import INDEX_FORMAT, IngestResult, Manifest
 from clausewise.core.tracing import annotate, span
@@ -37,14 +37,6 @@ from tools.structure.tree_builder import build_tree
 from tools.structure.xrefs import find_cross_references
 
 log = logging.getLogger(__name__)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Archivist:

@@ -6,16 +6,15 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
+
+from clausewise.core.backends.reply_models import StreamingReplyChatModel
 
 Reply = str | Callable[[list[BaseMessage], dict[str, Any]], str]
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedChatModel(StreamingReplyChatModel):
     """Answers from a script, in order, and remembers every call (messages and kwargs).
 
     A reply may be a string or a function of (messages, kwargs) -> string, so a test can route
@@ -50,13 +49,9 @@ class ScriptedChatModel(BaseChatModel):
         reply = self.replies[index]
         return reply(messages, kwargs) if callable(reply) else reply
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> AIMessage:
         text = self._next(messages, kwargs)
         prompt_tokens = sum(len(str(m.content).split()) for m in messages)
         metadata: dict[str, Any] = {"model_name": self.name_for_usage, "finish_reason": "stop"}
@@ -64,7 +59,7 @@ class ScriptedChatModel(BaseChatModel):
             metadata["logprobs"] = {
                 "content": [{"token": text, "logprob": 0.0, "top_logprobs": self.logprobs}]
             }
-        message = AIMessage(
+        return AIMessage(
             content=text,
             response_metadata=metadata,
             usage_metadata={
@@ -73,18 +68,13 @@ class ScriptedChatModel(BaseChatModel):
                 "total_tokens": prompt_tokens + len(text.split()),
             },
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _reply_chunks(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> Iterator[AIMessageChunk]:
         text = self._next(messages, kwargs)
         for word in text.split(" "):
-            yield ChatGenerationChunk(message=AIMessageChunk(content=word + " "))
+            yield AIMessageChunk(content=word + " ")
 
 
 class ConstantReranker:

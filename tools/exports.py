@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import pymupdf
 
 from clausewise.core.report import Report
+from tools.rendering import write_story
 from tools.spreadsheet_cells import append_inert
 from tools.xml_text import xml_safe
 
@@ -83,16 +84,7 @@ def report_pdf(report: Report) -> bytes:
     body = body.replace("<footer>", '<p class="meta">').replace("</footer>", "</p>")
     story = pymupdf.Story(html=body, user_css=_PDF_CSS)
     buffer = io.BytesIO()
-    writer = pymupdf.DocumentWriter(buffer)
-    page = pymupdf.paper_rect("a4")
-    frame = pymupdf.Rect(page.x0 + 56, page.y0 + 56, page.x1 - 56, page.y1 - 56)
-    more = True
-    while more:
-        device = writer.begin_page(page)
-        more, _ = story.place(frame)
-        story.draw(device)
-        writer.end_page()
-    writer.close()
+    write_story(story, pymupdf.DocumentWriter(buffer), pymupdf.paper_rect("a4"), margin=56)
     return buffer.getvalue()
 
 

@@ -13,10 +13,10 @@ than :data:`MAX_YAML_DEPTH`; past either it is refused with :class:`YamlTooCompl
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
+from typing import ClassVar, NamedTuple, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from clausewise.core.errors import ConfigError, YamlTooComplex
 from clausewise.core.resources import suite_file
@@ -90,6 +90,30 @@ def _walk(text: str, origin: str, loader: type) -> int:
                 "or split the playbook",
             )
     return total
+
+
+class KeyedBy(NamedTuple):
+    """Which list of a playbook holds its entries, the attribute that keys each, and what the
+    error calls the keys ("position ids")."""
+
+    entries: str
+    key: str
+    keys_named: str
+
+
+class KeyedPlaybook(BaseModel):
+    """A playbook whose entries each have a key of their own (:attr:`keyed_by`): one that appears
+    twice is refused, every repeated key named at once, so one fix covers them all."""
+
+    keyed_by: ClassVar[KeyedBy]
+
+    @model_validator(mode="after")
+    def _unique_keys(self) -> KeyedPlaybook:
+        keys = [getattr(entry, self.keyed_by.key) for entry in getattr(self, self.keyed_by.entries)]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ValueError(f"{self.keyed_by.keys_named} appear twice: {', '.join(twice)}")
+        return self
 
 
 def parse_playbook(text: str, origin: str, model: type[ModelT], hint: str) -> ModelT:

@@ -32,12 +32,19 @@ def text_to_pdf(text: str, path: Path, margin: float = 72.0, css: str = _CSS) ->
         f'<p style="margin-left: {_indent_points(line)}pt">{html.escape(line.strip())}</p>' for line in lines
     )
     story = pymupdf.Story(html=body, user_css=css)
-    writer = pymupdf.DocumentWriter(str(path))
-    frame = pymupdf.Rect(LETTER.x0 + margin, LETTER.y0 + margin, LETTER.x1 - margin, LETTER.y1 - margin)
+    return write_story(story, pymupdf.DocumentWriter(str(path)), LETTER, margin)
+
+
+def write_story(
+    story: pymupdf.Story, writer: pymupdf.DocumentWriter, page: pymupdf.Rect, margin: float
+) -> int:
+    """Lay ``story`` out on as many ``page``-sized pages as it fills, ``margin`` points inside each
+    edge, and close ``writer``; returns the page count."""
+    frame = pymupdf.Rect(page.x0 + margin, page.y0 + margin, page.x1 - margin, page.y1 - margin)
     pages = 0
     more = True
     while more:
-        device = writer.begin_page(LETTER)
+        device = writer.begin_page(page)
         more, _ = story.place(frame)
         story.draw(device)
         writer.end_page()

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -15,6 +15,9 @@ from clausewise.core.domain import EvidenceSpan
 from tools.spreadsheet_cells import csv_row
 
 FORMATS = ("json", "csv", "md")
+ResultT = TypeVar("ResultT", bound=BaseModel)
+#: A batch of results: ``(contract id, result)`` pairs, one per contract and key.
+Rows = Sequence[tuple[str, ResultT]]
 
 
 def rows_to_json(rows: Sequence[tuple[str, BaseModel]]) -> str:
@@ -41,5 +44,42 @@ def md_cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def md_table_head(columns: Sequence[str]) -> list[str]:
+    """The first two lines of a Markdown table: its column names, then the line under them."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
+def rows_to_markdown(
+    title: str,
+    columns: Sequence[str],
+    rows: Rows[ResultT],
+    table_cells: Callable[[str, ResultT], Sequence[str]],
+    details: Callable[[str, ResultT], list[str]],
+) -> str:
+    """A batch as Markdown: ``title``, a table of a line per result (``table_cells``: its cells,
+    safe in a cell), then each result's ``details`` (its evidence), in the same order."""
+    lines = [f"# {title}", "", *md_table_head(columns)]
+    lines += ["| " + " | ".join(table_cells(contract, r)) + " |" for contract, r in rows]
+    for contract, r in rows:
+        lines += details(contract, r)
+    return "\n".join(lines) + "\n"
+
+
 def md_evidence(e: EvidenceSpan) -> str:
     return f'- {e.node_id}, p. {", ".join(map(str, e.pages))}: "{md_cell(e.quote)}"'
+
+
+def render_rows(
+    fmt: str,
+    rows: Rows[ResultT],
+    columns: Sequence[str],
+    cells: Callable[[str, ResultT], Iterable[str]],
+    markdown: Callable[[Rows[ResultT]], str],
+) -> str:
+    """``rows`` in the format asked for: JSON and CSV are the same for every kind of result (the
+    CSV with the kind's ``columns`` and ``cells``); Markdown is the kind's own (``markdown``)."""
+    if fmt == "json":
+        return rows_to_json(rows)
+    if fmt == "csv":
+        return rows_to_csv(rows, columns, cells)
+    return markdown(rows)

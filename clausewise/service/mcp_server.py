@@ -40,6 +40,7 @@ from clausewise.service.answers import (
 from clausewise.service.audit import record
 from clausewise.service.auth import ServiceMiddleware, key_in, key_refused, scope_headers, tenant_for
 from clausewise.service.errors import error_body
+from clausewise.service.mcp_tools import ToolHost
 from clausewise.service.playbook_mcp import add_playbook_tool
 from clausewise.service.room_mcp import add_room_tool
 from clausewise.service.schemas import ContractSummary
@@ -189,8 +190,9 @@ def build_mcp(service: Service) -> MCPServer:
 
         return await asyncio.to_thread(read)
 
-    add_room_tool(mcp, service, _tenant.get, clear_errors)
-    add_playbook_tool(mcp, service, _tenant.get, clear_errors)
+    host = ToolHost(mcp, service, _tenant.get, clear_errors)
+    add_room_tool(host)
+    add_playbook_tool(host)
     return mcp
 
 

@@ -5,13 +5,10 @@ handling come from :mod:`clausewise.service.mcp_server`, which registers it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-
 from clausewise.core.results import PositionReview
-from clausewise.service.state import Service
+from clausewise.service.mcp_tools import ToolHost
 from clausewise.service.work import outcome, submit, wait_for
 from tools.playbook.render import verdict_words
 from tools.playbook.shelf import PlaybookShelf
@@ -37,16 +34,11 @@ def _position(review: PositionReview) -> dict[str, Any]:
     }
 
 
-def add_playbook_tool(
-    mcp: MCPServer,
-    service: Service,
-    tenant_of: Callable[[], str],
-    clear_errors: Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]],
-) -> None:
-    """Register ``review_against_playbook`` on ``mcp`` (``tenant_of``: the caller's tenant)."""
+def add_playbook_tool(host: ToolHost) -> None:
+    """Register ``review_against_playbook`` on the host's MCP server."""
+    service, tenant_of = host.service, host.tenant_of
 
-    @mcp.tool()
-    @clear_errors
+    @host.tool
     async def review_against_playbook(contract: str, playbook: str = "playbook-commercial") -> dict[str, Any]:
         """Hold a contract to a playbook's positions (a built-in one: playbook-commercial,
         playbook-nda; or one of yours by name): per position meets standard, meets fallback N,

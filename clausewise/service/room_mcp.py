@@ -5,15 +5,12 @@ handling come from :mod:`clausewise.service.mcp_server`, which registers it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
-
-from mcp.server.mcpserver import MCPServer
 
 from clausewise.core.errors import ContractNotFound
 from clausewise.core.room import RoomCell, room_questions
 from clausewise.service.answers import check_question
-from clausewise.service.state import Service
+from clausewise.service.mcp_tools import ToolHost
 from clausewise.service.work import outcome, submit, wait_for
 
 
@@ -44,16 +41,11 @@ def _cell(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def add_room_tool(
-    mcp: MCPServer,
-    service: Service,
-    tenant_of: Callable[[], str],
-    clear_errors: Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]],
-) -> None:
-    """Register ``ask_data_room`` on ``mcp`` (``tenant_of``: the caller's tenant)."""
+def add_room_tool(host: ToolHost) -> None:
+    """Register ``ask_data_room`` on the host's MCP server."""
+    service, tenant_of = host.service, host.tenant_of
 
-    @mcp.tool()
-    @clear_errors
+    @host.tool
     async def ask_data_room(questions: list[str], contracts: list[str] | None = None) -> dict[str, Any]:
         """Ask questions over many contracts (every one you have when ``contracts`` is omitted):
         per contract and question the verified quick answer (yes, no, a value, not addressed or

@@ -29,6 +29,13 @@ class Strict(BaseModel):
 # --- contracts ---------------------------------------------------------------------------------
 
 
+def _from_manifest(model: type[BaseModel], manifest: Manifest) -> dict[str, Any]:
+    """What a view of a contract (``model``) shows of its manifest: the values of the fields both
+    have, and when it was ingested (``ingested_at``, the manifest's ``created_at``)."""
+    shared = set(model.model_fields) & set(Manifest.model_fields)
+    return {**{name: getattr(manifest, name) for name in shared}, "ingested_at": manifest.created_at}
+
+
 class ServedManifest(Manifest):
     """A manifest as the API shows it: everything but where the file was on the server."""
 
@@ -58,20 +65,10 @@ class ContractSummary(BaseModel):
     @classmethod
     def of(cls, manifest: Manifest, versions: int = 1) -> ContractSummary:
         return cls(
-            contract_id=manifest.contract_id,
-            title=manifest.title,
-            parties=manifest.parties,
-            file_name=manifest.file_name,
-            file_type=manifest.file_type,
-            version=manifest.version,
+            **_from_manifest(cls, manifest),
             versions=versions,
-            pages=manifest.pages,
             clauses=manifest.counts.get("nodes", 0),
             definitions=manifest.counts.get("definitions", 0),
-            structure=manifest.structure,
-            ocr_pages=manifest.ocr_pages,
-            warnings=manifest.warnings,
-            ingested_at=manifest.created_at,
         )
 
 
@@ -88,15 +85,7 @@ class ContractVersion(BaseModel):
 
     @classmethod
     def of(cls, manifest: Manifest, live: bool) -> ContractVersion:
-        return cls(
-            version=manifest.version,
-            live=live,
-            file_name=manifest.file_name,
-            content_sha256=manifest.content_sha256,
-            pages=manifest.pages,
-            characters=manifest.characters,
-            ingested_at=manifest.created_at,
-        )
+        return cls(**_from_manifest(cls, manifest), live=live)
 
 
 class DefinedTerm(BaseModel):

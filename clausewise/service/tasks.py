@@ -17,6 +17,7 @@ journal keeps each decided row, so a unit cut short resumes where it stopped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -301,16 +302,36 @@ def _unit_key(
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _batch_unit(
-    kind: str,
-    payload: dict[str, Any],
-    runtime: Runtime,
-    context: TaskContext,
-    run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
-) -> dict[str, Any]:
-    """One contract (or uploaded file) of a batch; its refusal (an unreadable upload, a contract
-    deleted meanwhile) is its one row, with the error, and the batch goes on. An uploaded file is
-    deleted once its unit is over."""
+#: How a batch unit makes its contract's rows: an API batch method, given the contract (or file),
+#: and the journal that keeps each decided row.
+BatchRun = Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]]
+
+
+def _batch_run(kind: str, payload: dict[str, Any]) -> BatchRun:
+    """The batch method of ``kind`` with what the job asked of it (a suite, provisions, a playbook
+    or a data room's questions), read from the payload once, before the unit starts."""
+    if kind == "check":
+        suite = Suite.model_validate(payload["suite"])
+        return lambda api, sources, journal: api.check_batch(
+            sources, suite, report=payload.get("report", False), journal=journal
+        )
+    if kind == "review":
+        provisions = ProvisionList.model_validate(payload["provisions"])
+        return lambda api, sources, journal: api.review_batch(sources, provisions, journal=journal)
+    if kind == "playbook":  # a row per position as it is reviewed
+        playbook = Playbook.model_validate(payload["playbook"])
+        return lambda api, sources, journal: api.playbook_batch(sources, playbook, journal=journal)
+    if kind == "room":  # its indexes opened and its decider built once, a row per question decided
+        questions = [question for _key, question in payload["questions"]]
+        return lambda api, sources, journal: api.ask_room(sources, questions, journal=journal)
+    raise ValueError(f"no batch unit of kind {kind!r}")
+
+
+def _batch_unit(kind: str, payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
+    """One contract (or uploaded file) of a batch of ``kind`` (check, review, playbook, room); its
+    refusal (an unreadable upload, a contract deleted meanwhile) is its one row, with the error,
+    and the batch goes on. An uploaded file is deleted once its unit is over."""
+    run = _batch_run(kind, payload)
     try:
         rows = _batch_rows_of(kind, payload, runtime, context, run)
         _drop_upload(runtime, payload["source"])
@@ -340,7 +361,7 @@ def _batch_rows_of(
     payload: dict[str, Any],
     runtime: Runtime,
     context: TaskContext,
-    run: Callable[[Clausewise, list[Path | str], Path], Iterable[BatchItem]],
+    run: BatchRun,
 ) -> dict[str, Any]:
     asked = {key: payload.get(key) for key in ("suite", "provisions", "report", "playbook")}
     if kind == "playbook":  # a drafter's redlines are other rows than quick mode's
@@ -371,55 +392,6 @@ def _batch_rows_of(
     return {"rows": rows}
 
 
-def check_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    suite = Suite.model_validate(payload["suite"])
-    return _batch_unit(
-        "check",
-        payload,
-        runtime,
-        context,
-        lambda api, sources, journal: api.check_batch(
-            sources, suite, report=payload.get("report", False), journal=journal
-        ),
-    )
-
-
-def review_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    provisions = ProvisionList.model_validate(payload["provisions"])
-    return _batch_unit(
-        "review",
-        payload,
-        runtime,
-        context,
-        lambda api, sources, journal: api.review_batch(sources, provisions, journal=journal),
-    )
-
-
-def playbook_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    """A playbook's positions on one contract, a row per position as it is reviewed."""
-    playbook = Playbook.model_validate(payload["playbook"])
-    return _batch_unit(
-        "playbook",
-        payload,
-        runtime,
-        context,
-        lambda api, sources, journal: api.playbook_batch(sources, playbook, journal=journal),
-    )
-
-
-def room_contract(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
-    """A data room's questions on one contract: its indexes opened and its decider built once,
-    a row per question as it is decided."""
-    questions = [question for _key, question in payload["questions"]]
-    return _batch_unit(
-        "room",
-        payload,
-        runtime,
-        context,
-        lambda api, sources, journal: api.ask_room(sources, questions, journal=journal),
-    )
-
-
 def assess_round(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict[str, Any]:
     """A Word file's round held against a playbook (each position decided on both texts)."""
     playbook = Playbook.model_validate(payload["playbook"])
@@ -434,10 +406,7 @@ UNITS: dict[str, Callable[[dict[str, Any], Runtime, TaskContext], Any]] = {
     "ingest": ingest,
     "ask": ask,
     "message": message,
-    "check": check_contract,
-    "review": review_contract,
-    "playbook": playbook_contract,
-    "room": room_contract,
+    **{kind: functools.partial(_batch_unit, kind) for kind in ("check", "review", "playbook", "room")},
     "round": assess_round,
 }
 

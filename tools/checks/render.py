@@ -6,15 +6,13 @@ of contracts come out in the same shape: one row per contract and hypothesis.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tools.result_rows import FORMATS, md_cell, md_evidence, rows_to_csv, rows_to_json
+from tools.result_rows import FORMATS, Rows, md_cell, md_evidence, render_rows, rows_to_markdown
 
 if TYPE_CHECKING:
     from clausewise.core.results import CheckResult
 
-Rows = Sequence[tuple[str, "CheckResult"]]
 __all__ = ["CSV_COLUMNS", "FORMATS", "csv_cells", "render"]
 CSV_COLUMNS = (
     "contract",
@@ -50,30 +48,22 @@ def csv_cells(contract: str, r: CheckResult) -> list[str]:
     ]
 
 
-def to_markdown(rows: Rows) -> str:
-    lines = [
-        "# Hypothesis checks",
-        "",
-        "| contract | key | hypothesis | label | confidence | evidence |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {contract} | {r.key} | {md_cell(r.hypothesis)} | {r.label} | {r.confidence:.2f} "
-        f"| {md_cell(evidence_ref(r)) or '-'} |"
-        for contract, r in rows
-    ]
-    for contract, r in rows:
-        lines += ["", f"## {contract} / {r.key}: {r.label}", "", md_cell(r.hypothesis), ""]
-        lines += [f"Rationale: {md_cell(r.rationale)}"]
-        lines += [md_evidence(e) for e in r.evidence]
-        if r.report:
-            lines += ["", r.report]
-    return "\n".join(lines) + "\n"
+def _table_cells(contract: str, r: CheckResult) -> list[str]:
+    cells = [contract, r.key, md_cell(r.hypothesis), r.label, f"{r.confidence:.2f}"]
+    return [*cells, md_cell(evidence_ref(r)) or "-"]
 
 
-def render(fmt: str, rows: Rows) -> str:
-    if fmt == "json":
-        return rows_to_json(rows)
-    if fmt == "csv":
-        return rows_to_csv(rows, CSV_COLUMNS, csv_cells)
-    return to_markdown(rows)
+def _details(contract: str, r: CheckResult) -> list[str]:
+    lines = ["", f"## {contract} / {r.key}: {r.label}", "", md_cell(r.hypothesis), ""]
+    lines += [f"Rationale: {md_cell(r.rationale)}"]
+    lines += [md_evidence(e) for e in r.evidence]
+    return lines + (["", r.report] if r.report else [])
+
+
+def to_markdown(rows: Rows[CheckResult]) -> str:
+    columns = ("contract", "key", "hypothesis", "label", "confidence", "evidence")
+    return rows_to_markdown("Hypothesis checks", columns, rows, _table_cells, _details)
+
+
+def render(fmt: str, rows: Rows[CheckResult]) -> str:
+    return render_rows(fmt, rows, CSV_COLUMNS, csv_cells, to_markdown)

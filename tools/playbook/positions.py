@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from tools.playbooks import load_playbook, parse_playbook
+from tools.playbooks import KeyedBy, KeyedPlaybook, load_playbook, parse_playbook
 from tools.values import comparable, find_values, normalize_place
 
 BUILTIN_PLAYBOOKS = ("playbook-commercial", "playbook-nda")
@@ -152,7 +152,9 @@ class Position(BaseModel):
         return self
 
 
-class Playbook(BaseModel):
+class Playbook(KeyedPlaybook):
+    keyed_by = KeyedBy("positions", "id", "position ids")
+
     name: str = Field(min_length=1)
     version: str = Field(min_length=1)
     description: str = ""
@@ -162,14 +164,6 @@ class Playbook(BaseModel):
     @classmethod
     def _version_as_text(cls, value: object) -> object:
         return str(value) if isinstance(value, int | float) else value
-
-    @model_validator(mode="after")
-    def _unique_ids(self) -> Playbook:
-        ids = [p.id for p in self.positions]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        if twice:
-            raise ValueError(f"position ids appear twice: {', '.join(twice)}")
-        return self
 
 
 def parse_positions(text: str, origin: str) -> Playbook:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from clausewise.core.results import PlaybookSummary, PositionReview
-from tools.result_rows import md_cell
+from tools.result_rows import md_cell, md_table_head
 
 VERDICT_WORDS = {
     "meets_standard": "meets standard",
@@ -46,8 +46,7 @@ def to_markdown(contract: str, reviews: Sequence[PositionReview], summary: Playb
         f"Overall risk: **{summary.overall_risk}**; "
         + ", ".join(f"{VERDICT_WORDS[k]} {v}" for k, v in summary.counts.items()),
         "",
-        "| position | verdict | risk | clause | rationale | redline |",
-        "|---|---|---|---|---|---|",
+        *md_table_head(("position", "verdict", "risk", "clause", "rationale", "redline")),
     ]
     for r in reviews:
         edits = len(r.redline.edits) if r.redline else 0

@@ -15,9 +15,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field
 
 from clausewise.core.backends.embeddings import Embedder
+from tools.retrieval.llama_embedding import llama_index_embedding
 
 
 class Exemplar(BaseModel):
@@ -35,32 +36,6 @@ class Exemplar(BaseModel):
 def render_exemplars(examples: list[Exemplar]) -> str:
     """Exemplars for a prompt, one line each: how a similar clause was decided, and for what."""
     return "\n".join(f'- {e.label} for "{e.question}": "{e.text[:400]}"' for e in examples) or "(none)"
-
-
-def _embedding_adapter(embedder: Embedder) -> Any:
-    """Our embedder as a llama-index BaseEmbedding (llama-index would otherwise pick OpenAI)."""
-    from llama_index.core.embeddings import BaseEmbedding
-
-    class ClausewiseEmbedding(BaseEmbedding):
-        _embedder: Embedder = PrivateAttr()
-
-        def __init__(self, inner: Embedder) -> None:
-            super().__init__(model_name=inner.model_id, embed_batch_size=32)
-            self._embedder = inner
-
-        def _get_query_embedding(self, query: str) -> list[float]:
-            return self._embedder.embed_queries([query])[0].tolist()
-
-        def _get_text_embedding(self, text: str) -> list[float]:
-            return self._embedder.embed([text])[0].tolist()
-
-        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            return self._embedder.embed(texts).tolist()
-
-        async def _aget_query_embedding(self, query: str) -> list[float]:
-            return self._get_query_embedding(query)
-
-    return ClausewiseEmbedding(embedder)
 
 
 class ExemplarLibrary:
@@ -123,7 +98,7 @@ class ExemplarLibrary:
 
         index = VectorStoreIndex.from_documents(
             self._documents(),
-            embed_model=_embedding_adapter(self.embedder),
+            embed_model=llama_index_embedding(self.embedder),
             storage_context=StorageContext.from_defaults(),
         )
         index.storage_context.persist(persist_dir=str(self.folder / "index"))
@@ -137,7 +112,9 @@ class ExemplarLibrary:
                 if not (self.folder / "index" / "docstore.json").is_file():
                     return None
                 storage = StorageContext.from_defaults(persist_dir=str(self.folder / "index"))
-                self._index = load_index_from_storage(storage, embed_model=_embedding_adapter(self.embedder))
+                self._index = load_index_from_storage(
+                    storage, embed_model=llama_index_embedding(self.embedder)
+                )
             return self._index
 
     def search(self, query: str, k: int = 3, exclude_source: str | None = None) -> list[Exemplar]:

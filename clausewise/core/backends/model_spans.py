@@ -10,15 +10,14 @@ whichever graph node, agent or backend makes it.
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
+from clausewise.core.backends.model_calls import ModelReply, PerCallHandler
 from clausewise.core.tracing import record_content, tracer
 
 
@@ -30,29 +29,17 @@ def _messages_json(messages: Any) -> str:
     )
 
 
-class ModelCallSpans(BaseCallbackHandler):
+class ModelCallSpans(PerCallHandler[trace.Span]):
     """Opens a ``chat <model>`` span when a call starts and ends it with the usage when it ends."""
 
     run_inline = True  # in the caller's thread, so the span's parent is the node that called
 
     def __init__(self, provider: str) -> None:
+        super().__init__()
         self.provider = provider
-        self._open: dict[UUID, trace.Span] = {}
-        self._lock = threading.Lock()
 
-    def on_chat_model_start(
-        self,
-        serialized: dict[str, Any],
-        messages: Any,
-        *,
-        run_id: UUID,
-        metadata: dict[str, Any] | None = None,
-        invocation_params: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        params = invocation_params or {}
+    def call_started(self, role: str, messages: Any, params: dict[str, Any]) -> trace.Span:
         model = str(params.get("model") or params.get("model_name") or "")
-        role = (metadata or {}).get("clausewise_role", "unassigned")
         opened = tracer().start_span(
             f"chat {model or role}",
             kind=trace.SpanKind.CLIENT,
@@ -65,35 +52,28 @@ class ModelCallSpans(BaseCallbackHandler):
             },
         )
         record_content(opened, "gen_ai.input.messages", _messages_json(messages))
-        with self._lock:
-            self._open[run_id] = opened
+        return opened
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        with self._lock:
-            ended = self._open.pop(run_id, None)
+        ended = self.call_over(run_id)
         if ended is None:
             return
-        generation = response.generations[0][0] if response.generations and response.generations[0] else None
-        message = getattr(generation, "message", None)
-        usage = getattr(message, "usage_metadata", None) or {}
-        metadata = getattr(message, "response_metadata", None) or {}
-        answering = metadata.get("model_name") or metadata.get("model") or "unknown"
+        reply = ModelReply.of(response)
         ended.set_attributes(
             {
-                "gen_ai.response.model": str(answering),
-                "gen_ai.usage.input_tokens": int(usage.get("input_tokens", 0)),
-                "gen_ai.usage.output_tokens": int(usage.get("output_tokens", 0)),
-                "clausewise.cached": bool(metadata.get("cached")),
+                "gen_ai.response.model": reply.model,
+                "gen_ai.usage.input_tokens": int(reply.usage.get("input_tokens", 0)),
+                "gen_ai.usage.output_tokens": int(reply.usage.get("output_tokens", 0)),
+                "clausewise.cached": bool(reply.metadata.get("cached")),
             }
         )
-        if generation is not None:
-            reply = json.dumps([{"role": "assistant", "content": generation.text}])
-            record_content(ended, "gen_ai.output.messages", reply)
+        if reply.generation is not None:
+            answer = json.dumps([{"role": "assistant", "content": reply.generation.text}])
+            record_content(ended, "gen_ai.output.messages", answer)
         ended.end()
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        with self._lock:
-            ended = self._open.pop(run_id, None)
+        ended = self.call_over(run_id)
         if ended is None:
             return
         ended.record_exception(error)

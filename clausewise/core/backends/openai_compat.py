@@ -18,27 +18,42 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from clausewise.core.config import LLMSettings
 from clausewise.core.errors import ConfigError, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable
 
+#: The server failures a user can fix, first match wins (a timeout is also a connection error):
+#: the openai error, the error it becomes, its message (``{where}``: the server, ``{model}``: the
+#: model asked for) and the fix.
+_KNOWN_FAILURES: tuple[tuple[type[openai.OpenAIError], type[ModelError], str, str], ...] = (
+    (
+        openai.APITimeoutError,
+        ModelTimeout,
+        "{where} did not answer in time",
+        "raise models.llm.timeout-seconds or use a smaller model",
+    ),
+    (
+        openai.APIConnectionError,
+        ModelUnavailable,
+        "cannot reach the model server at {where}",
+        "start the server (e.g. `ollama serve`) or fix models.llm.base-url",
+    ),
+    (
+        openai.AuthenticationError,
+        ModelUnavailable,
+        "{where} refused the API key",
+        "set the key in the variable named by models.llm.api-key-env",
+    ),
+    (
+        openai.NotFoundError,
+        ModelUnavailable,
+        "the server at {where} has no model {model!r}",
+        "list its models (e.g. `ollama list`) and set models.llm.model",
+    ),
+)
+
 
 def translate_error(error: openai.OpenAIError, base_url: str | None, model: str | None) -> ModelError:
     where = base_url or "the server"
-    if isinstance(error, openai.APITimeoutError):
-        return ModelTimeout(
-            f"{where} did not answer in time", hint="raise models.llm.timeout-seconds or use a smaller model"
-        )
-    if isinstance(error, openai.APIConnectionError):
-        return ModelUnavailable(
-            f"cannot reach the model server at {where}",
-            hint="start the server (e.g. `ollama serve`) or fix models.llm.base-url",
-        )
-    if isinstance(error, openai.AuthenticationError):
-        return ModelUnavailable(
-            f"{where} refused the API key", hint="set the key in the variable named by models.llm.api-key-env"
-        )
-    if isinstance(error, openai.NotFoundError):
-        return ModelUnavailable(
-            f"the server at {where} has no model {model!r}",
-            hint="list its models (e.g. `ollama list`) and set models.llm.model",
-        )
+    for failure, error_type, message_format, hint in _KNOWN_FAILURES:
+        if isinstance(error, failure):
+            return error_type(message_format.format(where=where, model=model), hint=hint)
     message = str(error)
     lowered = message.lower()
     # OpenAI and vLLM say "maximum context length", llama.cpp "exceeds the available context size"

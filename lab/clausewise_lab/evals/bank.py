@@ -107,6 +107,36 @@ def _cuad(root: Path, half: Half) -> list[tuple[str, str, dict[str, list[tuple[s
 Contract = tuple[str, str, dict[str, list[tuple[str, Span]]]]
 
 
+def _cuad_question(
+    prefix: str,
+    kind: Kind,
+    category: str,
+    contract: Contract,
+    gold: str,
+    wordings: Sequence[str],
+    reading: str,
+    rng: random.Random,
+) -> BankQuestion:
+    """``category`` asked of one CUAD contract in one of its ``wordings``, drawn with ``rng``; the
+    annotators' spans of the category in the contract are the gold texts."""
+    title, _, answers = contract
+    phrasing = rng.randrange(len(wordings))
+    spans = answers.get(category, [])
+    return BankQuestion(
+        id=f"{prefix}:{category}:{title}",
+        kind=kind,
+        source="cuad",
+        contract=title,
+        question=wordings[phrasing],
+        gold=gold,
+        category=category,
+        phrasing=phrasing,
+        reading=reading,
+        gold_texts=tuple(t for t, _ in spans),
+        gold_spans=tuple(s for _, s in spans),
+    )
+
+
 def _sided_questions(
     contracts: Sequence[Contract],
     rng: random.Random,
@@ -124,23 +154,9 @@ def _sided_questions(
         present = [c for c in contracts if c[2].get(category)]
         absent = [c for c in contracts if not c[2].get(category)]
         for gold, side in (("yes", present), ("no", absent)):
-            for title, _, answers in rng.sample(side, min(per_side, len(side))):
-                phrasing = rng.randrange(len(asked))
-                spans = answers.get(category, [])
+            for contract in rng.sample(side, min(per_side, len(side))):
                 items.append(
-                    BankQuestion(
-                        id=f"{prefix}:{category}:{title}",
-                        kind=kind,
-                        source="cuad",
-                        contract=title,
-                        question=asked[phrasing],
-                        gold=gold,
-                        category=category,
-                        phrasing=phrasing,
-                        reading=reading or "",
-                        gold_texts=tuple(t for t, _ in spans),
-                        gold_spans=tuple(s for _, s in spans),
-                    )
+                    _cuad_question(prefix, kind, category, contract, gold, asked, reading or "", rng)
                 )
     return items
 
@@ -165,24 +181,8 @@ def value_questions(
         absent = [c for c in contracts if not c[2].get(category)]
         chosen = [("stated", c) for c in rng.sample(present, min(per_category, len(present)))]
         chosen += [("not stated", c) for c in rng.sample(absent, min(per_category // 3, len(absent)))]
-        for gold, (title, _, answers) in chosen:
-            phrasing = rng.randrange(len(wordings))
-            spans = answers.get(category, [])
-            items.append(
-                BankQuestion(
-                    id=f"value:{category}:{title}",
-                    kind="value",
-                    source="cuad",
-                    contract=title,
-                    question=wordings[phrasing],
-                    gold=gold,
-                    category=category,
-                    phrasing=phrasing,
-                    reading=reading,
-                    gold_texts=tuple(t for t, _ in spans),
-                    gold_spans=tuple(s for _, s in spans),
-                )
-            )
+        for gold, contract in chosen:
+            items.append(_cuad_question("value", "value", category, contract, gold, wordings, reading, rng))
     return items
 
 

@@ -13,11 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 
+from clausewise.core.backends.reply_models import ReplyChatModel
 from clausewise.core.config import Settings
 from clausewise.runtime import ModelHub, Runtime
 
@@ -57,23 +55,18 @@ def _reply(system: str, user: str) -> dict[str, Any]:
     }
 
 
-class InstantReplies(BaseChatModel):
+class InstantReplies(ReplyChatModel):
     """Answers at once, from the prompt's template (see the module docstring)."""
 
     @property
     def _llm_type(self) -> str:
         return "instant-replies"
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> AIMessage:
         reply = json.dumps(_reply(str(messages[0].content), str(messages[-1].content)))
-        message = AIMessage(content=reply, response_metadata={"model_name": "instant-replies"})
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return AIMessage(content=reply, response_metadata={"model_name": "instant-replies"})
 
 
 def scripted_runtimes() -> Callable[[Settings, ModelHub], Runtime]:

@@ -20,9 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import PrivateAttr
-
 from clausewise.core.prompting import load_prompt
+from tools.retrieval.llama_embedding import llama_index_embedding
 
 if TYPE_CHECKING:
     from langchain_core.runnables import Runnable
@@ -124,32 +123,6 @@ def chunk_spans(text: str, chunk_chars: int = CHUNK_CHARS, overlap: int = CHUNK_
     return spans
 
 
-def _embedding_adapter(embedder: Embedder) -> Any:
-    """Our embedder as a llama-index BaseEmbedding, so the index never falls back to OpenAI."""
-    from llama_index.core.embeddings import BaseEmbedding
-
-    class ClausewiseEmbedding(BaseEmbedding):
-        _embedder: Embedder = PrivateAttr()
-
-        def __init__(self, inner: Embedder) -> None:
-            super().__init__(model_name=inner.model_id, embed_batch_size=64)
-            self._embedder = inner
-
-        def _get_query_embedding(self, query: str) -> list[float]:
-            return self._embedder.embed_queries([query])[0].tolist()
-
-        async def _aget_query_embedding(self, query: str) -> list[float]:
-            return self._get_query_embedding(query)
-
-        def _get_text_embedding(self, text: str) -> list[float]:
-            return self._embedder.embed([text])[0].tolist()
-
-        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            return self._embedder.embed(texts).tolist()
-
-    return ClausewiseEmbedding(embedder)
-
-
 class OneCallRag:
     """The baseline: chunk, embed, retrieve the top 5, one model call. Indexes are kept per
     contract text on the instance (not thread-safe; the benchmark asks one question at a time)."""
@@ -192,7 +165,7 @@ class OneCallRag:
         ]
         index = VectorStoreIndex(
             nodes,
-            embed_model=_embedding_adapter(self.embedder),
+            embed_model=llama_index_embedding(self.embedder, batch_size=64),
             # unused for ready nodes, but given: None or [] would build llama-index's global default
             transformations=[_splitter(self.chunk_chars, overlap)],
             callback_manager=CallbackManager([]),

@@ -46,6 +46,7 @@ from clausewise_lab.train.encoder_data import (
     clause_triplets,
     triplet_counts,
 )
+from clausewise_lab.train.log import Log
 from clausewise_lab.train.reranker import (
     BASE_MODEL,
     BASE_PACKAGE,
@@ -54,7 +55,7 @@ from clausewise_lab.train.reranker import (
     _progress_callback,
     base_model_path,
     export_transformer,
-    quantize_int8,
+    int8_within,
     sha256_of,
 )
 from clausewise_lab.train.reranker_data import cuad_descriptions
@@ -64,7 +65,6 @@ if TYPE_CHECKING:
 
 ENCODER_ASSETS_DIR = asset_dir("encoder")
 MAX_MODEL_BYTES = 120_000_000
-Log = Callable[[str], None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -297,11 +297,9 @@ def run(config: EncoderTrainConfig, log: Log) -> dict[str, Any]:
     model, training = _trained(config, triplets, base, log)
     log(f"trained in {training['seconds'] / 60:.1f} min; exporting")
     trained = EmbeddedTriplets.of(vectors_of(model), held)
-    fp32 = export_onnx(model, config.work_dir / "model-fp32.onnx")
-    int8 = quantize_int8(fp32, config.work_dir / "model-int8.onnx")
-    size = int8.stat().st_size
-    if size > MAX_MODEL_BYTES:
-        raise ModelError(f"the int8 encoder is {size / 1e6:.1f} MB (> {MAX_MODEL_BYTES / 1e6:.0f} MB)")
+    int8, size = int8_within(
+        export_onnx(model, config.work_dir / "model-fp32.onnx"), MAX_MODEL_BYTES, "encoder"
+    )
     staged = config.work_dir / "staged"
     dimension = int(model.get_embedding_dimension())
     model_id = f"clausewise-contract-minilm-int8-{sha256_of(int8)[:12]}"

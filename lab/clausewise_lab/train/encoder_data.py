@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,12 +30,12 @@ import numpy as np
 from clausewise.core.config import RetrievalSettings
 from clausewise_lab.evals.cuad_bench import CuadContract, cuad_contracts
 from clausewise_lab.evals.folds import is_calibration, is_heldout
+from clausewise_lab.train.log import Log
 from clausewise_lab.train.provisions import clause_labels, contract_clauses
 from clausewise_lab.train.reranker_data import PairConfig, collect_examples, cuad_descriptions, cuad_query
 from indexes.bm25 import BM25Index
 
 QUERY_SOURCES = ("legalbenchrag", "acord", "contractnli")
-Log = Callable[[str], None]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ held-out fold is not read here (``clausewise train provisions`` scores it once a
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ import numpy as np
 
 from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.folds import is_calibration, is_heldout
+from clausewise_lab.train.log import Log
 from clausewise_lab.train.provisions import (
     ProvisionTrainConfig,
     abstention_bands,
@@ -39,7 +39,6 @@ from tools.review.presence import PresenceHead
 if TYPE_CHECKING:
     from clausewise.core.backends.embeddings import Embedder
 
-Log = Callable[[str], None]
 BAND_RATE = 0.05  # the shipped bands' error rate each way
 CALIBRATED_LEVEL = 0.9
 

@@ -21,10 +21,9 @@ import numpy as np
 from clausewise.core.errors import ModelError
 from clausewise.core.resources import asset_dir
 from clausewise.core.results import LABELS
+from clausewise_lab.train.log import Log
 from clausewise_lab.train.nli_data import NliPair, NliPairConfig, NliPairSet, build_nli_pairs
 from clausewise_lab.train.reranker import (
-    MAX_MODEL_BYTES,
-    Log,
     Recipe,
     _environment,
     _print,
@@ -32,8 +31,8 @@ from clausewise_lab.train.reranker import (
     base_model_path,
     export_onnx,
     fit_cross_encoder,
+    int8_within,
     load_cross_encoder,
-    quantize_int8,
     torch_logits,
     write_assets,
 )
@@ -265,11 +264,7 @@ def run(config: NliTrainConfig, log: Log = _print) -> dict[str, Any]:
     base = base_model_path()
     model, seconds = trained_model(config, base, pairs, log)
     log(f"trained in {seconds / 60:.1f} min; exporting")
-    fp32 = export_onnx(model, config.work_dir / "model-fp32.onnx")
-    int8 = quantize_int8(fp32, config.work_dir / "model-int8.onnx")
-    size = int8.stat().st_size
-    if size > MAX_MODEL_BYTES:
-        raise ModelError(f"the int8 model is {size / 1e6:.1f} MB (> {MAX_MODEL_BYTES / 1e6:.0f} MB)")
+    int8, size = int8_within(export_onnx(model, config.work_dir / "model-fp32.onnx"))
     staged = config.work_dir / "staged"
     assets = {
         **write_assets(int8, staged, base, config.max_length, extra={"labels": list(LABELS)}),

@@ -22,7 +22,7 @@ import shutil
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ from clausewise.core.domain import Chunk
 from clausewise.core.resources import asset_dir
 from clausewise_lab.evals.cuad_bench import CuadContract, cuad_contracts, presence_scores
 from clausewise_lab.evals.folds import document_key, is_heldout
+from clausewise_lab.train.log import Log
 from tools.review.presence import PresenceHead, Wording, clause_chunks, clause_texts, word_grams
 
 if TYPE_CHECKING:
@@ -43,7 +44,6 @@ PROVISIONS_ASSETS_DIR = asset_dir("provisions")
 THRESHOLD_GRID = tuple(
     sorted({round(float(t), 4) for t in np.geomspace(0.002, 0.5, 25)} | {0.55, 0.6, 0.7, 0.8, 0.9, 0.95})
 )
-Log = Callable[[str], None]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ product imports :class:`OnnxReranker` without them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -33,7 +32,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from clausewise.core.errors import ModelError, ModelUnavailable
+from clausewise.core.hashing import file_sha256 as sha256_of
 from clausewise.core.resources import asset_dir
+from clausewise_lab.train.log import Log
 from clausewise_lab.train.reranker_data import Pair, PairConfig, PairSet, acord_index, build_pairs, cap_groups
 
 if TYPE_CHECKING:
@@ -47,8 +48,6 @@ ASSETS_DIR = asset_dir("reranker")
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 MAX_MODEL_BYTES = 30_000_000
 OPSET = 17
-
-Log = Callable[[str], None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -316,6 +315,21 @@ def export_onnx(model: CrossEncoder, path: Path) -> Path:
     return export_transformer(model.model, lambda out: out.logits, encoded, path, "logits", {0: "batch"})
 
 
+def int8_within(
+    fp32: Path, max_bytes: int = MAX_MODEL_BYTES, what: str = "model", log: Log | None = None
+) -> tuple[Path, int]:
+    """``fp32`` quantized to int8 beside it (``model-int8.onnx``), and its size in bytes; refused
+    (:class:`ModelError`) when larger than ``max_bytes``, what the product ships a model of this
+    kind at. ``log`` hears both sizes first."""
+    int8 = quantize_int8(fp32, fp32.with_name("model-int8.onnx"))
+    size = int8.stat().st_size
+    if log is not None:
+        log(f"ONNX: fp32 {fp32.stat().st_size / 1e6:.1f} MB -> int8 {size / 1e6:.1f} MB")
+    if size > max_bytes:
+        raise ModelError(f"the int8 {what} is {size / 1e6:.1f} MB (> {max_bytes / 1e6:.0f} MB)")
+    return int8, size
+
+
 def quantize_int8(source: Path, target: Path) -> Path:
     """Dynamic int8 quantization of the weights (activations quantized on the fly): ~4x smaller.
 
@@ -326,15 +340,6 @@ def quantize_int8(source: Path, target: Path) -> Path:
 
     quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True)
     return target
-
-
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a file, read in blocks (the config pins the shipped model with it)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --- inference without torch --------------------------------------------------------------------
@@ -830,12 +835,7 @@ def _check_agreement(
 
 def _stage(config: TrainConfig, model: CrossEncoder, base: Path, log: Log) -> tuple[Path, dict[str, Any]]:
     """Export, quantize and write the shipped files into work_dir/staged (not yet into ``out``)."""
-    fp32 = export_onnx(model, config.work_dir / "model-fp32.onnx")
-    int8 = quantize_int8(fp32, config.work_dir / "model-int8.onnx")
-    size = int8.stat().st_size
-    log(f"ONNX: fp32 {fp32.stat().st_size / 1e6:.1f} MB -> int8 {size / 1e6:.1f} MB")
-    if size > MAX_MODEL_BYTES:
-        raise ModelError(f"the int8 model is {size / 1e6:.1f} MB (> {MAX_MODEL_BYTES / 1e6:.0f} MB)")
+    int8, size = int8_within(export_onnx(model, config.work_dir / "model-fp32.onnx"), log=log)
     staged = config.work_dir / "staged"
     assets = write_assets(int8, staged, base, config.max_length)
     return staged, {**assets, "size_bytes": size}

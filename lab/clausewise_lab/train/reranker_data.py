@@ -31,12 +31,11 @@ from clausewise.core.config import ChunkingSettings, RetrievalSettings, Structur
 from clausewise.core.domain import Span
 from clausewise_lab.evals import data as bench
 from clausewise_lab.evals.folds import document_key, is_heldout
+from clausewise_lab.train.log import Log
 from indexes.bm25 import BM25Index
 
 SOURCES = ("acord", "cuad", "legalbenchrag", "contractnli")
 EVIDENCE_LABELS = ("Entailment", "Contradiction")
-
-Log = Callable[[str], None]
 
 
 @dataclass(frozen=True)

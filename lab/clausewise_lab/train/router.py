@@ -33,7 +33,7 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +44,7 @@ import yaml
 from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.resources import asset_dir, suite_file
 from clausewise_lab.evals import routing_bench
+from clausewise_lab.train.log import Log
 from tools.checks.suites import load_suite
 from tools.decision.catalogue import known_provisions
 from tools.decision.routing import (
@@ -58,7 +59,6 @@ from tools.decision.routing import (
 )
 
 ROUTER_ASSETS_DIR = asset_dir("router")
-Log = Callable[[str], None]
 #: Thresholds tried when they are chosen: least route probability, least detail probability that
 #: sends a question nowhere, half-width of the band around 0.5 where the way round is unsure.
 ROUTE_AT_GRID = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
