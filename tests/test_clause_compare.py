@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.core.comparison import TextChange, TextReference
+from clausewise.core.comparison import Comparison, TextChange, TextReference
 from clausewise.core.config import load_settings
 from clausewise.core.domain import ClauseNode, ClauseTree, FileType, NodeKind
 from clausewise_lab.evals.word_files import write_word_file
@@ -42,6 +42,20 @@ def _kinds(changes: list[TextChange]) -> list[str]:
     return [c.kind for c in changes]
 
 
+def _round(tmp_path: Path, before: str, after: str, kinds: list[str]) -> tuple[str, str, Comparison]:
+    """The two texts of a negotiation round as read from files, and their comparison, checked
+    to hold one change of each of ``kinds`` and nothing else."""
+    text_a, tree_a = _read(tmp_path, "before.txt", before)
+    text_b, tree_b = _read(tmp_path, "after.txt", after)
+    comparison = compare_texts((text_a, tree_a), (text_b, tree_b))
+    assert sorted(_kinds(comparison.changes)) == sorted(kinds)
+    return text_a, text_b, comparison
+
+
+def _change(comparison: Comparison, kind: str) -> TextChange:
+    return next(c for c in comparison.changes if c.kind == kind)
+
+
 def test_a_supply_agreement_round_a_value_a_struck_clause_and_a_moved_one_renumbered(tmp_path: Path) -> None:
     before = (EXAMPLES / "supply-agreement.txt").read_text(encoding="utf-8")
     after = _edit(before, "within forty-five (45) days of receipt", "within sixty (60) days of receipt")
@@ -59,21 +73,20 @@ def test_a_supply_agreement_round_a_value_a_struck_clause_and_a_moved_one_renumb
     ):
         after = _edit(after, old, new)
     after = _edit(after, "8.3 Governing", moved.replace("8.5 Entire", "8.2 Entire") + "8.3 Governing")
-    text_a, tree_a = _read(tmp_path, "before.txt", before)
-    text_b, tree_b = _read(tmp_path, "after.txt", after)
 
-    comparison = compare_texts((text_a, tree_a), (text_b, tree_b))
-    assert sorted(_kinds(comparison.changes)) == ["clause_moved", "clause_struck", "value_changed"]
-    value = next(c for c in comparison.changes if c.kind == "value_changed")
+    text_a, text_b, comparison = _round(
+        tmp_path, before, after, ["clause_moved", "clause_struck", "value_changed"]
+    )
+    value = _change(comparison, "value_changed")
     assert (value.value_before, value.value_after) == ("45 days", "60 days")
     assert text_a[slice(*value.before)] == "forty-five (45)" and text_b[slice(*value.after)] == "sixty (60)"
     assert value.before_clause == value.after_clause == "3.2"
-    struck_change = next(c for c in comparison.changes if c.kind == "clause_struck")
+    struck_change = _change(comparison, "clause_struck")
     assert (
         text_a[slice(*struck_change.before)] == struck.strip()
         and struck_change.after[0] == struck_change.after[1]
     )
-    move = next(c for c in comparison.changes if c.kind == "clause_moved")
+    move = _change(comparison, "clause_moved")
     assert text_a[slice(*move.before)].startswith("8.5 Entire agreement")
     assert text_b[slice(*move.after)].startswith("8.2 Entire agreement")
     assert (move.before_clause, move.after_clause) == ("8.5", "8.2")
@@ -88,14 +101,13 @@ def test_an_nda_round_a_value_a_struck_clause_and_a_new_paragraph(tmp_path: Path
     added = "The Receiving Party shall promptly notify the Disclosing Party of any unauthorised use."
     injunctive = re.search(r"7\.1 Each Party acknowledges[^\n]*\n", after).group(0)
     after = _edit(after, injunctive, injunctive + "\n" + added + "\n")
-    text_a, tree_a = _read(tmp_path, "before.txt", before)
-    text_b, tree_b = _read(tmp_path, "after.txt", after)
 
-    comparison = compare_texts((text_a, tree_a), (text_b, tree_b))
-    assert sorted(_kinds(comparison.changes)) == ["clause_inserted", "clause_struck", "value_changed"]
-    value = next(c for c in comparison.changes if c.kind == "value_changed")
+    _, text_b, comparison = _round(
+        tmp_path, before, after, ["clause_inserted", "clause_struck", "value_changed"]
+    )
+    value = _change(comparison, "value_changed")
     assert (value.value_before, value.value_after) == ("2 years", "3 years")
-    inserted = next(c for c in comparison.changes if c.kind == "clause_inserted")
+    inserted = _change(comparison, "clause_inserted")
     assert text_b[slice(*inserted.after)] == added and inserted.before[0] == inserted.before[1]
 
 

@@ -176,13 +176,14 @@ def test_a_yes_grounded_on_a_lead_in_quotes_what_it_leads_to(contracts, contract
     assert quote.startswith(lead_in) and item in quote
 
 
-@pytest.mark.parametrize(
-    ("contract", "sentence"),
-    [
-        ("services-agreement", "The Customer owns all Customer Data."),
-        ("mutual-nda", "Headings are for convenience only"),
-    ],
-)
+#: a sentence of each contract that states no value (the two tests below score it as an answer)
+NO_VALUE_SENTENCES = [
+    ("services-agreement", "The Customer owns all Customer Data."),
+    ("mutual-nda", "Headings are for convenience only"),
+]
+
+
+@pytest.mark.parametrize(("contract", "sentence"), NO_VALUE_SENTENCES)
 def test_a_clause_that_states_no_value_is_quoted_as_the_answer(contracts, contract, sentence):
     built = decider(contracts, contract)
     text = built.index.document.text
@@ -194,13 +195,7 @@ def test_a_clause_that_states_no_value_is_quoted_as_the_answer(contracts, contra
     assert decision.value == " ".join(decision.grounds[0].quote.split())
 
 
-@pytest.mark.parametrize(
-    ("contract", "sentence"),
-    [
-        ("services-agreement", "The Customer owns all Customer Data."),
-        ("mutual-nda", "Headings are for convenience only"),
-    ],
-)
+@pytest.mark.parametrize(("contract", "sentence"), NO_VALUE_SENTENCES)
 def test_a_clause_inside_the_band_is_never_quoted_as_the_answer(contracts, contract, sentence):
     built = decider(contracts, contract)
     no_below, yes_at = built.presence.head.band(built.presence.head.category_index("Expiration Date"))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from agents.finishing import (
     NOT_ADDRESSED,
     NOTHING_SUPPORTED,
     PASSES,
+    Composition,
     Finisher,
     claims_shown,
     renumbered,
@@ -30,6 +30,7 @@ from clausewise.core.results import (
 )
 from tests.conftest import EXAMPLES, ingested_sample
 from tests.fakes import ScriptedChatModel
+from tests.helpers import ConstantNli
 from tools.citations import QuoteVerifier
 from tools.decision.support import support
 
@@ -210,28 +211,24 @@ def test_render_falls_back_to_what_is_verified(contract) -> None:
         inquiry(), drafted(UNSUPPORTED, summary=UNSUPPORTED), findings, findings, decision
     )
     removed = finisher.remove(composed, finisher.verify(composed))
-    unfilled = finisher.render(
-        removed,
-        turns_used=1,
-        stop="decided",
-        questions_asked=["Which law governs the agreement?"],
-        contract_id="c",
-        file_name="f",
-        usage=lambda: UsageSummary([], 0, 0, 0),
-        seconds=lambda: 1.0,
-    )
+
+    def rendered(composition: Composition) -> Report:
+        """The report of ``composition``, rendered as a one-turn, decided governing-law question."""
+        return finisher.render(
+            composition,
+            turns_used=1,
+            stop="decided",
+            questions_asked=["Which law governs the agreement?"],
+            contract_id="c",
+            file_name="f",
+            usage=lambda: UsageSummary([], 0, 0, 0),
+            seconds=lambda: 1.0,
+        )
+
+    unfilled = rendered(removed)
     assert unfilled.summary == "Question examined: Which law governs the agreement?"
     assert unfilled.preliminary_answer == NOTHING_SUPPORTED
-    report = finisher.render(
-        finisher.fill(removed),
-        turns_used=1,
-        stop="decided",
-        questions_asked=["Which law governs the agreement?"],
-        contract_id="c",
-        file_name="f",
-        usage=lambda: UsageSummary([], 0, 0, 0),
-        seconds=lambda: 1.0,
-    )
+    report = rendered(finisher.fill(removed))
     # filled from the sources: the sentence of each that answers the question, quoted
     place = "9.1" if "England" in texts["ground"] else "11.1"
     assert report.preliminary_answer.startswith(f"At {place}, the contract provides:")
@@ -275,14 +272,6 @@ def test_nothing_verified_means_nothing_asserted(contract) -> None:
     assert report.short_answer is None
 
 
-class Scorer:
-    def __init__(self, entails: float) -> None:
-        self.entails = entails
-
-    def probabilities(self, hypothesis, pieces):
-        return np.array([[self.entails, 0.0, 1 - self.entails]] * len(pieces))
-
-
 def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) -> None:
     _, settings, index = contract
     paraphrase = "Disputes about the agreement are decided under the chosen law [1]."
@@ -294,7 +283,7 @@ def test_finish_runs_each_pass_once_and_an_entailed_paraphrase_stands(contract) 
             settings.decision,
             QuoteVerifier(index.document.text),
             writer,
-            scorer=Scorer(entails),
+            scorer=ConstantNli(entails),
         )
         calls = len(writer.calls)
         report = finished(finisher, drafted(paraphrase), findings, decision)

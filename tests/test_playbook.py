@@ -14,6 +14,7 @@ from lxml import etree
 
 from clausewise.core.errors import ConfigError
 from clausewise.core.results import Decision, PlaybookCitation, PositionReview
+from tests.helpers import real_api
 from tools.playbook.outcomes import outcome, verdict
 from tools.playbook.positions import Requirement, load_positions, parse_positions
 from tools.playbook.redlines import (
@@ -290,14 +291,9 @@ def test_a_summary_without_open_points_has_no_risk():
 def reviewed(tmp_path_factory: pytest.TempPathFactory, hub):
     """The commercial playbook against the supply agreement (built to deviate) and the services
     agreement, with the real embedded models and no language model."""
-    from clausewise.api import Clausewise
-    from clausewise.core.config import load_settings
     from clausewise.core.results import PlaybookSummary
-    from clausewise.runtime import Runtime
 
-    folder = tmp_path_factory.mktemp("playbook")
-    settings = load_settings(overrides={"paths": {"data_dir": str(folder / "data")}})
-    api = Clausewise(runtime=Runtime(settings, hub=hub))
+    api = real_api(tmp_path_factory.mktemp("playbook") / "data", hub)
     playbook = load_positions("playbook-commercial")
     out = {}
     for name in ("supply-agreement.txt", "services-agreement.txt"):

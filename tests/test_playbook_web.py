@@ -11,34 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.service.app import create_app
 from tests.conftest import EXAMPLES
-from tests.fakes import LegalScript
-from tests.live import LiveServer, scripted_runtimes, wait_job
-from tests.test_service import GOVERNING, service_settings
 from tests.test_service_playbooks import OURS
-from tests.test_web import browser, opened_page, screen  # noqa: F401  (the module's browser fixture)
+from tests.test_web import browser, page_fixture, screen, site_holding  # noqa: F401  (the module's browser fixture)
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def site(hub, tmp_path_factory: pytest.TempPathFactory):
-    settings = service_settings(tmp_path_factory.mktemp("playbook-web"), parsing={"max_file_mb": 5})
-    app = create_app(
-        settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-    )
-    with LiveServer(app) as live:
-        with live.client() as client:
-            with (EXAMPLES / "supply-agreement.txt").open("rb") as handle:
-                upload = client.post("/v1/contracts", files={"file": ("supply-agreement.txt", handle)}).json()
-            assert wait_job(client, upload["job"]["id"])["status"] == "done"
+    with site_holding(
+        hub, tmp_path_factory.mktemp("playbook-web"), EXAMPLES / "supply-agreement.txt"
+    ) as live:
         yield live
 
 
-@pytest.fixture
-def page(browser, site):  # noqa: F811
-    yield from opened_page(browser, site.url, "html[data-ready][data-playbook-ready]")
+page = page_fixture("html[data-ready][data-playbook-ready]")
 
 
 def test_a_playbook_review_fills_the_table_shows_the_redline_and_downloads_it(page, tmp_path: Path) -> None:

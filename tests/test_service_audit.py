@@ -9,10 +9,10 @@ from collections import Counter
 
 import pytest
 
-from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
+from tests.helpers import keyed_settings
 from tests.live import LiveServer, wait_job
-from tests.test_service import PROVISIONS, SURVIVAL, error_of, legal_app, service_settings
+from tests.test_service import PROVISIONS, SURVIVAL, error_of, legal_app
 
 NDA = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
 PLAYBOOK = """name: audited-terms
@@ -27,9 +27,7 @@ positions:
 
 @pytest.fixture(scope="module")
 def audited(hub, tmp_path_factory: pytest.TempPathFactory):
-    data = tmp_path_factory.mktemp("audited")
-    settings = service_settings(data)
-    keys = KeyStore.of(settings)
+    settings, keys = keyed_settings(tmp_path_factory.mktemp("audited"))
     user, user_key = keys.create("acme", "associate")
     admin, admin_key = keys.create("acme", "general counsel", admin=True)
     _, other_key = keys.create("beta", "other firm", admin=True)

