@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import state_of
-from clausewise.cli.options import OUT, TENANT, format_option
+from clausewise.cli.options import OUT, TENANT, format_option, playbook_option
 from clausewise.cli.results import Output
 from clausewise.core.comparison import KIND_WORDS, Comparison, TextReference
 
@@ -88,11 +88,10 @@ def changes(
     ctx: typer.Context,
     contract: str = typer.Argument(..., help="A contract ingested from a Word file with tracked changes."),
     version: int | None = typer.Option(None, "--version", help="Its version (default: the live one)."),
-    playbook: str | None = typer.Option(
+    playbook: str | None = playbook_option(
         None,
-        "--playbook",
-        help="Hold the round against a playbook (playbook-commercial, playbook-nda or a YAML file): each "
-        "position decided before and as proposed, those the changes made worse first.",
+        "Hold the round against a playbook, each position decided before and as proposed, those the "
+        "changes made worse first",
     ),
     reply: Path | None = typer.Option(
         None,

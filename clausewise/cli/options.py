@@ -18,3 +18,13 @@ def format_option(formats: str) -> typer.models.OptionInfo:
     return typer.Option(
         None, "--format", help=f"{formats}, printed alone on standard output (default: --out's suffix)."
     )
+
+
+def playbook_option(default: str | None, use: str) -> typer.models.OptionInfo:
+    """``--playbook`` of a command that holds contracts against a playbook (``use`` says what it
+    does with it): a built-in playbook by name or the user's YAML file."""
+    return typer.Option(
+        default,
+        "--playbook",
+        help=f"{use}: a built-in playbook (playbook-commercial, playbook-nda) or a YAML file.",
+    )

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import state_of
-from clausewise.cli.options import FRESH, OUT, TENANT, format_option
+from clausewise.cli.options import FRESH, OUT, TENANT, format_option, playbook_option
 from clausewise.core.config import deep_merge
 from clausewise.core.results import PlaybookSummary, PositionReview
 
@@ -41,11 +41,7 @@ def _table(rows: list[tuple[str, PositionReview]], folder: bool) -> Table:
 def playbook(
     ctx: typer.Context,
     target: str = typer.Argument(..., help="Contract id, ingested file, or a folder of contracts."),
-    playbook_name: str = typer.Option(
-        "playbook-commercial",
-        "--playbook",
-        help="A built-in playbook (playbook-commercial, playbook-nda) or a YAML file.",
-    ),
+    playbook_name: str = playbook_option("playbook-commercial", "The positions to review against"),
     fmt: str | None = format_option("json or md"),
     out: Path | None = OUT,
     redline: Path | None = typer.Option(

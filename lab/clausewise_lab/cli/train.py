@@ -71,6 +71,30 @@ def _print_report(report: dict[str, Any]) -> None:
     console.print(f"Model: {assets['size_bytes'] / 1e6:.1f} MB, sha256 {assets['sha256']}")
 
 
+def _places(ctx: typer.Context, data: Path | None, work_dir: Path | None, name: str) -> dict[str, Path]:
+    """Where a trainer reads (the benchmark data) and works (``<data_dir>/train/<name>`` unless
+    given), as its config's ``data`` and ``work_dir``."""
+    settings = state_of(ctx).runtime().settings
+    return {
+        "data": require(Path(data or settings.paths.bench_data)),
+        "work_dir": work_dir or settings.paths.data_dir / "train" / name,
+    }
+
+
+def _recipe(
+    epochs: float, batch_size: int, max_length: int, seed: int, learning_rate: float, threads: int
+) -> dict:
+    """The training recipe every trainer's config takes alike."""
+    return {
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "max_length": max_length,
+        "seed": seed,
+        "learning_rate": learning_rate,
+        "threads": threads,
+    }
+
+
 @train_app.command("reranker")
 def train_reranker(
     ctx: typer.Context,
@@ -104,19 +128,11 @@ def train_reranker(
     _training_environment()
     from clausewise_lab.train.reranker import ASSETS_DIR, TrainConfig, run
 
-    settings = state_of(ctx).runtime().settings
-    root = require(Path(data or settings.paths.bench_data))
     config = TrainConfig(
-        data=root,
+        **_places(ctx, data, work_dir, "reranker"),
+        **_recipe(epochs, batch_size, max_length, seed, learning_rate, threads),
         out=out or ASSETS_DIR,
-        work_dir=work_dir or settings.paths.data_dir / "train" / "reranker",
         max_pairs=max_pairs,
-        epochs=epochs,
-        batch_size=batch_size,
-        max_length=max_length,
-        seed=seed,
-        learning_rate=learning_rate,
-        threads=threads,
         heldout_limit=heldout_limit,
         reuse_trained=reuse_trained,
     )
@@ -161,19 +177,11 @@ def train_nli(
     _training_environment()
     from clausewise_lab.train.nli import NLI_ASSETS_DIR, NliTrainConfig, run
 
-    settings = state_of(ctx).runtime().settings
-    root = require(Path(data or settings.paths.bench_data))
     config = NliTrainConfig(
-        data=root,
+        **_places(ctx, data, work_dir, "nli"),
+        **_recipe(epochs, batch_size, max_length, seed, learning_rate, threads),
         out=out or NLI_ASSETS_DIR,
-        work_dir=work_dir or settings.paths.data_dir / "train" / "nli",
         init=init,
-        epochs=epochs,
-        batch_size=batch_size,
-        max_length=max_length,
-        seed=seed,
-        learning_rate=learning_rate,
-        threads=threads,
         pair_config=NliPairConfig(hard_negatives=hard_negatives, random_negatives=random_negatives),
         reuse_trained=reuse_trained,
     )
@@ -303,19 +311,12 @@ def train_encoder(
     _training_environment()
     from clausewise_lab.train.encoder import ENCODER_ASSETS_DIR, EncoderTrainConfig, run
 
-    settings = state_of(ctx).runtime().settings
     config = EncoderTrainConfig(
-        data=require(Path(data or settings.paths.bench_data)),
+        **_places(ctx, data, work_dir, "encoder"),
+        **_recipe(epochs, batch_size, max_length, seed, learning_rate, threads),
         out=out or ENCODER_ASSETS_DIR,
-        work_dir=work_dir or settings.paths.data_dir / "train" / "encoder",
         base=base,
-        epochs=epochs,
-        batch_size=batch_size,
-        max_length=max_length,
-        learning_rate=learning_rate,
         max_triplets=max_triplets,
-        seed=seed,
-        threads=threads,
         reuse_trained=reuse_trained,
     )
     report = run(config, log=_log)

@@ -260,13 +260,18 @@ def _meets(span: tuple[int, int], region: tuple[int, int]) -> bool:
     return region[0] <= span[0] <= region[1] + 1
 
 
-def score_round(
-    round_: Round, read: Callable[[Path], Any], compare: Callable[[Any], Any], folder: Path
-) -> dict[str, Any]:
-    """Read the round's Word file with the product and score its two texts and its comparison."""
-    path = write_word_file(
+def word_file(round_: Round, folder: Path) -> Path:
+    """The round's Word file, written in ``folder`` under a name from its contract's."""
+    return write_word_file(
         folder / (re.sub(r"[^a-z0-9]+", "-", round_.name.lower())[:60] + ".docx"), round_.spec
     )
+
+
+def score_round(
+    round_: Round, path: Path, read: Callable[[Path], Any], compare: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """Read the round's Word file (``path``) with the product and score its two texts and its
+    comparison."""
     document = read(path)
     texts = {"proposed": document.as_version("proposed").text, "before": document.as_version("before").text}
     expected = {"proposed": "\n".join(round_.after_lines), "before": "\n".join(round_.before_lines)}
@@ -319,8 +324,11 @@ def run(
     compare: Callable[[Any], Any],
     folder: Path,
     log: Callable[[str], None] = print,
+    assess: Callable[[Path], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Build and score ``contracts`` rounds from the ``half`` (tune or check) of CUAD's contracts."""
+    """Build and score ``contracts`` rounds from the ``half`` (tune or check) of CUAD's contracts;
+    with ``assess``, each Word file is also held against a playbook by the product (``assess``
+    returns its seconds and what it found), timed apart from the reading."""
     documents = [d for d in cuad_documents(root) if is_heldout(d.name) == (half == "check")]
     documents.sort(key=lambda d: d.name)
     rows: list[dict[str, Any]] = []
@@ -331,12 +339,15 @@ def run(
         round_ = build_round(document, documents, seed)
         if round_ is None:
             continue
+        path = word_file(round_, folder)
         started = time.perf_counter()
-        rows.append(score_round(round_, read, compare, folder))
+        rows.append(score_round(round_, path, read, compare))
         seconds.append(time.perf_counter() - started)
         row = rows[-1]
         row["seconds"] = round(seconds[-1], 3)
         row["pages"] = round(len(document.text) / PAGE_CHARACTERS, 1)
+        if assess is not None:
+            row["assessment"] = assess(path)
         log(
             f"{len(rows)}/{contracts} {document.name[:60]}: texts {row['texts_exact']}, found {row['found']}/"
             f"{row['gold']}, reported {row['reported']} ({row['true_reported']} true)"
@@ -360,10 +371,23 @@ def run(
             key=lambda r: r["seconds"],
             default=None,
         ),
+        "assessment": assessment_summary(rows) if assess is not None else None,
         "missed_by_kind": _counts(kind for r in rows for kind in r["missed"]),
         "wrong_type": _counts(f"{gold_kind} as {kind}" for r in rows for gold_kind, kind in r["wrong_type"]),
         "false_by_kind": _counts(change["kind"] for r in rows for change in r["false_changes"]),
         "rows": rows,
+    }
+
+
+def assessment_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The playbook assessments' time: the median, the slowest, and the slowest of the contracts of
+    at most 50 pages (the goal's size)."""
+    timed = [{"contract": r["contract"], "pages": r["pages"], **r["assessment"]} for r in rows]
+    up_to_50 = [t for t in timed if t["pages"] <= 50]
+    return {
+        "seconds_median": round(statistics.median(t["seconds"] for t in timed), 2) if timed else None,
+        "slowest": max(timed, key=lambda t: t["seconds"], default=None),
+        "slowest_up_to_50_pages": max(up_to_50, key=lambda t: t["seconds"], default=None),
     }
 
 
