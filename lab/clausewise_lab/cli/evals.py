@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 
 from clausewise.cli.app import console, state_of
+from clausewise.cli.options import playbook_option
 from clausewise.cli.progress import TerminalProgress
 from clausewise.core.errors import ConfigError
 from clausewise_lab.evals.data import require
@@ -25,6 +26,10 @@ eval_app = typer.Typer(help="Run benchmarks on data in the layout of ../shared/d
 
 _DATA = typer.Option(
     None, "--data", help="Benchmark data folder (default: paths.bench_data / CLAUSEWISE_BENCH_DATA)."
+)
+#: The half of a benchmark whose contracts are split by the held-out fold.
+_FOLD_HALF = typer.Option(
+    "tune", "--half", help="tune (outside the held-out fold) or check (the held-out fold)."
 )
 
 
@@ -708,13 +713,15 @@ def eval_encoder(
 def eval_changes(
     ctx: typer.Context,
     data: Path | None = _DATA,
-    half: str = typer.Option(
-        "tune", "--half", help="tune (outside the held-out fold) or check (the held-out fold)."
-    ),
+    half: str = _FOLD_HALF,
     contracts: int = typer.Option(30, "--contracts", min=1, help="How many contracts to edit and read."),
     seed: int = typer.Option(7, "--seed", help="Seed of the edits."),
     min_similarity: float | None = typer.Option(
         None, "--min-similarity", help="Compare with this similarity rule instead of the product's."
+    ),
+    playbook: str | None = playbook_option(
+        None,
+        "Also hold each round against a playbook, timed (the text not read ingested, every position decided)",
     ),
     out: Path | None = typer.Option(
         None, "--out", help="JSON results file (default: bench-results/changes-HALF.json)."
@@ -756,8 +763,16 @@ def eval_changes(
             compare=compare,
             folder=Path(folder),
             log=lambda message: console.print(message, markup=False, highlight=False),
+            assess=_round_assessor(state_of(ctx).runtime(), playbook, Path(folder)) if playbook else None,
         )
     results["min_similarity"] = similarity
+    results["playbook"] = playbook
+    if results["assessment"]:
+        slowest = results["assessment"]["slowest_up_to_50_pages"] or {}
+        console.print(
+            f"held against {playbook}: median {results['assessment']['seconds_median']} s; slowest up to 50 "
+            f"pages {slowest.get('seconds')} s ({slowest.get('pages')} pages)"
+        )
     console.print(
         f"{results['contracts']} contracts ({half}): texts exact {results['texts_exact']}, precision "
         f"{results['precision']}, recall {results['recall']}, type right {results['type_right']}; "
@@ -765,6 +780,67 @@ def eval_changes(
         f"wrong type {results['wrong_type']}"
     )
     write_results(ctx, results, out or Path(f"bench-results/changes-{half}.json"))
+
+
+def _round_assessor(runtime: Any, playbook: str, folder: Path) -> Any:
+    """Each round's Word file ingested into a data folder of the benchmark's own (the models of
+    ``runtime`` shared), then held against ``playbook`` by the API, timed."""
+    from clausewise.api import Clausewise
+    from clausewise.core.config import with_overrides
+    from clausewise.runtime import Runtime
+    from tools.playbook.positions import load_positions
+
+    positions = load_positions(playbook)
+    settings = with_overrides(runtime.settings, {"paths": {"data_dir": str(folder / "data")}})
+    api = Clausewise(runtime=Runtime(settings, hub=runtime.hub), audit=False)
+
+    def assess(path: Path) -> dict[str, Any]:
+        contract = api.ingest(path).contract_id
+        started = time.perf_counter()
+        assessed = api.assess_round(contract, positions)
+        return {
+            "seconds": round(time.perf_counter() - started, 2),
+            "positions": len(assessed.positions),
+            "worse": sum(p.movement == "worse" for p in assessed.positions),
+            "offers": sum(p.offer is not None for p in assessed.positions),
+        }
+
+    return assess
+
+
+@eval_app.command("parties")
+def eval_parties(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    half: str = _FOLD_HALF,
+    out: Path | None = typer.Option(
+        None, "--out", help="JSON results file (default: bench-results/parties-HALF.json)."
+    ),
+) -> None:
+    """Whose side a clause is on: which party each hand-labelled CUAD clause of the commercial
+    playbook's categories binds and benefits, and which party is the customer, as the product
+    reads them."""
+    from clausewise_lab.evals import parties_bench
+    from tools.party_roles import clause_roles, contract_parties
+
+    if half not in ("tune", "check"):
+        raise typer.BadParameter("tune or check", param_hint="--half")
+    root = require(Path(data or state_of(ctx).settings().paths.bench_data))
+    results = parties_bench.run(
+        root,
+        half,
+        parties_of=contract_parties,
+        roles_of=clause_roles,
+        side_of=lambda party: party.side,
+        label_of=lambda party: party.label,
+    )
+    console.print(
+        f"{results['clauses']} clauses of {results['contracts']} contracts ({half}): binds right "
+        f"{results['binds_right']}, benefits right {results['benefits_right']}, both right "
+        f"{results['both_right']}; parties found {results['parties_found']}, sides right of those found "
+        f"{results['sides_right_of_found']} (of those given a side {results['sides_told_right']})"
+    )
+    write_results(ctx, results, out or Path(f"bench-results/parties-{half}.json"))
 
 
 @eval_app.command("qa")

@@ -5,13 +5,16 @@ schema on load.
   outside the catalogue, qualified questions (the routing benchmark, the router's tune half);
 - ``bank-phrasings.yaml``: CUAD's categories asked yes/no, for their value, and for both (the
   question bank);
-- ``open-bank.yaml``: the open-question bank's kinds and its gold clauses marked by hand.
+- ``open-bank.yaml``: the open-question bank's kinds and its gold clauses marked by hand;
+- ``clause-parties.yaml``: for CUAD spans of the playbook's categories, which party each clause binds
+  and which it benefits, labelled by hand (the gold of the party-detection benchmark).
 
 They are data written apart from the product; each file says where it came from in its header
 and names its format (``format: clausewise-lab/<name>/<version>``). A file that does not match
 its schema (a wording with a missing field, a register or polarity not in the lists below, a
-provision with other than sixteen wordings, a mark whose end is before its start) is refused when
-it is read, naming the file and the place.
+provision with other than sixteen wordings, a mark whose end is before its start, a clause said to
+bind or benefit someone who is not among its contract's parties) is refused when it is read, naming
+the file and the place.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
 Register = Literal[
     "lawyer", "client", "in-house", "abbreviation", "negated", "is-there", "can-we", "must-they", "what-if"
@@ -121,6 +124,117 @@ class BankPhrasings(_Strict):
     both: dict[str, ValueWordings]
 
 
+Side = Literal["customer", "supplier", "neither"]
+#: The playbook's CUAD categories whose spans ``clause-parties.yaml`` labels (CUAD's own spelling).
+PARTY_CATEGORIES = (
+    "Cap on Liability",
+    "Uncapped Liability",
+    "Anti-Assignment",
+    "Change of Control",
+    "Non-Compete",
+    "Exclusivity",
+    "No-Solicit of Customers",
+    "Notice Period to Terminate Renewal",
+    "Termination for Convenience",
+    "Audit Rights",
+    "Insurance",
+    "Liquidated Damages",
+    "Warranty Duration",
+    "Third Party Beneficiary",
+)
+#: In ``binds``/``benefits``: every party alike.
+EACH = "each"
+
+
+class ContractParty(_Strict):
+    """A party by the defined role term its clauses use; ``side``: customer (buys or receives and
+    pays), supplier (provides), neither (joint venture, cross-licence)."""
+
+    name: str
+    side: Side
+    aliases: tuple[str, ...] = ()
+
+
+class PartyMark(_Strict):
+    """One annotated CUAD span [start, end) and the parties it binds and benefits."""
+
+    category: str
+    span: tuple[int, int]
+    binds: tuple[str, ...]
+    benefits: tuple[str, ...]
+    reason: str
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, category: str) -> str:
+        if category not in PARTY_CATEGORIES:
+            raise ValueError(f"{category!r} is not one of the labelled CUAD categories")
+        return category
+
+    @field_validator("span")
+    @classmethod
+    def _end_after_start(cls, span: tuple[int, int]) -> tuple[int, int]:
+        if span[0] < 0 or span[1] <= span[0]:
+            raise ValueError(f"span {list(span)}: a mark ends after it starts")
+        return span
+
+    @field_validator("binds", "benefits")
+    @classmethod
+    def _each_alone(cls, names: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if EACH in names and len(names) > 1:
+            raise ValueError(f"{info.field_name}: {EACH!r} stands alone")
+        if len(set(names)) != len(names):
+            raise ValueError(f"{info.field_name}: a party named twice")
+        return names
+
+
+class PartiesContract(_Strict):
+    title: str
+    sha256: str
+    type: str
+    parties: tuple[ContractParty, ...]
+    marks: tuple[PartyMark, ...]
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex_digest(cls, sha256: str) -> str:
+        if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+            raise ValueError("sha256 is 64 lowercase hex digits")
+        return sha256
+
+    @model_validator(mode="after")
+    def _marks_name_parties(self) -> PartiesContract:
+        names = [party.name for party in self.parties]
+        if not names or len(set(names)) != len(names) or EACH in names:
+            raise ValueError(f"{self.title}: parties must be named, once each, and none {EACH!r}")
+        known = {*names, EACH}
+        for index, mark in enumerate(self.marks):
+            for field in ("binds", "benefits"):
+                unknown = [name for name in getattr(mark, field) if name not in known]
+                if unknown:
+                    raise ValueError(
+                        f"{self.title}: marks.{index} ({mark.category} {list(mark.span)}) {field} "
+                        f"{', '.join(map(repr, unknown))}: not a party of this contract"
+                    )
+        return self
+
+
+class ClausePartiesFile(_Strict):
+    """Hand labels of which party each annotated CUAD clause binds and benefits, per contract."""
+
+    format: Literal["clausewise-lab/clause-parties/1"]
+    contracts: tuple[PartiesContract, ...]
+
+    @field_validator("contracts")
+    @classmethod
+    def _titles_once(cls, contracts: tuple[PartiesContract, ...]) -> tuple[PartiesContract, ...]:
+        titles = [contract.title for contract in contracts]
+        repeated = sorted({title for title in titles if titles.count(title) > 1})
+        if repeated:
+            raise ValueError(f"contracts listed twice: {', '.join(repeated)}")
+        return contracts
+
+
 @dataclass(frozen=True)
 class DataFileError(ValueError):
     """A data file that does not match its schema: which file, where, and what is wrong."""
@@ -167,3 +281,9 @@ def bank_phrasings() -> BankPhrasings:
 def open_bank_file() -> OpenBankFile:
     """The open-question bank's kinds and hand marks (``data/open-bank.yaml``), checked."""
     return _read("open-bank.yaml", OpenBankFile)
+
+
+def clause_parties() -> ClausePartiesFile:
+    """Which party each labelled CUAD clause binds and benefits (``data/clause-parties.yaml``),
+    checked."""
+    return _read("clause-parties.yaml", ClausePartiesFile)
