@@ -48,7 +48,7 @@ _SUPPLIER_WORDS = frozenset(
 _EACH = r"(?i:(?:each|either|neither|both|any|the|a)\s+(?:party|parties)|each\s+of\s+the\s+parties)"
 #: Words that may stand between a party and its modal ("the Supplier hereby agrees to", "2TheMart
 #: through a CPA may"): a few, but never a conjunction ("from the Supplier and shall not").
-_BETWEEN = r"(?:(?!(?i:and|or|nor|but)\b)[\w-]+\s+){0,4}?"
+_BETWEEN = r"(?:(?!(?i:and|or|nor|but|not|no|never)\b)[\w-]+\s+){0,4}?"
 #: Rule "a cap benefits the liable": a party's liability limited ("shall not exceed").
 _LIMIT = re.compile(
     r"(?i:shall\s+not\s+exceed|will\s+not\s+exceed|not\s+to\s+exceed|(?:is|be)\s+limited\s+to|in\s+no\s+event)"
@@ -60,11 +60,14 @@ _DUTY = (
 )
 _RIGHT = (
     r"(?:may(?!\s+not)|shall\s+have\s+the\s+right|will\s+have\s+the\s+right|has\s+the\s+right|have\s+the\s+right|"
-    r"shall\s+be\s+entitled|will\s+be\s+entitled|is\s+entitled|are\s+entitled|reserves\s+the\s+right)"
+    r"shall\s+be\s+entitled|will\s+be\s+entitled|is\s+entitled|are\s+entitled|reserves\s+the\s+right|"
+    r"(?:shall|will)\s+have\s+the\s+(?:ability|option|exclusive)|ha(?:s|ve)\s+the\s+(?:ability|option))"
 )
 _BENEFIT_OBJECT = (
     r"(?:pay|paid\s+to|payable\s+to|indemnify|reimburse|compensate|refund|credit|notify|inform|"
-    r"grants?|appoints?|consent\s+of|approval\s+of|benefit\s+of|favou?r\s+of|to)"
+    r"grants?|appoints?|consent\s+of|approval\s+of|benefit\s+of|favou?r\s+of|"
+    r"(?:provide|deliver|furnish|submit|give|send|report|disclose|make\s+available|paid|payable|due)\w*"
+    r"\s+(?:[\w-]+\s+){0,3}?to)"
 )
 
 
@@ -102,9 +105,12 @@ def side_of(term: str) -> Side | None:
 
 
 #: A term the opening defines ('("Distributor")', '(hereinafter "PivX")', '(the "Company")').
-_DEFINED_TERM = re.compile(
-    r"\(\s*(?:(?:hereinafter|herein)\s+(?:(?:referred\s+to|called)\s+)?(?:as\s+)?)?(?:the\s+)?"
-    r"[\"“]([A-Z][A-Za-z0-9&.\- ]{0,40}?)[\"”]"
+_DEFINED_TERM = re.compile(r"\([^()\"“”]{0,80}?[\"“]([A-Z][A-Za-z0-9&.\- ]{0,40}?)[\"”]\s*\)")
+#: What names an organisation just before a term it defines ("AT&T Mobility LLC, ... (... "AT&T")").
+_ORGANISATION = re.compile(
+    r"\b(?:inc|incorporated|ltd|llc|l\.l\.c|limited|corporation|corp|plc|gmbh|ag|llp|lp|l\.p|s\.a|n\.v|b\.v|"
+    r"co|company|pty|bank|university|trust|association|s\.r\.l|srl|sas|s\.a\.s|pte)\b\.?",
+    re.I,
 )
 #: A capitalised word or two acting ("Distributor shall", "the Agent will").
 _ACTOR = re.compile(
@@ -141,7 +147,12 @@ def contract_parties(text: str) -> list[Party]:
     reading = party_reading(text, 0, min(len(text), PREAMBLE_CHARS))
     named = {term or name: name for name, term in (reading.parties if reading else ())}
     candidates = list(named)
-    candidates += [m.group(1).strip() for m in _DEFINED_TERM.finditer(text[:DEFINITIONS_CHARS])]
+    candidates += [
+        m.group(1).strip()
+        for m in _DEFINED_TERM.finditer(text[:DEFINITIONS_CHARS])
+        if _ORGANISATION.search(text[max(0, m.start() - 250) : m.start()])
+        and "party" not in m.group(1).lower()
+    ]
     candidates += [m.group(1) for m in _ACTOR.finditer(text) if side_of(m.group(1)) is not None]
     seen: dict[str, int] = {}
     for term in candidates:
@@ -187,11 +198,30 @@ def _patterns(parties: Sequence[Party], every_case: bool) -> dict[str, re.Patter
             flags,
         ),
         "excused": re.compile(
-            rf"\b{who}\s+{_BETWEEN}(?i:(?:shall|will)\s+not\s+(?:be\s+)?(?:liable|responsible))\b", flags
+            rf"\b{who}\s+{_BETWEEN}(?i:(?:shall|will)\s+(?:not\s+(?:be\s+)?(?:liable|responsible)|"
+            rf"have\s+no\s+liability))\b",
+            flags,
         ),
         "liable": re.compile(rf"\b{who}['’]s?\s+(?:[\w,'’]+\s+){{0,4}}?(?i:liability)\b", flags),
         "mentioned": re.compile(rf"\b{_EACH}", flags),
+        # rule "the audited is bound": "audit the books and records of Detto", "inspect Vendor's records"
+        "audited": re.compile(
+            rf"\b(?i:audit|inspect|examine)\w*\s+(?:[\w,-]+\s+){{0,6}}?(?:(?i:of|the)\s+)*(?P<who>{names})\b"
+            if names
+            else r"(?!x)x",
+            flags,
+        ),
+        # "Bioamber and Cargill agree", "either you or Nationwide may": both act
+        "both": re.compile(
+            rf"\b(?:(?i:either)\s+)?(?:(?i:the)\s+)?(?:{party})\s+(?i:and|or)\s+(?:(?i:the)\s+)?(?:{party})\s+"
+            rf"{_BETWEEN}(?i:{_DUTY}|{_RIGHT})\b",
+            flags,
+        ),
     }
+
+
+#: A party right after a preposition is no subject ("furnished to Detto will be free").
+_PREPOSITION = re.compile(r"\b(?i:to|by|from|of|for|with|against|than)\s+$")
 
 
 def _capitals(sentence: str) -> bool:
@@ -212,14 +242,20 @@ def clause_roles(clause: str, parties: Sequence[Party]) -> ClauseRoles:
         found = patterns[_capitals(sentence)]
         liable = [_who(m.group("who"), parties) for m in found["liable"].finditer(sentence)]
         (benefits if _LIMIT.search(sentence) else binds).extend(liable)
+        if found["both"].search(sentence):
+            binds.append(EACH)
+            benefits.append(EACH)
         excused = list(found["excused"].finditer(sentence))
         benefits.extend(_who(m.group("who"), parties) for m in excused)
-        benefits.extend(_who(m.group("who"), parties) for m in found["right"].finditer(sentence))
+        rights = list(found["right"].finditer(sentence))
+        benefits.extend(_who(m.group("who"), parties) for m in rights)
+        other = {m.start() for m in (*excused, *rights)}
         binds.extend(
             _who(m.group("who"), parties)
             for m in found["bound"].finditer(sentence)
-            if all(m.start() != e.start() for e in excused)
+            if m.start() not in other and not _PREPOSITION.search(sentence[: m.start()])
         )
+        binds.extend(_who(m.group("who"), parties) for m in found["audited"].finditer(sentence))
         benefits.extend(_who(m.group("who"), parties) for m in found["object"].finditer(sentence))
         benefits.extend(_who(m.group("who"), parties) for m in found["consent"].finditer(sentence))
         mutual = mutual or bool(found["mentioned"].search(sentence))

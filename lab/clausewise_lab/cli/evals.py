@@ -837,8 +837,9 @@ def eval_parties(
     console.print(
         f"{results['clauses']} clauses of {results['contracts']} contracts ({half}): binds right "
         f"{results['binds_right']}, benefits right {results['benefits_right']}, both right "
-        f"{results['both_right']}; parties found {results['parties_found']}, sides right of those found "
-        f"{results['sides_right_of_found']} (of those given a side {results['sides_told_right']})"
+        f"{results['both_right']}; read as binding one party alone {results['binds_one_read']}, right "
+        f"{results['binds_one_precision']}; parties found {results['parties_found']}, sides right of those "
+        f"found {results['sides_right_of_found']} (of those given a side {results['sides_told_right']})"
     )
     write_results(ctx, results, out or Path(f"bench-results/parties-{half}.json"))
 

@@ -115,6 +115,8 @@ def run(
             "both_right": share(sum(r["binds_right"] and r["benefits_right"] for r in chosen), len(chosen)),
         }
     read = [p for p in party_rows if p["found"]]
+    # what rule "whose clause" would rest on: a clause read as binding one party alone
+    alone = [r for r in rows if len(r["binds"]) == 1 and r["binds"] != [EACH]]
     return {
         "benchmark": "parties",
         "half": half,
@@ -124,6 +126,8 @@ def run(
         "binds_right": share(sum(r["binds_right"] for r in rows), len(rows)),
         "benefits_right": share(sum(r["benefits_right"] for r in rows), len(rows)),
         "both_right": share(sum(r["binds_right"] and r["benefits_right"] for r in rows), len(rows)),
+        "binds_one_read": len(alone),
+        "binds_one_precision": share(sum(r["binds"] == r["gold_binds"] for r in alone), len(alone)),
         "parties_found": share(len(read), len(party_rows)),
         "sides_right_of_found": share(sum(p["side"] == p["side_read"] for p in read), len(read)),
         "sides_told_right": share(
