@@ -51,19 +51,23 @@ def _broken(old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "said"),
-    [
-        (
-            "span: [5782, 5884], binds: [i-Escrow]",
-            "span: [5782, 5884], binds: [Escrow Agent]",
-            "'Escrow Agent': not a party of this contract",
-        ),
-        ("span: [5782, 5884]", "span: [5884, 5782]", "contracts.0.marks.0.span"),
-        ("{name: i-Escrow, side: customer", "{name: i-Escrow, side: buyer", "contracts.0.parties.0.side"),
-    ],
-    ids=["binds a stranger", "ends before it starts", "unknown side"],
-)
+#: Each broken copy: (what the file says, what it says instead, what the refusal must name).
+BROKEN = {
+    "binds a stranger": (
+        "span: [5782, 5884], binds: [i-Escrow]",
+        "span: [5782, 5884], binds: [Escrow Agent]",
+        "'Escrow Agent': not a party of this contract",
+    ),
+    "ends before it starts": ("span: [5782, 5884]", "span: [5884, 5782]", "contracts.0.marks.0.span"),
+    "unknown side": (
+        "{name: i-Escrow, side: customer",
+        "{name: i-Escrow, side: buyer",
+        "contracts.0.parties.0.side",
+    ),
+}
+
+
+@pytest.mark.parametrize(("old", "new", "said"), list(BROKEN.values()), ids=list(BROKEN))
 def test_a_broken_copy_is_refused_naming_the_place(old: str, new: str, said: str) -> None:
     with pytest.raises(DataFileError) as refused:
         parse_data(NAME, _broken(old, new), ClausePartiesFile)

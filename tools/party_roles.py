@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tools.structure.sentences import sentence_spans
-from tools.value_reading import PREAMBLE_CHARS, party_reading
+from tools.value_reading import ORGANISATION_SUFFIX, PREAMBLE_CHARS, party_reading
 
 Side = Literal["customer", "supplier"]
 #: Every party alike ("each party", "neither party", "the parties").
@@ -106,12 +106,9 @@ def side_of(term: str) -> Side | None:
 
 #: A term the opening defines ('("Distributor")', '(hereinafter "PivX")', '(the "Company")').
 _DEFINED_TERM = re.compile(r"\([^()\"“”]{0,80}?[\"“]([A-Z][A-Za-z0-9&.\- ]{0,40}?)[\"”]\s*\)")
-#: What names an organisation just before a term it defines ("AT&T Mobility LLC, ... (... "AT&T")").
-_ORGANISATION = re.compile(
-    r"\b(?:inc|incorporated|ltd|llc|l\.l\.c|limited|corporation|corp|plc|gmbh|ag|llp|lp|l\.p|s\.a|n\.v|b\.v|"
-    r"co|company|pty|bank|university|trust|association|s\.r\.l|srl|sas|s\.a\.s|pte)\b\.?",
-    re.I,
-)
+#: What names an organisation just before a term it defines ("AT&T Mobility LLC, ... (... "AT&T")"):
+#: a corporate suffix, or a word only an institution's name holds.
+_INSTITUTION = re.compile(r"\b(?:bank|university|trust|association|s\.r\.l|srl|sas|pte)\b", re.I)
 #: A capitalised word or two acting ("Distributor shall", "the Agent will").
 _ACTOR = re.compile(
     r"\b(?:(?i:the)\s+)?([A-Z][A-Za-z&\-]+(?:\s+[A-Z][A-Za-z&\-]+)?)\s+(?:shall|will|may|must|agrees)\b"
@@ -139,6 +136,12 @@ def _acts(text: str, term: str) -> int:
     return len(re.findall(rf"\b{re.escape(term)}\s+(?:shall|will|may|must|agrees|hereby)\b(?!\s+be\b)", text))
 
 
+def _organisation_before(text: str, at: int) -> bool:
+    """Whether an organisation is named in the 250 characters before ``at``."""
+    before = text[max(0, at - 250) : at]
+    return bool(ORGANISATION_SUFFIX.search(before) or _INSTITUTION.search(before))
+
+
 def contract_parties(text: str) -> list[Party]:
     """The contract's parties, each with the term its clauses call it by and its side: the
     preamble's parties, the terms the opening defines and the role words that act in the text
@@ -150,8 +153,7 @@ def contract_parties(text: str) -> list[Party]:
     candidates += [
         m.group(1).strip()
         for m in _DEFINED_TERM.finditer(text[:DEFINITIONS_CHARS])
-        if _ORGANISATION.search(text[max(0, m.start() - 250) : m.start()])
-        and "party" not in m.group(1).lower()
+        if _organisation_before(text, m.start()) and "party" not in m.group(1).lower()
     ]
     candidates += [m.group(1) for m in _ACTOR.finditer(text) if side_of(m.group(1)) is not None]
     seen: dict[str, int] = {}

@@ -193,7 +193,8 @@ _BETWEEN = re.compile(r"\b(?:by\s+and\s+)?(?:between|among)\s+", re.I)
 #: parentheses ('("Company") and DAVID ...'), else at "and" before a capital.
 _AFTER_DEFINED = re.compile(r"(?<=\))\s*[,;]?\s*(?:and\s+)?(?=[A-Z\"“])")
 _NEXT_PARTY = re.compile(r"\s*(?:;\s*(?:and\s+)?|,?\s+and\s+(?=[A-Z\"“]))")
-_SUFFIX = re.compile(
+#: A corporate suffix that ends an organisation's name ("Inc.", "LLC", "GmbH").
+ORGANISATION_SUFFIX = re.compile(
     r"\b(?:inc|incorporated|ltd|llc|l\.l\.c|limited|corporation|corp|plc|gmbh|ag|llp|l\.p|lp|s\.a|n\.v|b\.v|"
     r"co|company|pty)\b\.?(?=,|\s|$)",
     re.I,
@@ -227,7 +228,7 @@ class PartyReading:
 def _party(segment: str) -> tuple[str, str] | None:
     """One party's name (up to its corporate suffix, its address or its description) and the
     term it is defined as."""
-    suffix = _SUFFIX.search(segment)
+    suffix = ORGANISATION_SUFFIX.search(segment)
     cut = _NAME_END.search(segment)
     end = min(suffix.end() if suffix else len(segment), cut.start() if cut else len(segment))
     name = segment[:end].strip(" ,;:")
