@@ -226,3 +226,32 @@ def test_the_command_line_reads_the_round_and_compares_its_texts(cli, tmp_path: 
     assert cli("ingest", str(nda))[0] == 0
     code, _, err = cli("compare", "mutual-nda@before", "mutual-nda")
     assert code == 3 and "has no tracked changes" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["changes", "services"], ["compare", "services@before", "services"]],
+    ids=["changes", "compare"],
+)
+def test_format_puts_the_result_alone_on_standard_output_with_or_without_out(
+    cli,  # noqa: F811
+    args: list[str],
+    tmp_path: Path,
+) -> None:
+    """The output convention of every command that takes --format (tests/test_room.py has the
+    others): JSON alone on standard output, the same with --out; md as text; --out alone writes
+    the file and shows the human view."""
+    path = write_word_file(tmp_path / "services.docx", services_agreement())
+    assert cli("ingest", str(path))[0] == 0
+    code, printed, _ = cli(*args, "--format", "json")
+    assert code == 0
+    shown = json.loads(printed)
+    saved = tmp_path / "result.json"
+    code, printed, err = cli(*args, "--format", "json", "--out", str(saved))
+    assert code == 0 and "written to" in err
+    assert json.loads(printed) == json.loads(saved.read_text(encoding="utf-8")) == shown
+    code, printed, _ = cli(*args, "--format", "md")
+    assert code == 0 and printed.strip() and not printed.lstrip().startswith(("{", "["))
+    as_file = tmp_path / "result.md"
+    code, printed, _ = cli(*args, "--out", str(as_file))
+    assert code == 0 and as_file.read_text(encoding="utf-8").strip() and "written to" in printed
