@@ -65,7 +65,7 @@ _RIGHT = (
 )
 _BENEFIT_OBJECT = (
     r"(?:pay|paid\s+to|payable\s+to|indemnify|reimburse|compensate|refund|credit|notify|inform|"
-    r"grants?|appoints?|consent\s+of|approval\s+of|benefit\s+of|favou?r\s+of|"
+    r"grants?|appoints?|consent\s+of|approval\s+of|permission\s+of|benefit\s+of|favou?r\s+of|"
     r"(?:provide|deliver|furnish|submit|give|send|report|disclose|make\s+available|paid|payable|due)\w*"
     r"\s+(?:[\w-]+\s+){0,3}?to)"
 )
@@ -155,7 +155,13 @@ def contract_parties(text: str) -> list[Party]:
         for m in _DEFINED_TERM.finditer(text[:DEFINITIONS_CHARS])
         if _organisation_before(text, m.start()) and "party" not in m.group(1).lower()
     ]
-    candidates += [m.group(1) for m in _ACTOR.finditer(text) if side_of(m.group(1)) is not None]
+    opening = text[:DEFINITIONS_CHARS]
+    candidates += [
+        m.group(1)
+        for m in _ACTOR.finditer(text)
+        if side_of(m.group(1)) is not None
+        or (m.group(1).isupper() and len(m.group(1)) >= 3 and m.group(1) in opening)
+    ]
     seen: dict[str, int] = {}
     for term in candidates:
         if term not in seen:
