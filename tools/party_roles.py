@@ -61,7 +61,8 @@ _DUTY = (
 _RIGHT = (
     r"(?:may(?!\s+not)|shall\s+have\s+the\s+right|will\s+have\s+the\s+right|has\s+the\s+right|have\s+the\s+right|"
     r"shall\s+be\s+entitled|will\s+be\s+entitled|is\s+entitled|are\s+entitled|reserves\s+the\s+right|"
-    r"(?:shall|will)\s+have\s+the\s+(?:ability|option|exclusive)|ha(?:s|ve)\s+the\s+(?:ability|option))"
+    r"(?:shall|will)\s+have\s+the\s+(?:ability|option|exclusive)|ha(?:s|ve)\s+the\s+(?:ability|option)|"
+    r"(?:shall|will)\s+be\s+(?:the|an?)\s+exclusive|is\s+(?:the|an?)\s+exclusive)"
 )
 _BENEFIT_OBJECT = (
     r"(?:pay|paid\s+to|payable\s+to|indemnify|reimburse|compensate|refund|credit|notify|inform|"
