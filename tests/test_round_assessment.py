@@ -121,6 +121,46 @@ def test_positions_made_worse_come_first_and_changes_no_clause_holds_are_listed_
     )
 
 
+@pytest.mark.parametrize(
+    ("their_value", "verdict", "offered"),
+    [
+        ("three (3) months", "deviation", "six (6) months"),  # below the fallback: the fallback offered
+        ("3 months", "deviation", "6 months"),  # in their number style
+        ("nine (9) months", "meets_fallback", None),  # the fallback holds: nothing to offer
+    ],
+)
+def test_rule_fallback_offered_writes_the_first_fallback_in_their_value_s_place(
+    their_value: str, verdict: str, offered: str | None
+) -> None:
+    from clausewise.core.results import Redline, RedlineEdit
+    from tools.comparison_render import assessment_markdown
+    from tools.playbook.positions import load_positions
+    from tools.round_assessment import fallback_offer
+
+    playbook = load_positions("playbook-commercial")
+    cap = next(p for p in playbook.positions if p.id == "liability-cap")
+    edit = RedlineEdit(span=(40, 40 + len(their_value)), deleted=their_value, inserted="twelve (12) months")
+    after = _review("cap", verdict, (0, 80)).model_copy(
+        update={"position_id": "liability-cap", "redline": Redline(kind="value", edits=[edit])}
+    )
+    offer = fallback_offer(cap, after)
+    assert (offer.inserted if offer else None) == offered
+    if offer:
+        assert (offer.span, offer.deleted) == (edit.span, their_value)
+        before = _review("cap", "meets_standard", (0, 80)).model_copy(update={"position_id": "liability-cap"})
+        round_ = WordRound(
+            contract_id="c",
+            version=1,
+            read_as="proposed",
+            comparison=Comparison(before_name="c@before", after_name="c", changes=[]),
+        )
+        assessed = assess(round_, [before], [after], playbook)
+        assert assessed.positions[0].offer == offer
+        assert f"We can offer {offered} (our fallback)." in assessment_markdown(assessed)
+    governing = next(p for p in playbook.positions if p.id == "governing-law")
+    assert fallback_offer(governing, after) is None  # a law is not met halfway
+
+
 def test_a_services_round_against_the_commercial_playbook(cli, tmp_path: Path) -> None:  # noqa: F811
     path = write_word_file(tmp_path / "services.docx", services_agreement())
     assert cli("ingest", str(path))[0] == 0

@@ -87,9 +87,9 @@ def assessment_markdown(assessed: RoundAssessment) -> str:
         "|---|---|---|---|",
     ]
     for position in assessed.positions:
-        lines.append(
-            f"| {position.clause} | {position.risk} | {position.movement} | {_words(position.rationale)} |"
-        )
+        offer = f" We can offer {position.offer.inserted} (our fallback)." if position.offer else ""
+        rationale = _words(position.rationale) + offer.replace("|", "\\|")
+        lines.append(f"| {position.clause} | {position.risk} | {position.movement} | {rationale} |")
     if assessed.not_covered:
         lines += ["", "Changes in no position's clause: " + ", ".join(f"[{n}]" for n in assessed.not_covered)]
     return "\n".join(lines) + "\n\n" + round_markdown(assessed.round).replace("# ", "## ", 1)

@@ -161,7 +161,8 @@ def _assess(
             f"[{style}]{position.clause}[/]" if style else position.clause,
             position.risk,
             position.before.verdict.replace("_", " "),
-            position.after.verdict.replace("_", " "),
+            position.after.verdict.replace("_", " ")
+            + (f" (we can offer {position.offer.inserted})" if position.offer else ""),
             " ".join(f"[{n}]" for n in position.changes),
         )
     output.view.print(table)
