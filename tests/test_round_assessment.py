@@ -157,6 +157,8 @@ def test_rule_fallback_offered_writes_the_first_fallback_in_their_value_s_place(
         assessed = assess(round_, [before], [after], playbook)
         assert assessed.positions[0].offer == offer
         assert f"We can offer {offered} (our fallback)." in assessment_markdown(assessed)
+        unchanged = assess(round_, [after], [after], playbook)  # a deviation before too: not theirs
+        assert unchanged.positions[0].movement == "same" and unchanged.positions[0].offer is None
     governing = next(p for p in playbook.positions if p.id == "governing-law")
     assert fallback_offer(governing, after) is None  # a law is not met halfway
 

@@ -85,8 +85,8 @@ def assess(
     playbook: Playbook,
 ) -> RoundAssessment:
     """The round's positions (``before`` and ``after`` reviews, one per position of
-    ``playbook``) with their movement, the changes in their clauses and the fallback a reply
-    offers, in reading order."""
+    ``playbook``) with their movement, the changes in their clauses and, for those the round made
+    worse, the fallback a reply offers, in reading order."""
     changes: list[TextChange] = round_.comparison.changes
     by_position = {review.position_id: review for review in after}
     positions_by_id = {position.id: position for position in playbook.positions}
@@ -113,7 +113,7 @@ def assess(
                 changes=numbers,
                 rationale=rationale(old.clause, old, new, numbers),
                 offer=fallback_offer(positions_by_id[old.position_id], new)
-                if old.position_id in positions_by_id
+                if old.position_id in positions_by_id and movement(old, new) == "worse"
                 else None,
             )
         )

@@ -141,8 +141,9 @@ class PositionChange(BaseModel):
     rationale: str = ""
     offer: RedlineEdit | None = Field(
         default=None,
-        description="Where their value misses even the fallbacks: the first fallback's value written "
-        "in their value's place (span and words in the text as proposed), what our reply offers.",
+        description="Where the round made the position worse and their value misses even the fallbacks: "
+        "the first fallback's value written in their value's place (span and words in the text as "
+        "proposed), what our reply offers.",
     )
 
 
