@@ -130,4 +130,4 @@ def test_every_abuse_family_is_refused_as_expected_on_a_live_server(tmp_path) ->
     assert 0 < results["largest_job_row_bytes"] < 2_000_000 and results["largest_response_bytes"] < 2_000_000
     assert results["leaks"] == 0 and results["lost"] == 0
     assert all(row["other_requests"] >= 1 for row in results["families"])
-    assert results["other_tenant_queue_position_after_flood"] == 1  # tenants take turns
+    assert results["other_tenant_queue_position_after_flood"] in (0, 1)  # tenants take turns
