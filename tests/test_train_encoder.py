@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,8 @@ def test_clause_triplets_set_the_provision_apart_from_its_neighbours(data_root: 
     assert len(contracts) == 2
     categories = ["Governing Law", "Insurance"]
     for contract in contracts:
-        made = ed.clause_triplets(contract, categories, descriptions, ed.TripletConfig(), random.Random(3))
+        table = ed.ClauseTable.of(contract, categories)
+        made = ed.clause_triplets(table, categories, descriptions, ed.TripletConfig(), random.Random(3))
         insurance = [t for t in made if t.anchor.startswith("Insurance:")]
         assert len(insurance) == 1
         assert "shall maintain" in insurance[0].positive
@@ -109,9 +111,68 @@ def test_triplets_are_seeded_and_counted(data_root: Path, triplets: list[ed.Trip
     assert len(ed.build_triplets(data_root, seed=7, max_triplets=3)) == 3
 
 
+def test_labelled_clauses_carry_every_category_and_the_confusable_unlabelled_clause(data_root: Path) -> None:
+    """On each of two training contracts: the insurance clause is a row labelled Insurance alone,
+    the governing-law clause one labelled Governing Law alone, and the clause BM25 ranks first for
+    a category's query without being labelled is a row with no category (the one to tell apart)."""
+    descriptions = cuad_descriptions(data_root)
+    contracts = [c for c in cuad_contracts(data_root) if ed.trains_on(c.title)]
+    categories = ["Governing Law", "Insurance"]
+    assert len(contracts) == 2
+    for contract in contracts:
+        table = ed.ClauseTable.of(contract, categories)
+        rows = ed.labelled_clauses(table, categories, descriptions, ed.TripletConfig())
+        by_labels = {
+            labels: [r.text for r in rows if r.labels == labels] for labels in {r.labels for r in rows}
+        }
+        assert any("shall maintain" in text for text in by_labels[(0, 1)])
+        assert any("governed by the laws" in text for text in by_labels[(1, 0)])
+        assert by_labels.get((0, 0)), "no unlabelled clause among the rows"
+        assert all("shall maintain" not in t and "governed by the laws" not in t for t in by_labels[(0, 0)])
+        assert {r.document for r in rows} == {contract.title}
+        assert len({r.text for r in rows}) == len(rows)
+
+
+def test_no_heldout_or_calibration_document_reaches_a_labelled_clause(data_root: Path) -> None:
+    rows = ed.build_training_rows(data_root, seed=7)
+    assert rows.clauses and rows.categories
+    assert all(ed.trains_on(c.document) for c in rows.clauses)
+    assert all(len(c.labels) == len(rows.categories) for c in rows.clauses)
+    assert rows.triplets == ed.build_triplets(data_root, seed=7)
+
+
+def test_the_clause_objective_trains_the_encoder_and_an_unknown_one_is_refused(
+    data_root: Path, tmp_path: Path
+) -> None:
+    """Both objectives together on the tiny bench: the encoder's vectors move; the head starts at
+    each category's base rate; an objective the recipe does not know stops before any training."""
+    pytest.importorskip("sentence_transformers", reason="training needs the lab's train extra")
+    import numpy as np
+    import torch
+
+    from clausewise_lab.train import encoder
+    from clausewise_lab.train.encoder_losses import ClauseCategoryLoss
+    from clausewise_lab.train.reranker import base_model_path
+
+    rows = ed.build_training_rows(data_root, seed=7)
+    model = encoder.load_encoder(base_model_path(), 64)
+    text = rows.clauses[0].text
+    before = model.encode([text])
+    config = encoder.EncoderTrainConfig(
+        data=data_root, work_dir=tmp_path, objectives=("triplets", "clauses"), batch_size=4, max_length=64
+    )
+    with pytest.raises(ValueError, match="objectives"):
+        encoder.fit_encoder(model, rows, replace(config, objectives=("vibes",)), lambda _: None)
+    assert np.allclose(model.encode([text]), before)
+    encoder.fit_encoder(model, rows, config, lambda _: None)
+    assert not np.allclose(model.encode([text]), before, atol=1e-4)
+    head = ClauseCategoryLoss(model, 384, [0.5, 0.1])
+    assert torch.allclose(head.classifier.bias, torch.tensor([0.0, -2.1972]), atol=1e-3)
+
+
 def test_cli_registers_a_train_encoder_command() -> None:
     shown = train_help("encoder")
-    for option in ("--max-triplets", "--batch-size", "--base", "--reuse-trained", "--seed"):
+    for option in ("--max-triplets", "--batch-size", "--base", "--reuse-trained", "--seed", "--objective"):
         assert option in shown
 
 

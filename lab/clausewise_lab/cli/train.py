@@ -303,6 +303,12 @@ def train_encoder(
     max_triplets: int | None = typer.Option(
         None, "--max-triplets", help="Train on at most this many triplets (a bounded run)."
     ),
+    objective: list[str] = typer.Option(
+        ["triplets"],
+        "--objective",
+        help="What the encoder learns, repeatable: 'triplets' (clause to provision and question to "
+        "clause, contrastive) and 'clauses' (every labelled clause, a multi-label head).",
+    ),
     seed: int = _SEED,
     threads: int = _THREADS,
     reuse_trained: bool = _REUSE,
@@ -317,6 +323,7 @@ def train_encoder(
         out=out or ENCODER_ASSETS_DIR,
         base=base,
         max_triplets=max_triplets,
+        objectives=tuple(objective),
         reuse_trained=reuse_trained,
     )
     report = run(config, log=_log)

@@ -40,9 +40,11 @@ from clausewise.core.resources import asset_dir
 from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.folds import is_calibration
 from clausewise_lab.train.encoder_data import (
+    ClauseTable,
+    TrainingRows,
     Triplet,
     TripletConfig,
-    build_triplets,
+    build_training_rows,
     clause_triplets,
     triplet_counts,
 )
@@ -78,6 +80,8 @@ class EncoderTrainConfig(Recipe):
     batch_size: int = 32
     max_triplets: int | None = None
     triplets: TripletConfig = field(default_factory=TripletConfig)
+    objectives: tuple[str, ...] = ("triplets",)  # and/or "clauses" (the multi-label head)
+    head_learning_rate: float = 1e-3  # the clause objective's head, trained from zero
     min_cosine: float = 0.98  # mean cosine of int8 vs float vectors below which nothing ships
     min_choice_agreement: float = 0.99  # same clear choice by int8 and float, calibration triplets
 
@@ -97,35 +101,58 @@ def load_encoder(path: Path, max_length: int) -> SentenceTransformer:
     return model
 
 
+OBJECTIVES = ("triplets", "clauses")
+
+
 def fit_encoder(
-    model: SentenceTransformer, triplets: Sequence[Triplet], config: EncoderTrainConfig, log: Log
+    model: SentenceTransformer, rows: TrainingRows, config: EncoderTrainConfig, log: Log
 ) -> float:
-    """Multiple-negatives ranking loss on (anchor, positive, negative); returns the seconds."""
+    """Each objective its own dataset and loss, batches drawn from each in proportion to its size:
+    multiple-negatives ranking on (anchor, positive, negative); binary cross-entropy of a
+    multi-label head on the labelled clauses. Returns the seconds."""
     import torch
     from datasets import Dataset
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
     from sentence_transformers.sentence_transformer.training_args import BatchSamplers
 
+    from clausewise_lab.train.encoder_losses import ClauseCategoryLoss
+
+    unknown = set(config.objectives) - set(OBJECTIVES)
+    if unknown or not config.objectives:
+        raise ValueError(f"objectives must be among {OBJECTIVES}, got {config.objectives}")
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
-    dataset = Dataset.from_dict(
-        {
-            "anchor": [t.anchor for t in triplets],
-            "positive": [t.positive for t in triplets],
-            "negative": [t.negative for t in triplets],
-        }
-    )
-    steps = max(1, int(len(dataset) / config.batch_size * config.epochs))
+    datasets: dict[str, Any] = {}
+    losses: dict[str, Any] = {}
+    if "triplets" in config.objectives:
+        datasets["triplets"] = Dataset.from_dict(
+            {
+                "anchor": [t.anchor for t in rows.triplets],
+                "positive": [t.positive for t in rows.triplets],
+                "negative": [t.negative for t in rows.triplets],
+            }
+        )
+        losses["triplets"] = MultipleNegativesRankingLoss(model)
+    if "clauses" in config.objectives:
+        labels = np.array([c.labels for c in rows.clauses], dtype=np.float32)
+        datasets["clauses"] = Dataset.from_dict(
+            {"text": [c.text for c in rows.clauses], "label": labels.tolist()}
+        )
+        losses["clauses"] = ClauseCategoryLoss(
+            model, int(model.get_embedding_dimension()), labels.mean(axis=0).tolist()
+        )
+    steps = max(1, int(sum(len(d) for d in datasets.values()) / config.batch_size * config.epochs))
     args = SentenceTransformerTrainingArguments(
         **config.trainer_options(steps, 20),
         batch_sampler=BatchSamplers.NO_DUPLICATES,
+        learning_rate_mapping={r"classifier\.": config.head_learning_rate} if "clauses" in losses else None,
     )
     trainer = SentenceTransformerTrainer(
         model=model,
         args=args,
-        train_dataset=dataset,
-        loss=MultipleNegativesRankingLoss(model),
+        train_dataset=datasets,
+        loss=losses,
         callbacks=[_progress_callback(log)],
     )
     started = time.monotonic()
@@ -183,7 +210,9 @@ def calibration_triplets(root: Path, config: TripletConfig, seed: int) -> list[T
     triplets: list[Triplet] = []
     for contract in contracts:
         if is_calibration(contract.title):
-            triplets += clause_triplets(contract, categories, descriptions, config, rng)
+            triplets += clause_triplets(
+                ClauseTable.of(contract, categories), categories, descriptions, config, rng
+            )
     rng.shuffle(triplets)
     return triplets
 
@@ -254,9 +283,7 @@ def int8_agreement(reference: EmbeddedTriplets, int8: EmbeddedTriplets) -> dict[
     }
 
 
-def _trained(
-    config: EncoderTrainConfig, triplets: Sequence[Triplet], base: Path, log: Log
-) -> tuple[Any, dict]:
+def _trained(config: EncoderTrainConfig, rows: TrainingRows, base: Path, log: Log) -> tuple[Any, dict]:
     """Train (and save to work_dir/torch-model), or with ``reuse_trained`` load that saved model."""
     saved = config.work_dir / "torch-model"
     record = config.work_dir / "training.json"
@@ -264,9 +291,15 @@ def _trained(
         log(f"reusing the trained model in {saved}")
         return load_encoder(saved, config.max_length), json.loads(record.read_text(encoding="utf-8"))
     model = load_encoder(base, config.max_length)
-    seconds = fit_encoder(model, triplets, config, log)
+    seconds = fit_encoder(model, rows, config, log)
     model.save(str(saved))
-    training = {"seconds": round(seconds, 1), "threads": config.threads, "triplets": len(triplets)}
+    training = {
+        "seconds": round(seconds, 1),
+        "threads": config.threads,
+        "objectives": list(config.objectives),
+        "triplets": len(rows.triplets) if "triplets" in config.objectives else 0,
+        "clauses": len(rows.clauses) if "clauses" in config.objectives else 0,
+    }
     record.write_text(json.dumps(training, indent=2), encoding="utf-8")
     return model, training
 
@@ -278,23 +311,25 @@ def reproduce_command(config: EncoderTrainConfig) -> str:
         value = getattr(config, name)
         if value != getattr(defaults, name):
             command += f" --{name.replace('_', '-')} {value}"
+    if config.objectives != defaults.objectives:
+        command += "".join(f" --objective {objective}" for objective in config.objectives)
     return command
 
 
 def run(config: EncoderTrainConfig, log: Log) -> dict[str, Any]:
     """The whole pipeline; nothing reaches ``out`` unless the int8 export passed its checks."""
     config.work_dir.mkdir(parents=True, exist_ok=True)
-    log(f"building triplets from {config.data}")
-    triplets = build_triplets(
+    log(f"building training rows from {config.data}")
+    rows = build_training_rows(
         config.data, seed=config.seed, config=config.triplets, max_triplets=config.max_triplets, log=log
     )
-    counts = triplet_counts(triplets)
-    log(f"{len(triplets)} training triplets: {counts}")
+    counts = triplet_counts(rows.triplets)
+    log(f"{len(rows.triplets)} training triplets: {counts}; {len(rows.clauses)} labelled clauses")
     held = calibration_triplets(config.data, config.triplets, config.seed)
     base = config.base or base_model_path()
     before = triplet_accuracy(vectors_of(load_encoder(base, config.max_length)), held)
     log(f"calibration triplets, frozen base: {before['accuracy']} of {before['triplets']}")
-    model, training = _trained(config, triplets, base, log)
+    model, training = _trained(config, rows, base, log)
     log(f"trained in {training['seconds'] / 60:.1f} min; exporting")
     trained = EmbeddedTriplets.of(vectors_of(model), held)
     int8, size = int8_within(

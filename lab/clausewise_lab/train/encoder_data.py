@@ -1,6 +1,7 @@
-"""(anchor, positive, hard negative) triplets for the contract encoder, from the development data.
+"""The contract encoder's training rows, from the development data: (anchor, positive, hard
+negative) triplets and clauses labelled with their CUAD categories.
 
-Two objectives share one set of vectors (:mod:`clausewise_lab.train.encoder`):
+Three objectives share one set of vectors (:mod:`clausewise_lab.train.encoder`):
 
 - **clause to provision** (CUAD): the anchor is a category's query ("Cap on Liability: Does the
   contract include a cap on liability ...") and the positive a clause labelled with it, cut exactly
@@ -11,6 +12,11 @@ Two objectives share one set of vectors (:mod:`clausewise_lab.train.encoder`):
 - **question to clause** (LegalBench-RAG, ACORD's train qrels, ContractNLI): a query, one of its
   gold passages, and a passage of the same document BM25 ranks high that is not gold
   (:mod:`clausewise_lab.train.reranker_data` finds them).
+- **clause to categories** (CUAD, multi-label): every clause labelled with a category, and the
+  unlabelled clause BM25 ranks first for each category's query, with its labels (all zero for the
+  latter); a classification head on the vectors learns every category at once, so a cap and an
+  uncapped carve-out, which share their words, are told apart by the vectors themselves, the ones
+  the presence head reads.
 
 No held-out document is ever read into a triplet, and neither is a *calibration* document
 (:func:`clausewise_lab.evals.folds.is_calibration`): thresholds and bands on the new vectors are
@@ -65,28 +71,58 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit]
 
 
+@dataclass(frozen=True)
+class LabelledClause:
+    """A clause as ingestion cuts it and the categories it answers (1 per category, in order)."""
+
+    text: str
+    labels: tuple[int, ...]
+    document: str
+
+
+@dataclass(frozen=True)
+class ClauseTable:
+    """One contract's clauses as ingestion cuts them, their category labels and a BM25 index over
+    them: cut once, read by both clause objectives."""
+
+    title: str
+    texts: list[str]
+    labels: np.ndarray  # [clauses, categories]
+    index: BM25Index
+
+    @classmethod
+    def of(cls, contract: CuadContract, categories: Sequence[str]) -> ClauseTable:
+        clauses = contract_clauses(contract.text, contract.title)
+        texts = [c.text for c in clauses]
+        retrieval = RetrievalSettings()
+        index = BM25Index.build(
+            [str(i) for i in range(len(texts))], texts, retrieval.bm25_k1, retrieval.bm25_b
+        )
+        return cls(contract.title, texts, clause_labels(clauses, contract, categories), index)
+
+    def ranked(self, query: str, unlabelled_in: np.ndarray) -> list[int]:
+        """Rows BM25 ranks highest for the query among those ``unlabelled_in`` marks 0."""
+        return [int(i) for i, _ in self.index.search(query, 40) if not unlabelled_in[int(i)]]
+
+
 def clause_triplets(
-    contract: CuadContract,
+    table: ClauseTable,
     categories: Sequence[str],
     descriptions: dict[str, str],
     config: TripletConfig,
     rng: random.Random,
 ) -> list[Triplet]:
     """One contract's (category query, labelled clause, unlabelled clause) triplets."""
-    clauses = contract_clauses(contract.text, contract.title)
-    if len(clauses) < 2:
+    texts, labels = table.texts, table.labels
+    if len(texts) < 2:
         return []
-    texts = [c.text for c in clauses]
-    labels = clause_labels(clauses, contract, categories)
-    retrieval = RetrievalSettings()
-    index = BM25Index.build([str(i) for i in range(len(texts))], texts, retrieval.bm25_k1, retrieval.bm25_b)
     triplets = []
     for column, category in enumerate(categories):
         rows = np.flatnonzero(labels[:, column])
         if not len(rows):
             continue
         anchor = cuad_query(category, descriptions)
-        unlabelled = [int(i) for i, _ in index.search(anchor, 40) if not labels[int(i), column]]
+        unlabelled = table.ranked(anchor, labels[:, column])
         chosen = sorted(rng.sample(list(rows), min(config.max_positives, len(rows))))
         for number, row in enumerate(chosen):
             neighbours = [r for r in (row + 1, row - 1) if 0 <= r < len(texts) and not labels[r, column]]
@@ -100,10 +136,28 @@ def clause_triplets(
                     _clip(texts[row], config.max_chars),
                     _clip(texts[pool[0]], config.max_chars),
                     "cuad-clause",
-                    contract.title,
+                    table.title,
                 )
             )
     return triplets
+
+
+def labelled_clauses(
+    table: ClauseTable, categories: Sequence[str], descriptions: dict[str, str], config: TripletConfig
+) -> list[LabelledClause]:
+    """Every clause of the contract labelled with a category, and for each category's query the
+    unlabelled clause BM25 ranks first (the confusable one, taught to be none of them)."""
+    labels = table.labels
+    rows = set(np.flatnonzero(labels.any(axis=1)).tolist())
+    unlabelled = labels.any(axis=1)
+    for category in categories:
+        rows.update(table.ranked(cuad_query(category, descriptions), unlabelled)[:1])
+    return [
+        LabelledClause(
+            _clip(table.texts[row], config.max_chars), tuple(int(v) for v in labels[row]), table.title
+        )
+        for row in sorted(rows)
+    ]
 
 
 def query_triplets(
@@ -133,6 +187,49 @@ def query_triplets(
     return triplets
 
 
+@dataclass(frozen=True)
+class TrainingRows:
+    """What the encoder learns from: triplets, labelled clauses, and the categories' order."""
+
+    triplets: list[Triplet]
+    clauses: list[LabelledClause]
+    categories: list[str]
+
+
+def build_training_rows(
+    root: Path,
+    *,
+    seed: int = 13,
+    config: TripletConfig | None = None,
+    max_triplets: int | None = None,
+    log: Log | None = None,
+) -> TrainingRows:
+    """Every training triplet and labelled clause, each list shuffled (seeded); at most
+    ``max_triplets`` triplets (a bounded run)."""
+    config = config or TripletConfig()
+    rng = random.Random(seed)
+    descriptions = cuad_descriptions(root)
+    contracts = [c for c in cuad_contracts(root) if trains_on(c.title)]
+    categories = sorted({category for contract in contracts for category in contract.answers})
+    triplets: list[Triplet] = []
+    clauses: list[LabelledClause] = []
+    for number, contract in enumerate(contracts, start=1):
+        table = ClauseTable.of(contract, categories)
+        triplets += clause_triplets(table, categories, descriptions, config, rng)
+        clauses += labelled_clauses(table, categories, descriptions, config)
+        if log and (number % 50 == 0 or number == len(contracts)):
+            log(
+                f"cuad clauses: {number}/{len(contracts)} contracts, "
+                f"{len(triplets)} triplets, {len(clauses)} clauses"
+            )
+    triplets += query_triplets(root, config, rng, log)
+    rng.shuffle(triplets)
+    rng.shuffle(clauses)
+    return TrainingRows(
+        triplets[:max_triplets] if max_triplets is not None else triplets, clauses, categories
+    )
+
+
 def build_triplets(
     root: Path,
     *,
@@ -142,19 +239,7 @@ def build_triplets(
     log: Log | None = None,
 ) -> list[Triplet]:
     """Every training triplet, shuffled (seeded); at most ``max_triplets`` (a bounded run)."""
-    config = config or TripletConfig()
-    rng = random.Random(seed)
-    descriptions = cuad_descriptions(root)
-    contracts = [c for c in cuad_contracts(root) if trains_on(c.title)]
-    categories = sorted({category for contract in contracts for category in contract.answers})
-    triplets: list[Triplet] = []
-    for number, contract in enumerate(contracts, start=1):
-        triplets += clause_triplets(contract, categories, descriptions, config, rng)
-        if log and (number % 50 == 0 or number == len(contracts)):
-            log(f"cuad clauses: {number}/{len(contracts)} contracts, {len(triplets)} triplets")
-    triplets += query_triplets(root, config, rng, log)
-    rng.shuffle(triplets)
-    return triplets[:max_triplets] if max_triplets is not None else triplets
+    return build_training_rows(root, seed=seed, config=config, max_triplets=max_triplets, log=log).triplets
 
 
 def triplet_counts(triplets: Sequence[Triplet]) -> dict[str, dict[str, int]]:
