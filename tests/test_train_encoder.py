@@ -33,7 +33,7 @@ def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def triplets(data_root: Path) -> list[ed.Triplet]:
-    return ed.build_triplets(data_root, seed=7)
+    return ed.build_training_rows(data_root, seed=7).triplets
 
 
 def test_the_calibration_quarter_is_stable_and_apart_from_the_heldout_fold() -> None:
@@ -103,12 +103,12 @@ def test_query_triplets_pair_a_question_with_its_gold_passage(triplets: list[ed.
 
 
 def test_triplets_are_seeded_and_counted(data_root: Path, triplets: list[ed.Triplet]) -> None:
-    again = ed.build_triplets(data_root, seed=7)
+    again = ed.build_training_rows(data_root, seed=7).triplets
     assert again == triplets
     counts = ed.triplet_counts(triplets)
     assert sum(row["triplets"] for row in counts.values()) == len(triplets)
     assert counts["cuad-clause"]["documents"] == 2
-    assert len(ed.build_triplets(data_root, seed=7, max_triplets=3)) == 3
+    assert len(ed.build_training_rows(data_root, seed=7, max_triplets=3).triplets) == 3
 
 
 def test_labelled_clauses_carry_every_category_and_the_confusable_unlabelled_clause(data_root: Path) -> None:
@@ -138,7 +138,7 @@ def test_no_heldout_or_calibration_document_reaches_a_labelled_clause(data_root:
     assert rows.clauses and rows.categories
     assert all(ed.trains_on(c.document) for c in rows.clauses)
     assert all(len(c.labels) == len(rows.categories) for c in rows.clauses)
-    assert rows.triplets == ed.build_triplets(data_root, seed=7)
+    assert rows.triplets == ed.build_training_rows(data_root, seed=7).triplets
 
 
 def test_the_clause_objective_trains_the_encoder_and_an_unknown_one_is_refused(

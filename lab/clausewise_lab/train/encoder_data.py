@@ -230,18 +230,6 @@ def build_training_rows(
     )
 
 
-def build_triplets(
-    root: Path,
-    *,
-    seed: int = 13,
-    config: TripletConfig | None = None,
-    max_triplets: int | None = None,
-    log: Log | None = None,
-) -> list[Triplet]:
-    """Every training triplet, shuffled (seeded); at most ``max_triplets`` (a bounded run)."""
-    return build_training_rows(root, seed=seed, config=config, max_triplets=max_triplets, log=log).triplets
-
-
 def triplet_counts(triplets: Sequence[Triplet]) -> dict[str, dict[str, int]]:
     """Per source: triplets, distinct anchors and documents (for the model card)."""
     by_source = Counter(t.source for t in triplets)
