@@ -42,9 +42,9 @@ from clausewise.core import tracing
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import DecisionSettings
 from clausewise.core.domain import Hit, Span
-from clausewise.core.errors import StructuredOutputError
+from clausewise.core.errors import ProvisionNotFound, StructuredOutputError
 from clausewise.core.prompting import load_prompt
-from clausewise.core.results import LABELS, Decision, Ruling, VerifiedCitation
+from clausewise.core.results import LABELS, Decision, RouteChoice, Ruling, VerifiedCitation
 from indexes.store import ContractIndex
 from tools.attribution import SentenceScorer
 from tools.citations import QuoteVerifier
@@ -157,22 +157,35 @@ class AnswerDecider:
 
     # -- the pipeline -----------------------------------------------------------------------------
 
-    def decide(self, question: str) -> Decision | None:
+    def decide(self, question: str, provision: str | None = None) -> Decision | None:
         """The decision on ``question`` (None for a list or open question: no short answer),
         traced as a ``decide`` span: the route (provision, probability, runner-up, polarity),
-        then the verdict or value, who decided, the confidence and, when unclear, the leaning."""
+        then the verdict or value, who decided, the confidence and, when unclear, the leaning.
+        ``provision`` (a known provision's key, the asker's choice among the options a question
+        was offered back with) takes the place of the router's choice of provision."""
         with tracing.span("decide", {"clausewise.contract": self.index.contract_id}) as deciding:
             tracing.record_content(deciding, "clausewise.question", question)
-            decision = self._routed(question, deciding)
+            decision = self._routed(question, deciding, provision)
             if decision is not None:
                 tracing.annotate(deciding, _decision_attributes(decision))
         return decision
 
-    def _routed(self, question: str, deciding: trace.Span) -> Decision | None:
+    def _route(self, question: str, provision: str | None) -> Route | None:
+        if provision is None:
+            return self.router.route(question)
+        route = self.router.route_as(question, provision)
+        if route is None:
+            raise ProvisionNotFound(
+                f"no known provision has the key {provision!r}",
+                hint="choose one of the keys the question was offered back with",
+            )
+        return route
+
+    def _routed(self, question: str, deciding: trace.Span, provision: str | None) -> Decision | None:
         kind = question_kind(question)
         tracing.annotate(deciding, {"clausewise.question.form": kind.form})
         if kind.form in ("list", "free"):
-            route = self.router.route(question) if kind.form == "free" else None
+            route = self._route(question, provision) if kind.form == "free" else None
             tracing.annotate(deciding, _route_attributes(route))
             if route is None or route.provision.family != "cuad" or route.provision.answer in ("", "none"):
                 return None
@@ -180,8 +193,14 @@ class AnswerDecider:
             # agreement dated?"): the provision's value kind then types it
             kind = QuestionKind("value", question=kind.question)
         else:
-            route = self.router.route(question)
+            route = self._route(question, provision)
             tracing.annotate(deciding, _route_attributes(route))
+            if route is None and kind.form == "verdict":
+                options = self.router.options(question)
+                if options:
+                    decision = self._by_model(question, ask=self.settings.model_decides)
+                    # the model, where it is asked and settles it, answers; else the asker chooses
+                    return decision if decision.settled else self._asked_back(decision, options)
         decision = self._decide(question, kind, route)
         log.info(
             "decided %s: %s",
@@ -195,6 +214,28 @@ class AnswerDecider:
             },
         )
         return decision
+
+    def _asked_back(self, unsettled: Decision, options: Sequence[Route]) -> Decision:
+        """Rule "ask back": a yes/no question the router could not place, but whose likeliest
+        provisions it can name, is answered by none of their deciders: it stays unclear, names the
+        reading it would take (the first) and offers each as a choice, with the closest clauses.
+        Where the model was asked and left it unclear, its reason stays."""
+        choices = [
+            RouteChoice(key=o.provision.key, name=o.provision.name, probability=o.confidence) for o in options
+        ]
+        named = " or ".join(c.name for c in choices)
+        asked = not unsettled.deferred
+        return unsettled.model_copy(
+            update={
+                "provision": choices[0].name,
+                "options": choices,
+                "deferred": False,
+                "decided_by": unsettled.decided_by if asked else "none",
+                "rationale": f"{unsettled.rationale}; the question may ask about {named}"
+                if asked
+                else f"the question may ask about {named}; none was decided",
+            }
+        )
 
     # -- a known provision, decided without routing (a playbook position names its clause) ----------
 

@@ -170,6 +170,7 @@ def short_answer_of(decision: Decision, sources: Sequence[Source]) -> ShortAnswe
         leaning_probability=decision.leaning_probability,
         deferred=decision.deferred,
         found=decision.found,
+        options=decision.options,
     )
 
 

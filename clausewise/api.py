@@ -118,7 +118,12 @@ def _event(chunk: dict[str, Any]) -> ProgressEvent:
 
 
 def _request(
-    question: str, context: str, instructions: str, turns: int | None, interactive: bool
+    question: str,
+    context: str,
+    instructions: str,
+    turns: int | None,
+    interactive: bool,
+    provision: str | None = None,
 ) -> dict[str, Any]:
     return {
         "question": question,
@@ -126,6 +131,7 @@ def _request(
         "instructions": instructions,
         "max_turns": turns,
         "interactive": interactive,
+        "provision": provision or "",
     }
 
 
@@ -243,9 +249,11 @@ class Clausewise:
         instructions: str = "",
         turns: int | None = None,
         version: int | None = None,
+        provision: str | None = None,
     ) -> Iterator[ProgressEvent | Report]:
         """Progress events as they happen, then the report (last item), read from the live
-        version of the contract or from ``version``; the report records which."""
+        version of the contract or from ``version``; the report records which. ``provision``: the
+        key of the option chosen where the question was offered back (its decider answers)."""
         index = self.runtime.store.open(contract, version)
         root, policy = self._traced("clausewise.ask", index)
         try:
@@ -253,7 +261,7 @@ class Clausewise:
                 record_content(root, "clausewise.question", question)
             final: dict[str, Any] = {}
             steps = build_qa_graph().stream(
-                _request(question, context, instructions, turns, False),
+                _request(question, context, instructions, turns, False, provision),
                 stream_mode=["custom", "values"],
                 context=self._context(index),
             )
@@ -280,10 +288,11 @@ class Clausewise:
             root.end()
             index.close()
 
-    def quick(self, contract: str, question: str) -> QuickAnswer:
+    def quick(self, contract: str, question: str, provision: str | None = None) -> QuickAnswer:
         """The short answer alone, in seconds: decided by the trained deciders, never the model (a
-        yes/no question none of them covers is unclear and left to the full report), with its
-        sources."""
+        yes/no question none of them covers is unclear and left to the full report; one the router
+        could not place but can name candidates for offers them back as options), with its
+        sources. ``provision``: the key of the option chosen, whose decider then answers."""
         from agents.finishing import quick_answer_of
 
         started = time.perf_counter()
@@ -292,7 +301,7 @@ class Clausewise:
         try:
             with trace.use_span(root, end_on_exit=True), content_policy(policy):
                 record_content(root, "clausewise.question", question)
-                decision = self.runtime.decider(index, model=False).decide(question)
+                decision = self.runtime.decider(index, model=False).decide(question, provision)
         finally:
             index.close()
         short_answer, sources = quick_answer_of(decision) if decision is not None else (None, [])

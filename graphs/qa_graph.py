@@ -95,7 +95,9 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     # the answer first: the deciders take seconds, and nothing the model writes can change them
     decider = runtime.context.decider
     decision = (
-        decider.decide(question) if decider is not None and interrogator.settings.short_answer else None
+        decider.decide(question, state.get("provision") or None)
+        if decider is not None and interrogator.settings.short_answer
+        else None
     )
     if decision is not None:
         short_answer, sources = quick_answer_of(decision)

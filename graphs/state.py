@@ -25,6 +25,7 @@ class QAInput(TypedDict, total=False):
     instructions: str
     max_turns: int  # default: interrogation.max_turns
     interactive: bool  # in a chat the Interrogator may ask the user to clarify
+    provision: str  # a known provision's key: the asker's choice among the options offered back
 
 
 class QAOutput(TypedDict, total=False):

@@ -319,10 +319,14 @@ def test_inside_the_band_the_model_breaks_the_tie_only_with_a_supporting_sentenc
 
 
 class NoRoute:
-    """A router stand-in sending every question to no provision (the model decides)."""
+    """A router stand-in sending every question to no provision, with nothing to offer back (the
+    model decides)."""
 
     def route(self, question: str):
         return None
+
+    def options(self, question: str):
+        return ()
 
 
 def test_the_injection_contract_never_gets_a_yes_to_terminating_without_notice(contracts):
@@ -419,6 +423,67 @@ class FixedRouter:
         return Route(self.provision, self.polarity, 0.99)
 
 
+class OfferingRouter:
+    """A router stand-in that places no question but offers the provisions ``names`` back (rule
+    "ask back"), and reads a question as asking about the one chosen."""
+
+    def __init__(self, *names: str) -> None:
+        from tools.decision.catalogue import known_provisions
+
+        by_name = {p.name: p for p in known_provisions() if p.family == "cuad"}
+        self.offered = [by_name[name] for name in names]
+        self.by_key = {p.key: p for p in known_provisions()}
+
+    def route(self, question: str):
+        return None
+
+    def options(self, question: str):
+        from tools.decision.routing import Route
+
+        return tuple(Route(p, "present", 0.5 - 0.1 * n) for n, p in enumerate(self.offered))
+
+    def route_as(self, question: str, key: str):
+        from tools.decision.routing import Route
+
+        return Route(self.by_key[key], "present", 0.5) if key in self.by_key else None
+
+
+@pytest.mark.parametrize(
+    ("contract", "question", "offered", "clause"),
+    [
+        (
+            "services-agreement",
+            "Can the customer walk away from the deal at will?",
+            ("Termination for Convenience", "Anti-Assignment"),
+            "4.2",
+        ),
+        ("mutual-nda", "Is it clear which state's rules apply?", ("Governing Law", "Insurance"), "9.1"),
+    ],
+)
+def test_a_question_the_router_cannot_place_is_asked_back_and_the_choice_decided(
+    contracts, contract, question, offered, clause
+):
+    """Rule "ask back": unclear, the reading it would take named, each provision offered by name
+    and key, none decided; asked again with the first's key, its decider answers from its clause;
+    a key no provision has is refused with what to do."""
+    from agents.finishing import quick_answer_of
+    from clausewise.core.errors import ProvisionNotFound
+
+    built = decider(contracts, contract, router=OfferingRouter(*offered))
+    asked = built.decide(question)
+    assert asked.verdict == "unclear" and asked.decided_by == "none" and not asked.grounds
+    assert [o.name for o in asked.options] == list(offered) and asked.provision == offered[0]
+    assert asked.closest  # the clauses nearest the question, shown while the asker chooses
+    short, _ = quick_answer_of(asked)
+    assert short.text().endswith(f"Did you mean: {offered[0]} / {offered[1]}?")
+    assert all(o.key in short.notes()[-1] for o in asked.options)
+    chosen = built.decide(question, asked.options[0].key)
+    assert chosen.verdict == "yes" and chosen.decided_by == "provision classifier" and not chosen.options
+    assert chosen.grounds[0].node_id.startswith(clause)
+    with pytest.raises(ProvisionNotFound, match="cuad:no-such-provision"):
+        built.decide(question, "cuad:no-such-provision")
+
+
 @pytest.mark.parametrize(
     ("contract", "question", "clause"),
     [
@@ -481,7 +546,7 @@ def test_a_question_no_decider_covers_is_left_to_the_full_report_by_the_quick_an
     from clausewise.api import Clausewise
 
     runtime, _ = contracts
-    answer = Clausewise(runtime=runtime).quick(contract, "Are the parties independent contractors?")
+    answer = Clausewise(runtime=runtime).quick(contract, "Is the agreement signed in counterparts?")
     short = answer.short_answer
     assert short is not None and short.verdict == "unclear" and short.deferred
     assert "left to the full report" in short.text()

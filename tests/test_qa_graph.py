@@ -506,7 +506,7 @@ class FixedDecider:
         self.verdict = verdict
         self.asked: list[str] = []
 
-    def decide(self, question: str) -> Decision:
+    def decide(self, question: str, provision: str | None = None) -> Decision:
         self.asked.append(question)
         return Decision(
             question=question,
@@ -616,7 +616,7 @@ def test_the_answer_is_streamed_before_the_question_is_split_or_researched(contr
     decider = FixedDecider(index, REVERSE)
     order: list[str] = []
     decide = decider.decide
-    decider.decide = lambda q: order.append("decided") or decide(q)  # type: ignore[method-assign]
+    decider.decide = lambda q, provision=None: order.append("decided") or decide(q, provision)  # type: ignore[method-assign]
     questioner = ScriptedChatModel(replies=[json.dumps({"parts": LAW_AND_COURTS})])
     answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
     writer = ScriptedChatModel(

@@ -383,6 +383,26 @@ def test_one_contract_and_one_question_keep_the_quick_answer(cli) -> None:
     assert answer["short_answer"]["line"] == "New York [1]" and answer["contract_id"] == "services-agreement"
 
 
+def test_a_quick_answer_asked_back_is_answered_once_a_provision_is_chosen(cli) -> None:
+    """Rule "ask back" through the command line, with the shipped router: each offered provision
+    keyed; asked again with --provision, that provision's decider answers; a key no provision has
+    is refused with what to do (exit 4)."""
+    asked = ("ask", "services-agreement", "Can the customer walk away from the deal at will?", "--quick")
+    code, output, _ = cli(*asked, "--format", "json")
+    short = json.loads(output)["short_answer"]
+    assert code == 0 and short["verdict"] == "unclear" and short["options"]
+    assert short["line"].startswith("Unclear which provision") and "Did you mean:" in short["line"]
+    chosen = short["options"][0]["key"]
+    code, output, _ = cli(*asked, "--provision", chosen, "--format", "json")
+    decided = json.loads(output)["short_answer"]
+    # its decider answers: a verdict, or (the way round unsure) what the contract has
+    assert code == 0 and decided["decided_by"] == "provision classifier" and not decided["options"]
+    assert decided["provision"] == short["options"][0]["name"] and (decided["sources"] or decided["closest"])
+    assert decided["verdict"] in ("yes", "no") or decided["found"] == "present"
+    code, _, err = cli(*asked, "--provision", "cuad:no-such-provision")
+    assert code == 4 and "cuad:no-such-provision" in err and "offered back" in err
+
+
 PROVISIONS = """name: two
 provisions:
   - key: governing-law

@@ -41,6 +41,32 @@ def test_the_way_round_is_unsure_inside_the_polarity_band() -> None:
     assert HEAD.decide(np.array([0.1, 0.8, 0.1]), absent=0.6, detail=0.0) == ("cuad:non-compete", "unsure")
 
 
+def test_a_question_placed_nowhere_is_offered_its_likeliest_provisions_back() -> None:
+    """Rule "ask back": at most two provisions at or above ask_at, most probable first, "none"
+    never among them; nothing offered where a route is taken, for a detail, or by a router
+    trained before the rule (no ask_at)."""
+    head = RouterHead(
+        ("cuad:anti-assignment", "cuad:non-compete", "cuad:exclusivity", "none"), 0.6, 0.8, 0.3, ask_at=0.2
+    )
+    assert head.offered(np.array([0.35, 0.4, 0.05, 0.2]), absent=0.1, detail=0.1) == [
+        "cuad:non-compete",
+        "cuad:anti-assignment",
+    ]
+    assert head.offered(np.array([0.25, 0.24, 0.21, 0.3]), absent=0.1, detail=0.1) == [
+        "cuad:anti-assignment",
+        "cuad:non-compete",
+    ]  # three reach ask_at: two offered; "none" on top is no choice
+    assert head.offered(np.array([0.1, 0.1, 0.1, 0.7]), absent=0.1, detail=0.1) == []  # none near enough
+    assert head.offered(np.array([0.7, 0.2, 0.05, 0.05]), absent=0.1, detail=0.1) == []  # routed
+    assert head.offered(np.array([0.45, 0.4, 0.05, 0.1]), absent=0.1, detail=0.9) == []  # a detail
+    assert HEAD.offered(np.array([0.45, 0.4, 0.15]), absent=0.1, detail=0.1) == []  # no ask_at
+
+
+def test_the_shipped_router_asks_back_only_below_its_route_threshold() -> None:
+    config = json.loads((shipped_router_dir() / "config.json").read_text())
+    assert config["ask_at"] is not None and 0 < config["ask_at"] < config["route_at"]
+
+
 def test_abbreviations_are_read_by_their_letters() -> None:
     words, letters = question_grams("Any ROFR or non-compete?")
     assert "rofr" in words and "non compete" in words

@@ -209,6 +209,25 @@ def test_refusals_of_questions(client) -> None:
     assert malformed.status_code == 400 and error_of(malformed)["code"] == "malformed_json"
     extra = client.post("/v1/contracts/mutual-nda/ask", json={"question": "q?", "temperature": 2})
     assert extra.status_code == 422 and "temperature" in error_of(extra)["message"]
+    odd_key = client.post("/v1/contracts/mutual-nda/ask", json={"question": "q?", "provision": "../etc"})
+    assert odd_key.status_code == 422 and "provision" in error_of(odd_key)["message"]
+    no_key = client.post(
+        "/v1/contracts/mutual-nda/ask", json={"question": "Is that in it?", "provision": "cuad:no-such"}
+    )
+    assert no_key.status_code == 404 and error_of(no_key)["code"] == "provision_not_found"
+    assert "offered back" in error_of(no_key)["hint"]
+
+
+def test_a_chosen_provision_is_answered_by_its_decider(client) -> None:
+    """The choice a question asked back offers, sent as ``provision``: the short answer is that
+    provision's, with no options left."""
+    response = client.post(
+        "/v1/contracts/mutual-nda/ask",
+        json={"question": "Is it clear which state's rules apply?", "provision": "cuad:governing-law"},
+    )
+    assert response.status_code == 200, response.text
+    short = response.json()["short_answer"]
+    assert short["provision"] == "Governing Law" and not short["options"] and short["verdict"] == "yes"
     assert client.get("/v1/nothing-here").status_code == 404 and error_of(client.get("/v1/nothing-here"))
 
 

@@ -198,6 +198,21 @@ def test_mcp_tools_with_the_sdk_client(served) -> None:
     assert asked.structured_content["quick_answer"] == quick
     assert checked.structured_content["label"] == "Entailment"
     assert [e["node_id"] for e in checked.structured_content["evidence"]] == ["6.2"]
+    # a choice among the provisions a question was offered back with, and a key that is none
+    question = "Is it clear which state's rules apply?"
+    _, (chosen, odd) = asyncio.run(
+        _mcp(
+            live.url,
+            key_b,
+            [
+                ("ask", {"contract": "mutual-nda", "question": question, "provision": "cuad:governing-law"}),
+                ("ask", {"contract": "mutual-nda", "question": question, "provision": "../../etc"}),
+            ],
+        )
+    )
+    assert not chosen.is_error and "Did you mean" not in chosen.structured_content["quick_answer"]
+    assert GOVERNING in chosen.structured_content["references"][0]["quote"]
+    assert odd.is_error and "provision key" in json.dumps([c.model_dump() for c in odd.content])
     # tenant A sees nothing of B's through MCP either
     _, (mine, theirs) = asyncio.run(_mcp(live.url, key_a, calls[:2]))
     assert mine.structured_content["result"] == []

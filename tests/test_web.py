@@ -181,6 +181,27 @@ def ask(page, contract: str, question: str, turns: int = 3) -> None:
     page.wait_for_selector('#report h2:text-is("Summary")', timeout=900_000)
 
 
+def test_a_question_asked_back_offers_a_button_per_provision_and_a_click_answers_it(page, site) -> None:
+    """Rule "ask back" on the page: the shipped router cannot place the wording, so the answer
+    names the reading it would take and offers one button per provision; a click asks the same
+    question again, answered by that provision's decider."""
+    live, _ = site
+    with_the_nda(page)
+    ask(page, "mutual-nda", "Is it clear which state's rules apply?", turns=1)
+    options = page.locator("#report .short-answer .options button.option")
+    assert options.count() >= 1 and "Did you mean" in page.locator("#report .short-answer").inner_text()
+    chosen = options.first.get_attribute("data-provision")
+    name = options.first.inner_text()
+    options.first.click()
+    page.wait_for_selector("#report .short-answer:not(:has(.options))", timeout=900_000)
+    page.wait_for_selector('#report h2:text-is("Summary")', timeout=900_000)
+    report = _last_report(live)
+    assert report["short_answer"]["provision"] == name and not report["short_answer"]["options"]
+    with live.client() as client:
+        newest = client.get("/v1/jobs").json()["jobs"][0]["id"]
+        assert client.get(f"/v1/jobs/{newest}").json()["request"]["provision"] == chosen
+
+
 def test_library_uploads_a_pdf_and_a_scan_and_refuses_a_corrupt_file(
     page, site, tmp_path: Path, tesseract
 ) -> None:

@@ -93,6 +93,12 @@ def ask(
     quick: bool = typer.Option(
         False, "--quick", help="Only the short answer and its sources, decided in seconds, no report."
     ),
+    provision: str | None = typer.Option(
+        None,
+        "--provision",
+        help="Where an answer offered the question back ('Did you mean ...'): the key of the provision "
+        "meant (e.g. cuad:cap-on-liability); its decider answers.",
+    ),
     fresh: bool = typer.Option(False, "--fresh", help="A grid: ignore earlier results of the same grid."),
     report: list[str] = typer.Option(
         None,
@@ -147,7 +153,9 @@ def ask(
         )
         return
     output = Output.of(fmt, out, "md", ("md", "json") if quick else ("md", "json", "html"))
-    _ask_one(api, split.contracts[0], split.questions[0], output, quick, context, instructions, turns)
+    _ask_one(
+        api, split.contracts[0], split.questions[0], output, quick, context, instructions, turns, provision
+    )
 
 
 def _ask_one(
@@ -159,12 +167,13 @@ def _ask_one(
     context: str,
     instructions: str,
     turns: int | None,
+    provision: str | None = None,
 ) -> None:
     """One question on one contract: the streamed research and the report (or the quick answer)."""
     view = output.view
     if quick:
         with view.status("Deciding..."):
-            answer = api.quick(contract, question)
+            answer = api.quick(contract, question, provision)
         if output.given or output.out is not None:
             text = answer.model_dump_json(indent=2) if output.fmt == "json" else answer.to_markdown()
             output.result(text, "Answer")
@@ -174,7 +183,7 @@ def _ask_one(
     report: Report | None = None
     with view.status("Loading the models and the contract...") as status:
         for item in api.ask_stream(
-            contract, question, context=context, instructions=instructions, turns=turns
+            contract, question, context=context, instructions=instructions, turns=turns, provision=provision
         ):
             if isinstance(item, Report):
                 report = item

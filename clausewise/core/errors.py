@@ -147,6 +147,13 @@ class PlaybookConflict(ClausewiseError):
     exit_code = 4
 
 
+class ProvisionNotFound(ClausewiseError):
+    """A question asked about a provision key no known provision has (a choice among the
+    options a question was offered back with names one that does)."""
+
+    exit_code = 4
+
+
 # --- models ------------------------------------------------------------------------------------
 
 

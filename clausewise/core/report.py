@@ -41,6 +41,15 @@ Verdict = Literal["yes", "no", "partly", "not addressed", "unclear"]
 DecidedBy = Literal["provision classifier", "hypothesis classifier", "value reader", "model", "none"]
 
 
+class RouteChoice(BaseModel):
+    """A known provision a question the router could not place may still mean, offered back to
+    the asker; asked again with ``key`` as its provision, its own decider answers."""
+
+    key: str = Field(description="The provision's key, e.g. cuad:cap-on-liability (ask again with it).")
+    name: str = Field(description="The provision's name, as the choice is shown.")
+    probability: float = Field(description="The router's probability that the question means it.")
+
+
 class ShortAnswer(BaseModel):
     """The bottom line, shown before the prose: a verdict for a yes/no question, the value for a
     question asking for one (a duration, date, law, amount, party or notice period), or, where
@@ -81,6 +90,11 @@ class ShortAnswer(BaseModel):
         default=None,
         description="Where unclear which way round the question asks: what the provision's decider found.",
     )
+    options: list[RouteChoice] = Field(
+        default_factory=list,
+        description="Where the question could not be placed: the provisions it may mean, the likeliest "
+        "first; ask again choosing one (its key) and that provision's decider answers.",
+    )
 
     def text(self) -> str:
         """One line: "Yes [2]", "three (3) years [4]", with a qualification
@@ -90,6 +104,12 @@ class ShortAnswer(BaseModel):
         closest = "".join(f" [{n}]" for n in self.closest)
         nearest = f" (closest clauses:{closest})" if closest else ""
         if self.verdict == "unclear":
+            if self.options:
+                choices = " / ".join(o.name for o in self.options)
+                return (
+                    f"Unclear which provision the question asks about; read as {self.options[0].name}. "
+                    f"Did you mean: {choices}?"
+                )
             if self.deferred:
                 return f"Unclear: no trained decider covers this question; left to the full report{nearest}"
             if self.found and self.provision:
@@ -122,6 +142,9 @@ class ShortAnswer(BaseModel):
     def notes(self) -> list[str]:
         """Who decided the short answer and, where the model and that component differed, how."""
         notes = [f"Decided by the {self.decided_by}" + (f": {self.rationale}" if self.rationale else ".")]
+        if self.options:
+            choices = "; ".join(f"{o.name} ({o.key})" for o in self.options)
+            notes.append(f"Ask again choosing one, by its key, and its decider answers: {choices}")
         if self.disagreement:
             notes.append(f"Disagreement: {self.disagreement}")
         return notes

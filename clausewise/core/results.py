@@ -14,6 +14,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, Field, computed_field
 
 from clausewise.core.domain import EvidenceSpan, Hit, RetrievalQuery, Span
+from clausewise.core.report import RouteChoice
 
 # --- ingestion -----------------------------------------------------------------------------------
 
@@ -295,6 +296,11 @@ class Decision(BaseModel):
         default=None,
         description="Where the question's way round is unclear: what the provision's decider found, shown "
         "instead of a yes or no.",
+    )
+    options: list[RouteChoice] = Field(
+        default_factory=list,
+        description="Where the router could not place the question: the provisions it may mean, the "
+        "likeliest first (the reading it would take); none is decided until the asker chooses.",
     )
     rationale: str = ""
     grounds: list[VerifiedCitation] = Field(default_factory=list)

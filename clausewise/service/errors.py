@@ -33,6 +33,7 @@ STATUS: tuple[tuple[type[domain.ClausewiseError], int], ...] = (
     (domain.ContractChanged, 409),
     (domain.LiveVersion, 409),
     (domain.PlaybookNotFound, 404),
+    (domain.ProvisionNotFound, 404),
     (domain.PlaybookConflict, 409),
     (domain.IndexCorrupt, 500),
     (domain.ModelError, 503),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -26,7 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
-from clausewise.core.errors import ClausewiseError
+from clausewise.core.errors import ClausewiseError, ProvisionNotFound
 from clausewise.core.report import Report
 from clausewise.core.results import Passage
 from clausewise.retrieval import SpanSearch
@@ -43,7 +44,7 @@ from clausewise.service.errors import error_body
 from clausewise.service.mcp_tools import ToolHost
 from clausewise.service.playbook_mcp import add_playbook_tool
 from clausewise.service.room_mcp import add_room_tool
-from clausewise.service.schemas import ContractSummary
+from clausewise.service.schemas import PROVISION_KEY, PROVISION_KEY_CHARS, ContractSummary
 from clausewise.service.state import Service
 from clausewise.service.work import answer_event, outcome, submit, wait_for
 from tools.checks.suites import adhoc_suite
@@ -129,14 +130,25 @@ def build_mcp(service: Service) -> MCPServer:
 
     @mcp.tool()
     @clear_errors
-    async def ask(contract: str, question: str, ctx: Context) -> dict[str, Any]:
+    async def ask(contract: str, question: str, ctx: Context, provision: str | None = None) -> dict[str, Any]:
         """A verified, cited answer to a question about the contract. The short answer, with its
         sources, comes first as a progress message (to a client that asks for progress) within
-        seconds, and again as ``quick_answer``; the report that explains it may take minutes."""
+        seconds, and again as ``quick_answer``; the report that explains it may take minutes.
+        Where the short answer offers the question back ("Did you mean ..."), ask again with the
+        chosen provision's key as ``provision``."""
         check_question(question, service)
+        if provision is not None and not (
+            len(provision) <= PROVISION_KEY_CHARS and re.fullmatch(PROVISION_KEY, provision)
+        ):
+            raise ProvisionNotFound(
+                "a provision key reads family:name, e.g. cuad:cap-on-liability",
+                hint="use a key the question was offered back with",
+            )
         tenant = _tenant.get()
         resolved = await asyncio.to_thread(lambda: runtime().store.resolve_id(contract))
-        job = submit(service, tenant, "ask", {"contract": resolved, "question": question})
+        job = submit(
+            service, tenant, "ask", {"contract": resolved, "question": question, "provision": provision}
+        )
         wait = service.settings.service.wait_seconds
         answer = await answer_event(service, tenant, job.id, wait)
         quick = quick_text(answer.data) if answer is not None else None

@@ -186,6 +186,12 @@ class Upload(BaseModel):
 # --- questions and threads ---------------------------------------------------------------------
 
 
+#: A known provision's key ("cuad:cap-on-liability", "nda:nda-3"): what a choice among the options
+#: a question was offered back with sends.
+PROVISION_KEY = r"^[a-z]+:[a-z0-9-]+$"
+PROVISION_KEY_CHARS = 80
+
+
 class AskRequest(Strict):
     question: str = Field(min_length=1, description="The question (at most service.max_question_chars).")
     version: int | None = Field(
@@ -198,6 +204,13 @@ class AskRequest(Strict):
         default="", max_length=MAX_INSTRUCTIONS_CHARS, description="How the report should be written."
     )
     turns: int | None = Field(default=None, ge=1, le=10, description="Research turns at most.")
+    provision: str | None = Field(
+        default=None,
+        max_length=PROVISION_KEY_CHARS,
+        pattern=PROVISION_KEY,
+        description="Where an answer offered the question back with options: the key of the one "
+        "chosen (e.g. cuad:cap-on-liability); that provision's decider answers.",
+    )
     stream: bool = Field(default=False, description="Answer with Server-Sent Events as the work goes on.")
     format: ReportFormat = Field(default="json", description="The report's rendering when not streamed.")
     cancel_on_disconnect: bool = Field(

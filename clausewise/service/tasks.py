@@ -236,6 +236,7 @@ def ask(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> dict
         instructions=payload.get("instructions", ""),
         turns=payload.get("turns"),
         version=payload.get("version"),
+        provision=payload.get("provision"),
     )
     report = _follow(items, context)
     assert isinstance(report, Report)

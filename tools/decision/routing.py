@@ -63,6 +63,16 @@ class QuestionRouter(Protocol):
         """The route of ``question``, or None when no known provision is what it asks about."""
         ...
 
+    def options(self, question: str) -> tuple[Route, ...]:
+        """When :meth:`route` takes none: the provisions the question may still mean, most probable
+        first, to be offered back to the asker as choices (empty when it means none of them)."""
+        ...
+
+    def route_as(self, question: str, key: str) -> Route | None:
+        """``question`` read as asking about the provision ``key`` (the asker's choice among the
+        options), taken the way round the router reads it; None for a key no provision has."""
+        ...
+
 
 @dataclass(frozen=True)
 class RouterHead:
@@ -75,15 +85,32 @@ class RouterHead:
     route_at: float
     detail_at: float
     polarity_band: float
+    ask_at: float | None = None  # None: a router trained before asking back; never offers
+    most_options: int = 2
 
     def decide(self, routes: np.ndarray, absent: float, detail: float) -> tuple[str, Polarity | None]:
         """(route key, polarity), or ("", None) for no route."""
         top = int(np.argmax(routes))
         if self.classes[top] == NONE or float(routes[top]) < self.route_at or detail >= self.detail_at:
             return "", None
+        return self.classes[top], self.polarity(absent)
+
+    def polarity(self, absent: float) -> Polarity:
+        """Which way round a routed question asks, from P(absent) and the band around 0.5."""
         if abs(absent - 0.5) <= self.polarity_band:
-            return self.classes[top], "unsure"
-        return self.classes[top], "absent" if absent > 0.5 else "present"
+            return "unsure"
+        return "absent" if absent > 0.5 else "present"
+
+    def offered(self, routes: np.ndarray, absent: float, detail: float) -> list[str]:
+        """Rule "ask back": a question routed nowhere whose likeliest provisions still reach
+        ``ask_at`` is offered them (at most ``most_options``, most probable first) instead of being
+        left to no decider; a question that narrows a provision by a detail (P(detail) at least
+        ``detail_at``) is not, since no decider settles the detail it asks."""
+        if self.ask_at is None or detail >= self.detail_at or self.decide(routes, absent, detail)[0]:
+            return []
+        order = np.argsort(-routes, kind="stable")
+        keys = [self.classes[i] for i in order if self.classes[i] != NONE and float(routes[i]) >= self.ask_at]
+        return keys[: self.most_options]
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -302,6 +329,7 @@ class RouterModel:
                     float(config["route_at"]),
                     float(config["detail_at"]),
                     float(config["polarity_band"]),
+                    float(config["ask_at"]) if config.get("ask_at") is not None else None,
                 )
                 self._loaded = (weights, head)
             return self._loaded
@@ -325,11 +353,32 @@ class ClassifierRouter:
         self.model = model
         self._by_key = {p.key: p for p in self.provisions}
 
-    def route(self, question: str) -> Route | None:
+    def _predicted(self, question: str) -> tuple[np.ndarray, float, float]:
         routes, absent, detail = self.model.predict([" ".join(question.split())])
-        key, polarity = self.model.head.decide(routes[0], float(absent[0]), float(detail[0]))
+        return routes[0], float(absent[0]), float(detail[0])
+
+    def _route(self, key: str, routes: np.ndarray, absent: float) -> Route | None:
         provision = self._by_key.get(key)
-        if provision is None or polarity is None:
+        if provision is None:
             return None
-        ranked = np.sort(routes[0])[::-1]
-        return Route(provision, polarity, float(ranked[0]), float(ranked[1]))
+        column = self.model.head.classes.index(key)
+        runner_up = max((float(p) for i, p in enumerate(routes) if i != column), default=0.0)
+        return Route(provision, self.model.head.polarity(absent), float(routes[column]), runner_up)
+
+    def route(self, question: str) -> Route | None:
+        routes, absent, detail = self._predicted(question)
+        key, _ = self.model.head.decide(routes, absent, detail)
+        return self._route(key, routes, absent) if key else None
+
+    def options(self, question: str) -> tuple[Route, ...]:
+        routes, absent, detail = self._predicted(question)
+        offered = (
+            self._route(key, routes, absent) for key in self.model.head.offered(routes, absent, detail)
+        )
+        return tuple(route for route in offered if route is not None)
+
+    def route_as(self, question: str, key: str) -> Route | None:
+        if key not in self._by_key:
+            return None
+        routes, absent, _ = self._predicted(question)
+        return self._route(key, routes, absent)

@@ -85,6 +85,7 @@ async def ask(
             "context": body.context,
             "instructions": body.instructions,
             "turns": body.turns,
+            "provision": body.provision,
         },
     )
     if body.stream:

@@ -483,7 +483,20 @@ function renderShortAnswer(short, sources, version) {
   if (!short) return null;
   return el("div", { class: "short-answer", "data-form": short.form },
     el("strong", {}, ...withReferences(short.line, sources, version)),
-    ...(short.note_lines || []).map((note) => el("p", { class: "hint" }, note)));
+    ...(short.note_lines || []).map((note) => el("p", { class: "hint" }, note)),
+    renderOptions(short));
+}
+
+// A question the router could not place is offered back: one button per provision it may mean;
+// a choice asks the same question again, answered by that provision's decider.
+function renderOptions(short) {
+  if (!short.options || !short.options.length) return null;
+  return el("div", { class: "options", role: "group", "aria-label": "Did you mean" },
+    el("span", {}, "Did you mean: "),
+    ...short.options.map((option) => el("button", {
+      type: "button", class: "option", "data-provision": option.key,
+      onclick: () => askQuestion($("#question").value.trim(), option.key),
+    }, option.name)));
 }
 
 function renderSources(sources, version) {
@@ -536,7 +549,10 @@ function renderReport(report, container, quickLine = undefined) {
 
 async function ask(event) {
   event.preventDefault();
-  const question = $("#question").value.trim();
+  await askQuestion($("#question").value.trim());
+}
+
+async function askQuestion(question, provision = undefined) {
   if (!question || !state.contract) return;
   const steps = $("#steps");
   steps.replaceChildren();
@@ -550,7 +566,7 @@ async function ask(event) {
     const response = await api(`${state.contract.base}/ask`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ question, turns: Number($("#turns").value), stream: true, cancel_on_disconnect: true }),
+      body: JSON.stringify({ question, provision, turns: Number($("#turns").value), stream: true, cancel_on_disconnect: true }),
       signal: state.askAbort.signal,
     });
     state.askJob = response.headers.get("X-Job-Id");

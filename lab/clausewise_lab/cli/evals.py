@@ -1153,6 +1153,13 @@ def eval_routing(
             f"{name} half: of {way['n']} yes/no questions sent to their provision, taken the right way "
             f"round {way['right']}, the wrong way {way['wrong']}, unsure {way['unsure']}"
         )
+        asked = figures["ask_back"]
+        console.print(
+            f"{name} half, asked back: of {asked['unrouted']} catalogue questions routed nowhere, "
+            f"{asked['unrouted_offered']} offered a choice, {asked['unrouted_provision_offered']} with "
+            f"their provision among it; outside questions offered one {asked['outside']['share']}, "
+            f"qualified ones {asked['qualified']['share']}"
+        )
     results["router"] = type(router).__name__
     write_results(ctx, results, out)
 

@@ -58,6 +58,7 @@ class Routed:
     key: str
     polarity: str = "present"
     confidence: float | None = None
+    options: tuple[str, ...] = ()  # phrasing-set keys offered back when routed nowhere
 
 
 def half_of(index: int) -> Half:
@@ -144,6 +145,7 @@ def figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for row in ways:
         by_register_way[row["register"]].append(row)
     return {
+        "ask_back": ask_back(rows),
         "catalogue": _shares(r["outcome"] for r in catalogue),
         "way_round": way_shares(ways),
         "way_round_by_register": {k: way_shares(v) for k, v in sorted(by_register_way.items())},
@@ -162,6 +164,28 @@ def figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def ask_back(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Rule "ask back": of the catalogue questions routed nowhere, the share offered a choice and
+    the share whose provision is among the choices; of outside and qualified questions, the share
+    offered any."""
+    unrouted = [r for r in rows if r["group"] == "catalogue" and r["outcome"] == "none"]
+    among = [r for r in unrouted if any(same_provision(r["expected"], key) for key in r["options"])]
+
+    def offered(group: str) -> dict[str, Any]:
+        chosen = [r for r in rows if r["group"] == group]
+        hits = sum(bool(r["options"]) for r in chosen)
+        return {"n": len(chosen), "offered": hits, "share": round(hits / len(chosen), 4) if chosen else None}
+
+    return {
+        "unrouted": len(unrouted),
+        "unrouted_offered": sum(bool(r["options"]) for r in unrouted),
+        "unrouted_provision_offered": len(among),
+        "unrouted_provision_offered_share": round(len(among) / len(unrouted), 4) if unrouted else None,
+        "outside": offered("outside"),
+        "qualified": offered("qualified"),
+    }
+
+
 def run(route: Callable[[str], Routed], halves: Sequence[Half] = ("check",)) -> dict[str, Any]:
     """Route every question of ``halves`` with ``route`` and score where each went."""
     results: dict[str, Any] = {"benchmark": "routing", "goals": GOALS, "halves": {}}
@@ -177,6 +201,7 @@ def run(route: Callable[[str], Routed], halves: Sequence[Half] = ("check",)) -> 
                     "routed": routed.key,
                     "routed_polarity": routed.polarity,
                     "confidence": routed.confidence,
+                    "options": list(routed.options),
                     "outcome": outcome(case, routed),
                     "way_round": way_round(case, routed),
                     "seconds": round(seconds, 4),
@@ -190,7 +215,7 @@ def routed_by(router: Any, text: str) -> Routed:
     """Where the product's router sends ``text``, as a phrasing-set key."""
     route = router.route(text)
     if route is None:
-        return Routed("")
+        return Routed("", options=tuple(phrasing_key(o.provision) for o in router.options(text)))
     provision = route.provision
     return Routed(phrasing_key(provision), route.polarity, round(route.confidence, 4))
 

@@ -64,6 +64,8 @@ ROUTER_ASSETS_DIR = asset_dir("router")
 ROUTE_AT_GRID = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 DETAIL_AT_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
 POLARITY_BAND_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45)
+#: Least probability of a provision offered back to a question routed nowhere (rule "ask back").
+ASK_AT_GRID = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 Group = Literal["catalogue", "outside", "qualified"]
 
 
@@ -83,6 +85,8 @@ class RouterTrainConfig:
     outside_at_most: float = 0.02  # questions outside the catalogue sent to a provision
     qualified_at_most: float = 0.1  # questions narrowed by a qualifier no decider decides, sent to one
     wrong_way_at_most: float = 0.02  # routed yes/no questions taken the wrong way round
+    outside_offered_at_most: float = 0.05  # questions outside the catalogue asked back about a provision
+    qualified_offered_at_most: float = 0.1  # qualified questions asked back about a provision
 
 
 @dataclass(frozen=True)
@@ -303,7 +307,54 @@ def choose_thresholds(
         "detail_at": best["detail_at"],
         "polarity_band": band["polarity_band"],
     }
-    return chosen, grid + ways
+    offers = [{"ask_at": a, **offer_tally(examples, predicted, classes, chosen, a)} for a in ASK_AT_GRID]
+    asked = next(
+        (
+            o
+            for o in offers
+            if o["outside_offered"] <= config.outside_offered_at_most
+            and o["qualified_offered"] <= config.qualified_offered_at_most
+        ),
+        None,
+    )
+    return {**chosen, "ask_at": asked["ask_at"] if asked else None}, grid + ways + offers
+
+
+def offer_tally(
+    examples: Sequence[Example],
+    predicted: Predictions,
+    classes: Sequence[str],
+    thresholds: dict[str, float],
+    ask_at: float,
+) -> dict[str, float]:
+    """Under rule "ask back" at ``ask_at``: of the catalogue questions routed nowhere, the share
+    offered a choice and the share whose provision is among the choices; of the outside and the
+    qualified questions, the share offered any."""
+    head = RouterHead(
+        tuple(classes), thresholds["route_at"], thresholds["detail_at"], thresholds["polarity_band"], ask_at
+    )
+    counts: Counter[str] = Counter()
+    for example, routes, absent, detail in zip(
+        examples, predicted.routes, predicted.absent, predicted.detail, strict=True
+    ):
+        if head.decide(routes, float(absent), float(detail))[0]:
+            continue
+        offered = head.offered(routes, float(absent), float(detail))
+        counts[f"{example.group}_unrouted"] += 1
+        counts[f"{example.group}_offered"] += bool(offered)
+        counts["catalogue_among"] += example.group == "catalogue" and example.route in offered
+    totals = Counter(e.group for e in examples)
+
+    def share(part: int, whole: int) -> float:
+        return round(part / max(1, whole), 4)
+
+    return {
+        "unrouted": counts["catalogue_unrouted"],
+        "unrouted_offered": share(counts["catalogue_offered"], counts["catalogue_unrouted"]),
+        "unrouted_provision_offered": share(counts["catalogue_among"], counts["catalogue_unrouted"]),
+        "outside_offered": share(counts["outside_offered"], totals["outside"]),
+        "qualified_offered": share(counts["qualified_offered"], totals["qualified"]),
+    }
 
 
 def out_of_fold(
@@ -348,6 +399,8 @@ def run(config: RouterTrainConfig, embedder: Embedder, log: Log) -> dict[str, An
         **route_tally(tune, keys),
         "way_round": way_tally(tune, keys, predicted.absent, thresholds["polarity_band"]),
     }
+    if thresholds["ask_at"] is not None:
+        chosen["ask_back"] = offer_tally(tune, predicted, classes, thresholds, thresholds["ask_at"])
     log(f"thresholds {thresholds}: tune half out of fold {chosen}")
     weights = fit([*base, *tune], np.vstack(vectors), classes, config)
     staged = config.out.with_name(config.out.name + ".partial")
@@ -405,6 +458,11 @@ provision is absent). `head.npz` holds the weights (half precision) and the voca
   {tune["wrong"]}, none {tune["none"]}; outside questions routed {tune["outside_routed"]};
   qualified ones routed {tune["qualified_routed"]}; of the yes/no questions routed right, the way
   round {tune["way_round"]}.
+- Rule "ask back": a question routed nowhere (and not narrowed by a detail) is offered back the
+  provisions, at most two, whose route probability is at least {thresholds.get("ask_at")}: the
+  lowest such threshold with at most {config.outside_offered_at_most:.0%} of the outside
+  questions and {config.qualified_offered_at_most:.0%} of the qualified ones offered any. There:
+  {tune.get("ask_back", "not chosen")}.
 - Reproduce: `clausewise train router` (needs the `train` extra).
 
 Figures on the check half: `clausewise eval routing` (docs/benchmarks.md).
