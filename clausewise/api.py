@@ -874,10 +874,14 @@ class ChatThread:
         instructions: str = "",
         turns: int | None = None,
         clarify: bool = True,
+        provision: str | None = None,
     ) -> Iterator[ProgressEvent | Report | Clarification]:
         """A new question; ``clarify`` lets the Interrogator ask back when it is ambiguous (a
-        client that cannot show a question as one turns it off and gets its best answer)."""
-        return self._run(_request(question, context, instructions, turns, clarify), question, title=question)
+        client that cannot show a question as one turns it off and gets its best answer);
+        ``provision``: the key of the provision chosen where an answer offered the question back."""
+        return self._run(
+            _request(question, context, instructions, turns, clarify, provision), question, title=question
+        )
 
     def reply(self, answer: str) -> Iterator[ProgressEvent | Report | Clarification]:
         """Answer the clarifying question the thread is waiting on."""
@@ -899,12 +903,20 @@ class ChatThread:
         instructions: str = "",
         turns: int | None = None,
         clarify: bool = True,
+        provision: str | None = None,
     ) -> Iterator[ProgressEvent | Report | Clarification]:
         """The next message of the conversation: the answer to a pending clarifying question, or a
         new question (a chat front end need not know which)."""
         if self.awaiting_reply():
             return self.reply(text)
-        return self.ask(text, context=context, instructions=instructions, turns=turns, clarify=clarify)
+        return self.ask(
+            text,
+            context=context,
+            instructions=instructions,
+            turns=turns,
+            clarify=clarify,
+            provision=provision,
+        )
 
     def history(self) -> list[str]:
         """Questions answered so far in this thread."""

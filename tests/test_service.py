@@ -306,6 +306,16 @@ def test_a_thread_clarifies_then_answers_and_follows_up(hub, tmp_path: Path) -> 
         detail = client.get(f"/v1/threads/{thread['id']}").json()
         assert [m["role"] for m in detail["messages"]] == ["user", "assistant"] * 3
         assert not detail["awaiting_reply"] and detail["thread"]["title"] == "Which law?"
+        # a question offered back (rule "ask back"), and the choice sent as the next message
+        wording = "Is it clear which state's rules apply?"
+        offered = client.post(f"/v1/threads/{thread['id']}/messages", json={"content": wording}).json()
+        options = offered["report"]["short_answer"]["options"]
+        assert options and "Did you mean" in offered["report"]["short_answer"]["line"]
+        chosen = client.post(
+            f"/v1/threads/{thread['id']}/messages", json={"content": wording, "provision": options[0]["key"]}
+        ).json()
+        short = chosen["report"]["short_answer"]
+        assert short["provision"] == options[0]["name"] and not short["options"]
     # a restarted server has the thread, and the thread its research
     with (
         LiveServer(

@@ -231,6 +231,13 @@ class ThreadDetail(BaseModel):
 class MessageRequest(Strict):
     content: str = Field(min_length=1, description="A question, or the answer to a clarifying question.")
     turns: int | None = Field(default=None, ge=1, le=10)
+    provision: str | None = Field(
+        default=None,
+        max_length=PROVISION_KEY_CHARS,
+        pattern=PROVISION_KEY,
+        description="A question again, with the key of the provision chosen among those its answer "
+        "offered back; that provision's decider answers.",
+    )
     stream: bool = False
     cancel_on_disconnect: bool = False
 

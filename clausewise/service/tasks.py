@@ -252,6 +252,7 @@ def message(payload: dict[str, Any], runtime: Runtime, context: TaskContext) -> 
             instructions=payload.get("instructions", ""),
             turns=payload.get("turns"),
             clarify=payload.get("clarify", True),
+            provision=payload.get("provision"),
         )
         outcome = _follow(items, context)
     if isinstance(outcome, Clarification):

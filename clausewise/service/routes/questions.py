@@ -151,7 +151,13 @@ async def post_message(
         service,
         tenant,
         "message",
-        {"thread_id": info.id, "contract": info.contract_id, "content": body.content, "turns": body.turns},
+        {
+            "thread_id": info.id,
+            "contract": info.contract_id,
+            "content": body.content,
+            "turns": body.turns,
+            "provision": body.provision,
+        },
     )
     if body.stream:
         return streamed(service, tenant, job, request, body.cancel_on_disconnect)

@@ -478,24 +478,29 @@ function withReferences(text, sources, version = undefined) {
   return parts;
 }
 
-function renderShortAnswer(short, sources, version) {
+function renderShortAnswer(short, sources, version, choose = askChosen) {
   // the line and its notes come from the server (ShortAnswer.line / note_lines): one wording everywhere
   if (!short) return null;
   return el("div", { class: "short-answer", "data-form": short.form },
     el("strong", {}, ...withReferences(short.line, sources, version)),
     ...(short.note_lines || []).map((note) => el("p", { class: "hint" }, note)),
-    renderOptions(short));
+    renderOptions(short, choose));
+}
+
+// A choice on the question form: the same question asked again with the provision chosen.
+function askChosen(key) {
+  return askQuestion($("#question").value.trim(), key);
 }
 
 // A question the router could not place is offered back: one button per provision it may mean;
-// a choice asks the same question again, answered by that provision's decider.
-function renderOptions(short) {
+// a choice (``choose(key)``) asks the same question again, answered by that provision's decider.
+function renderOptions(short, choose) {
   if (!short.options || !short.options.length) return null;
   return el("div", { class: "options", role: "group", "aria-label": "Did you mean" },
     el("span", {}, "Did you mean: "),
     ...short.options.map((option) => el("button", {
       type: "button", class: "option", "data-provision": option.key,
-      onclick: () => askQuestion($("#question").value.trim(), option.key),
+      onclick: () => choose(option.key),
     }, option.name)));
 }
 
@@ -527,7 +532,7 @@ function quickAnswerNote(quickLine, report) {
     : el("p", { class: "hint corrected", "data-quick": "corrected" }, `The report corrects the answer shown first (${quickLine}).`);
 }
 
-function renderReport(report, container, quickLine = undefined) {
+function renderReport(report, container, quickLine = undefined, choose = askChosen) {
   const sources = report.sources || [];
   const version = report.metadata.contract_version ?? undefined;
   const refs = (text) => withReferences(text, sources, version);
@@ -536,7 +541,7 @@ function renderReport(report, container, quickLine = undefined) {
   container.replaceChildren(...[
     el("h2", {}, report.title),
     older ? el("p", { class: "hint version-badge" }, `Read from version ${version}, an older version of this contract: its citations open that version.`) : null,
-    ...[quickAnswerNote(quickLine, report), renderShortAnswer(report.short_answer, sources, version)].filter(Boolean),
+    ...[quickAnswerNote(quickLine, report), renderShortAnswer(report.short_answer, sources, version, choose)].filter(Boolean),
     el("p", { class: "answer" }, ...refs(report.preliminary_answer)),
     el("h2", {}, "Summary"), el("p", {}, ...refs(report.summary)),
     el("h2", {}, "Legal reasoning and key findings"), list(report.reasoning),
@@ -622,7 +627,8 @@ async function showThread(id) {
     if (m.role === "user") return el("li", { class: "user" }, m.content);
     if (!m.report) return el("li", { class: "assistant-msg clarify" }, el("strong", {}, "Question for you: "), m.content);
     const article = el("article", { class: "report" });
-    renderReport(m.report, article);
+    // a choice among the provisions a question was offered back with is the thread's next message
+    renderReport(m.report, article, undefined, (key) => sendThreadMessage(m.report.question, key));
     return el("li", { class: "assistant-msg" }, article);
   });
   $("#messages").replaceChildren(...items);
@@ -638,18 +644,22 @@ async function newThread() {
 async function sendMessage(event) {
   event.preventDefault();
   const content = $("#chat-input").value.trim();
+  $("#chat-input").value = "";
+  await sendThreadMessage(content);
+}
+
+async function sendThreadMessage(content, provision = undefined) {
   if (!content) return;
   const threadId = $("#threads").value || (await newThread());
   const steps = $("#chat-steps");
   steps.replaceChildren();
   $("#messages").append(el("li", { class: "user" }, content));
-  $("#chat-input").value = "";
   $("#send-button").disabled = true;
   try {
     const response = await api(`/v1/threads/${threadId}/messages`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ content, stream: true }),
+      body: JSON.stringify({ content, provision, stream: true }),
     });
     await readEvents(response, (name, data) => {
       if (name === "failed") notify(`${data.message}. ${data.hint || ""}`);
