@@ -190,6 +190,15 @@ class Upload(BaseModel):
 #: a question was offered back with sends.
 PROVISION_KEY = r"^[a-z]+:[a-z0-9-]+$"
 PROVISION_KEY_CHARS = 80
+ChosenProvision = Annotated[
+    str | None,
+    Field(
+        max_length=PROVISION_KEY_CHARS,
+        pattern=PROVISION_KEY,
+        description="Where an answer offered the question back with options: the key of the one "
+        "chosen (e.g. cuad:cap-on-liability); that provision's decider answers.",
+    ),
+]
 
 
 class AskRequest(Strict):
@@ -204,13 +213,7 @@ class AskRequest(Strict):
         default="", max_length=MAX_INSTRUCTIONS_CHARS, description="How the report should be written."
     )
     turns: int | None = Field(default=None, ge=1, le=10, description="Research turns at most.")
-    provision: str | None = Field(
-        default=None,
-        max_length=PROVISION_KEY_CHARS,
-        pattern=PROVISION_KEY,
-        description="Where an answer offered the question back with options: the key of the one "
-        "chosen (e.g. cuad:cap-on-liability); that provision's decider answers.",
-    )
+    provision: ChosenProvision = None
     stream: bool = Field(default=False, description="Answer with Server-Sent Events as the work goes on.")
     format: ReportFormat = Field(default="json", description="The report's rendering when not streamed.")
     cancel_on_disconnect: bool = Field(
@@ -231,13 +234,7 @@ class ThreadDetail(BaseModel):
 class MessageRequest(Strict):
     content: str = Field(min_length=1, description="A question, or the answer to a clarifying question.")
     turns: int | None = Field(default=None, ge=1, le=10)
-    provision: str | None = Field(
-        default=None,
-        max_length=PROVISION_KEY_CHARS,
-        pattern=PROVISION_KEY,
-        description="A question again, with the key of the provision chosen among those its answer "
-        "offered back; that provision's decider answers.",
-    )
+    provision: ChosenProvision = None
     stream: bool = False
     cancel_on_disconnect: bool = False
 

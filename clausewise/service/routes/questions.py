@@ -81,11 +81,7 @@ async def ask(
         {
             "contract": contract,
             "version": version.version,
-            "question": body.question,
-            "context": body.context,
-            "instructions": body.instructions,
-            "turns": body.turns,
-            "provision": body.provision,
+            **body.model_dump(include={"question", "context", "instructions", "turns", "provision"}),
         },
     )
     if body.stream:
@@ -154,9 +150,7 @@ async def post_message(
         {
             "thread_id": info.id,
             "contract": info.contract_id,
-            "content": body.content,
-            "turns": body.turns,
-            "provision": body.provision,
+            **body.model_dump(include={"content", "turns", "provision"}),
         },
     )
     if body.stream:
