@@ -200,6 +200,18 @@ def test_a_question_asked_back_offers_a_button_per_provision_and_a_click_answers
     with live.client() as client:
         newest = client.get("/v1/jobs").json()["jobs"][0]["id"]
         assert client.get(f"/v1/jobs/{newest}").json()["request"]["provision"] == chosen
+    # in a chat, the choice is the thread's next message
+    page.click("#tab-chat")
+    page.fill("#chat-input", "Is it clear which state's rules apply?")
+    page.click("#send-button")
+    offered = page.locator("#messages .report .short-answer .options button.option")
+    offered.first.wait_for(timeout=900_000)
+    offered.first.click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#messages li.assistant-msg .report').length === 2", timeout=900_000
+    )
+    last = page.locator("#messages li.assistant-msg .report").last
+    assert not last.locator(".options").count() and name in last.locator(".short-answer").inner_text()
 
 
 def test_library_uploads_a_pdf_and_a_scan_and_refuses_a_corrupt_file(
