@@ -146,7 +146,7 @@ def test_the_clause_objective_trains_the_encoder_and_an_unknown_one_is_refused(
 ) -> None:
     """Both objectives together on the tiny bench: the encoder's vectors move; the head starts at
     each category's base rate; an objective the recipe does not know stops before any training."""
-    pytest.importorskip("sentence_transformers", reason="training needs the lab's train extra")
+    pytest.importorskip("datasets", reason="training needs the lab's train extra")
     import numpy as np
     import torch
 
