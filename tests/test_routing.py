@@ -16,6 +16,7 @@ from tools.decision.routing import (
     ClassifierRouter,
     RouterHead,
     RouterModel,
+    conditions_against,
     question_grams,
     read_router,
     shipped_router_dir,
@@ -139,3 +140,33 @@ def test_a_does_the_agreement_provide_question_finds_its_nda_topic(router) -> No
         "Does the agreement provide that the recipient may share information with its employees?"
     )
     assert found is not None and found.provision.family == "nda" and "employees" in found.provision.hypothesis
+
+
+@pytest.mark.real_models
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can either party terminate this agreement without notice?",
+        "May the customer end the contract without notifying us?",
+    ],
+)
+def test_a_question_that_drops_the_provisions_own_condition_goes_nowhere(router, question) -> None:
+    """Rule "a dropped condition": termination for convenience is ending the contract by giving
+    notice, so its decider does not settle whether one may end it without notice."""
+    assert router.route(question) is None and router.options(question) == ()
+    assert router.route("Can either party terminate this agreement for convenience?") is not None
+
+
+@pytest.mark.real_models
+def test_a_condition_the_provisions_own_examples_drop_is_still_routed(router) -> None:
+    found = router.route("Can the supplier assign this agreement without our consent?")
+    assert found is not None and found.provision.name == "Anti-Assignment"
+
+
+def test_conditions_against_reads_the_provisions_texts_and_examples() -> None:
+    provisions = {p.name: p for p in known_provisions()}
+    t4c, assignment = provisions["Termination for Convenience"], provisions["Anti-Assignment"]
+    assert conditions_against("Can we terminate without any prior notice?", t4c) == ["notice"]
+    assert conditions_against("Can we terminate without cause?", t4c) == []  # its alias drops cause
+    assert conditions_against("Can we assign it without consent?", assignment) == []
+    assert conditions_against("Can we terminate on notice?", t4c) == []

@@ -21,6 +21,10 @@ the ones it cites ([n]), or every source of the report when it cites none. The c
   days' notice", where 6.2 gives the three-year survival and 6.1 the thirty days' notice of early
   termination) ties together two provisions that no source ties together. Each value passes the
   value check, and the classifier, reading one sentence at a time, cannot see the join.
+- dropped conditions (always; rule "a dropped condition", :mod:`tools.qualifiers`): a claim
+  that does without a condition its source imposes. "Either party may terminate without notice
+  [1]" against "... only by giving ninety (90) days' prior written notice" keeps every value and
+  nearly every word of its source, and the classifier reads it as a restatement.
 - the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
   hypothesis against each sentence of its sources; contradiction at or above the calibrated
   threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.negation import negated_alike
+from tools.qualifiers import CONDITIONS, contradicted_conditions
 from tools.report_checks import prose_sentences
 from tools.value_reading import RULE_TURNS
 from tools.values import ValueMention, find_values, same_value
@@ -53,6 +58,7 @@ _VERB = re.compile(
 #: side by side ("last three years, but trade secrets as long as they remain secret").
 _CLAUSE = re.compile(r"[,;:]|\b(?:but|while|whereas|except|however|although|unless)\b", re.I)
 _WORD = re.compile(r"[a-z]{4,}")
+_WORD_ANY = re.compile(r"[a-z]+")
 #: Words of an exception's subject that name no subject of their own.
 _LINKING = frozenset(
     {"relating", "related", "respect", "regard", "that", "which", "those", "such", "this", "with"}
@@ -188,6 +194,23 @@ def _exception_contradiction(claim: str, cited: Sequence[Source]) -> Contradicti
     return None
 
 
+def _condition_contradiction(claim: str, cited: Sequence[Source]) -> Contradiction | None:
+    plain = _plain(claim)
+    for source in cited:
+        dropped = contradicted_conditions(plain, source.quote)
+        if dropped:
+            condition = dropped[0]
+            naming = [
+                s
+                for s in claims(source.quote)
+                if set(_WORD_ANY.findall(s.lower())) & set(CONDITIONS[condition])
+            ]
+            where = " ".join((naming or [source.quote])[0].split())[:200]
+            reason = f'it does without {condition}, which the source requires: "{where}"'
+            return Contradiction(claim, source.number, reason)
+    return None
+
+
 def _restates(claim: str, piece: str) -> bool:
     """Whether ``claim`` is ``piece`` in nearly its own words, negated alike: the classifier,
     trained on short hypotheses, reads some long restatements of a sentence as contradicting it."""
@@ -219,8 +242,8 @@ def contradictions(
     scorer: SentenceScorer | None = None,
     at: float = 0.5,
 ) -> list[Contradiction]:
-    """The claims of ``texts`` that their sources contradict (value, exception and join checks, then
-    the classifier when ``scorer`` is given), at most one per claim."""
+    """The claims of ``texts`` that their sources contradict (value, exception, join and condition
+    checks, then the classifier when ``scorer`` is given), at most one per claim."""
     by_number = {s.number: s for s in sources}
     asked = find_values(question)
     found: list[Contradiction] = []
@@ -236,6 +259,7 @@ def contradictions(
                 _value_contradiction(claim, cited, asked)
                 or _exception_contradiction(claim, cited)
                 or _joined_contradiction(claim, cited, asked)
+                or _condition_contradiction(claim, cited)
             )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)

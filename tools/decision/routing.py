@@ -39,6 +39,7 @@ from clausewise.core.backends.embeddings import Embedder
 from clausewise.core.errors import ModelIntegrityError, ModelUnavailable
 from clausewise.core.resources import asset_dir
 from tools.decision.catalogue import KnownProvision
+from tools.qualifiers import dropped_conditions, imposes
 
 Polarity = Literal["present", "absent", "unsure"]
 #: The route of questions no known provision settles.
@@ -345,8 +346,24 @@ class RouterModel:
         return weights.predict(weights.features(vectors, texts))
 
 
+def conditions_against(question: str, provision: KnownProvision) -> list[str]:
+    """Rule "a dropped condition" (:mod:`tools.qualifiers`) for a route: the conditions the
+    question does without ("terminate *without notice*") that the provision's own texts impose
+    ("... by giving notice"). Its decider finds the provision, which then answers a different
+    question, so the question is not routed there. A condition the provision's examples
+    themselves do without ("Can we assign it without consent?") is one its decider reads."""
+    asked = dropped_conditions(question)
+    if not asked:
+        return []
+    described = (*provision.texts, *provision.examples, *provision.inverse_examples)
+    read = set().union(*(dropped_conditions(text) for text in described))
+    definition = " ".join(provision.texts)
+    return sorted(c for c in asked - read if imposes(definition, c))
+
+
 class ClassifierRouter:
-    """Routes with the shipped classifier (:class:`RouterModel`)."""
+    """Routes with the shipped classifier (:class:`RouterModel`); a route whose provision imposes
+    a condition the question does without is not taken, nor offered (:func:`conditions_against`)."""
 
     def __init__(self, provisions: Sequence[KnownProvision], model: RouterModel) -> None:
         self.provisions = list(provisions)
@@ -368,14 +385,20 @@ class ClassifierRouter:
     def route(self, question: str) -> Route | None:
         routes, absent, detail = self._predicted(question)
         key, _ = self.model.head.decide(routes, absent, detail)
-        return self._route(key, routes, absent) if key else None
+        route = self._route(key, routes, absent) if key else None
+        if route is None or conditions_against(question, route.provision):
+            return None
+        return route
 
     def options(self, question: str) -> tuple[Route, ...]:
         routes, absent, detail = self._predicted(question)
+        key, _ = self.model.head.decide(routes, absent, detail)
+        if key:  # routed by the head, but the route's provision imposes a condition the question drops
+            return ()
         offered = (
             self._route(key, routes, absent) for key in self.model.head.offered(routes, absent, detail)
         )
-        return tuple(route for route in offered if route is not None)
+        return tuple(r for r in offered if r is not None and not conditions_against(question, r.provision))
 
     def route_as(self, question: str, key: str) -> Route | None:
         if key not in self._by_key:
