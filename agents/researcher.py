@@ -28,7 +28,7 @@ from indexes.store import ContractIndex
 from tools.answering_sentences import answering_sentences
 from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
-from tools.citations import QuoteVerifier, closest_sentence, sentence_stating
+from tools.citations import QuoteVerifier, closest_sentence, sentence_stating, whole_quote
 from tools.numbered_sentences import numbered_sentences, picked_sentence, render_numbered
 from tools.passages import excerpt_span, render_passages
 from tools.question_kind import question_kind
@@ -255,8 +255,13 @@ class Researcher:
     def _citation(
         self, span: Span, quote: str, evidence: int, *, exact: bool = True, attributed: bool = False
     ) -> VerifiedCitation:
-        """A citation of a verified ``span``, attached to its clause (not to a bare sentence); a
-        lead-in is cited with the list it introduces (:meth:`_with_its_list`)."""
+        """A citation of a verified ``span``, attached to its clause (not to a bare sentence): the
+        span widened to whole words and its sentence's end (rule "no sentence is cut off",
+        :func:`tools.citations.whole_quote`); a lead-in cited with the list it introduces
+        (:meth:`_with_its_list`)."""
+        whole = whole_quote(self.index.document.text, span)
+        if whole != span:
+            span, quote = whole, self.index.document.text[whole[0] : whole[1]]
         span, quote = self._with_its_list(span, quote)
         node = self.index.tree.node_at(span[0])
         while node.kind == "sentence" and node.parent is not None:

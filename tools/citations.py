@@ -109,6 +109,46 @@ class QuoteVerifier:
         return found is not None and found.span == span
 
 
+#: Words no phrase ends with: a quote ending with one stops in the middle of what it says.
+DANGLING = frozenset(
+    """a an the of to by for with and or nor in on at as from into upon under than that which who whom
+    whose if unless until including between shall will may must can be is are was were been being not
+    its their his her our your any each every such no this these those""".split()
+)
+#: A sentence's end after a quote's last word: a stop before white space or the text's end.
+_SENTENCE_END = re.compile(r"[.;!?](?=[\"”')\]]?(?:\s|$))")
+_LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
+#: Longest tail of its sentence a cut quote is extended by (one that stops further from its
+#: sentence's end keeps its own end, widened to a whole word).
+SENTENCE_TAIL_CHARS = 400
+
+
+def whole_quote(text: str, span: Span) -> Span:
+    """Rule "no sentence is cut off": ``span`` widened to whole words, and, when it was cut inside
+    a word or ends with a word no phrase ends with (:data:`DANGLING`), to its sentence's stop
+    within :data:`SENTENCE_TAIL_CHARS`. A quote verified by its words may stop where the passage
+    the model read was cut ("... CLAIMS ASSERTED BY UNAFFIL", "... their reasonable best efforts
+    to"): it is the contract's text, but shown, it says less than the sentence it breaks, or
+    something else. A quote trimmed to the words that answer ("governed by the laws of England
+    and Wales") stays as it is."""
+    start, end = span
+    while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    cut = end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
+    while end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        end += 1
+    last = _LAST_WORD.search(text[start:end])
+    dangling = (
+        last is not None and last.group(1).lower() in DANGLING and text[start:end].rstrip()[-1:].isalpha()
+    )
+    if not (cut or dangling):
+        return start, end
+    stop = _SENTENCE_END.search(text, end, min(len(text), end + SENTENCE_TAIL_CHARS))
+    if stop is not None and "\n\n" not in text[end : stop.end()]:
+        end = stop.end()
+    return start, end
+
+
 _WORD = re.compile(r"[a-z0-9]+")
 
 
