@@ -1554,3 +1554,84 @@ def eval_gate(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("second-opinion")
+def eval_second_opinion(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    pairs: int = typer.Option(
+        150, "--pairs", min=1, help="How many (contract, category) pairs inside the band to ask."
+    ),
+    clauses: int = typer.Option(
+        2, "--clauses", min=1, max=4, help="Clauses the model reads, the head's first."
+    ),
+    level: float | None = typer.Option(
+        None, "--level", help="The decider's level (default: decision.presence_confident_at)."
+    ),
+    seed: int = typer.Option(13, "--seed", help="Seed of the sample and of the wordings."),
+    fit_contracts: int = typer.Option(
+        0, "--fit-contracts", min=0, help="Fit the head on the first N training contracts only (0 = all)."
+    ),
+    work_dir: Path | None = typer.Option(
+        None,
+        "--work-dir",
+        help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
+    ),
+    out: Path = typer.Option(Path("bench-results/second-opinion.json"), "--out", help="JSON results file."),
+) -> None:
+    """The model's own yes/no inside the presence classifier's band, on the calibration quarter of the
+    tune half: AUC of each probability, the blend's decisions out of fold, seconds per call."""
+    from clausewise_lab.train.second_opinion_eval import second_opinion_on_calibration
+
+    runtime = state_of(ctx).runtime()
+    settings = runtime.settings
+    root = require(Path(data or settings.paths.bench_data))
+    results = second_opinion_on_calibration(
+        root,
+        runtime.embedder,
+        runtime.chat_model("judge"),
+        work_dir or settings.paths.data_dir / "train" / "provisions",
+        log=lambda message: console.print(message, markup=False, highlight=False),
+        level=level or settings.decision.presence_confident_at,
+        pairs=pairs,
+        clauses=clauses,
+        seed=seed,
+        fit_contracts=fit_contracts or None,
+    )
+    oof = results.get("out_of_fold")
+    if oof:
+        console.print(
+            f"inside the band ({results['pairs_inside_band']} of {results['pairs_total']} pairs), "
+            f"{results['answered']} asked: AUC classifier {results['auc_classifier']}, model "
+            f"{results['auc_model']}, blend {results['auc_blend']}; the blend commits {oof['committed']} "
+            f"({oof['committed_share']}), right of committed {oof['right_of_committed']} "
+            f"(gold yes {results['by_gold']['yes']['right']}/{results['by_gold']['yes']['committed']}, "
+            f"no {results['by_gold']['no']['right']}/{results['by_gold']['no']['committed']}); "
+            f"seconds per call {results['seconds_per_call']}"
+        )
+    else:
+        console.print(results.get("note", "no figures"))
+    write_results(ctx, results, out)
+
+
+@eval_app.command("open-sections")
+def eval_open_sections(
+    ctx: typer.Context,
+    data: Path | None = _DATA,
+    half: str = _FOLD_HALF,
+    k: int = typer.Option(8, "--k", min=1, help="Passages retrieval returns per question."),
+    out: Path = typer.Option(Path("bench-results/open-sections.json"), "--out", help="JSON results file."),
+) -> None:
+    """Gold clauses of the open-question bank reached by retrieval's passages, by the sections whose
+    titles name the question's subject, and by either."""
+    from clausewise_lab.evals.open_sections import sections_beside_retrieval
+
+    runtime = state_of(ctx).runtime()
+    root = require(Path(data or runtime.settings.paths.bench_data))
+    results = sections_beside_retrieval(runtime, root, half, k)
+    table = Table("kind", "gold", "retrieval", "sections", "either", title=f"Open questions, {half} half")
+    for kind, found in results["counts"].items():
+        table.add_row(kind, *(str(found[name]) for name in ("gold", "retrieval", "sections", "either")))
+    console.print(table)
+    write_results(ctx, results, out)

@@ -11,7 +11,7 @@ held-out fold is not read here (``clausewise train provisions`` scores it once a
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.folds import is_calibration, is_heldout
 from clausewise_lab.train.log import Log
 from clausewise_lab.train.provisions import (
+    EmbeddedContract,
     ProvisionTrainConfig,
     abstention_bands,
     calibrated,
@@ -43,15 +44,33 @@ BAND_RATE = 0.05  # the shipped bands' error rate each way
 CALIBRATED_LEVEL = 0.9
 
 
-def presence_on_calibration(
+@dataclass(frozen=True)
+class CalibrationQuarter:
+    """A presence head fitted on the training quarters and its scores on the calibration quarter:
+    ``best`` [contracts, categories] the best clause probability, ``probability`` P(present)
+    calibrated out of fold on the fitted contracts, ``gold`` the annotation."""
+
+    categories: list[str]
+    head: PresenceHead
+    scored: list[EmbeddedContract]
+    gold: np.ndarray
+    best: np.ndarray
+    probability: np.ndarray
+    banded: np.ndarray  # 1 yes, -1 no, 0 unclear by the bands at BAND_RATE
+    thresholds: np.ndarray
+    fitted_contracts: int
+
+
+def fit_on_calibration(
     root: Path,
     embedder: Embedder,
     work_dir: Path,
     log: Log,
     fit_contracts: int | None = None,
     ngram_weight: float = 3.0,
-) -> dict[str, Any]:
-    """Macro F1, and what the bands and the calibrated probability trade, on the calibration quarter."""
+) -> CalibrationQuarter:
+    """The presence head fitted on (the first ``fit_contracts`` of) the training quarters, its
+    thresholds, bands and calibration chosen out of fold there, applied to the calibration quarter."""
     contracts = [c for c in cuad_contracts(root) if not is_heldout(c.title)]
     categories = sorted({category for contract in contracts for category in contract.answers})
     fitted = [c for c in contracts if not is_calibration(c.title)][:fit_contracts]
@@ -66,30 +85,54 @@ def presence_on_calibration(
     thresholds, _ = choose_thresholds(fit_gold, oof, config.folds)
     weights, bias = fit_head(fit_set, categories, config, wording)
     head = PresenceHead(tuple(categories), weights, bias, thresholds, embedder.model_id, wording)
-    gold = np.array([c.present for c in scored_set])
     best = document_probabilities(head, scored_set)
     no_below, yes_at = abstention_bands(fit_gold, oof, thresholds, BAND_RATE, BAND_RATE).T
-    banded = np.where(best >= yes_at, 1, np.where(best < no_below, -1, 0))
-    probability = calibrated(fit_calibration(fit_gold, oof), best)
+    return CalibrationQuarter(
+        categories=categories,
+        head=head,
+        scored=scored_set,
+        gold=np.array([c.present for c in scored_set]),
+        best=best,
+        probability=calibrated(fit_calibration(fit_gold, oof), best),
+        banded=np.where(best >= yes_at, 1, np.where(best < no_below, -1, 0)),
+        thresholds=thresholds,
+        fitted_contracts=len(fit_set),
+    )
+
+
+def by_level(probability: np.ndarray, level: float) -> np.ndarray:
+    """1 yes at or above ``level``, -1 no at or below one minus it, 0 unclear between."""
+    return np.where(probability >= level, 1, np.where(probability <= 1 - level, -1, 0))
+
+
+def presence_on_calibration(
+    root: Path,
+    embedder: Embedder,
+    work_dir: Path,
+    log: Log,
+    fit_contracts: int | None = None,
+    ngram_weight: float = 3.0,
+) -> dict[str, Any]:
+    """Macro F1, and what the bands and the calibrated probability trade, on the calibration quarter."""
+    quarter = fit_on_calibration(root, embedder, work_dir, log, fit_contracts, ngram_weight)
+    gold, best, categories = quarter.gold, quarter.best, quarter.categories
     level = CALIBRATED_LEVEL
-    by_probability = np.where(probability >= level, 1, np.where(probability <= 1 - level, -1, 0))
-    report = presence_report(gold, best, thresholds, categories)
-    clause_auc = _clause_auc(head, scored_set)
+    report = presence_report(gold, best, quarter.thresholds, categories)
     return {
         "embedder": embedder.model_id,
         "ngram_weight": ngram_weight,
-        "fitted_contracts": len(fit_set),
-        "scored_contracts": len(scored_set),
+        "fitted_contracts": quarter.fitted_contracts,
+        "scored_contracts": len(quarter.scored),
         "macro_f1": report["macro_f1"],
         "macro_f1_at_0.5": presence_report(gold, best, np.full(len(categories), 0.5), categories)["macro_f1"],
-        "bands_5pct": macro_tradeoff(gold, banded),
-        f"calibrated_{level}": macro_tradeoff(gold, by_probability),
-        "clause_auc_macro": clause_auc,
+        "bands_5pct": macro_tradeoff(gold, quarter.banded),
+        f"calibrated_{level}": macro_tradeoff(gold, by_level(quarter.probability, level)),
+        "clause_auc_macro": _clause_auc(quarter.head, quarter.scored),
         "per_category_f1": {c: round(s["f1"], 4) for c, s in report["per_category"].items()},
     }
 
 
-def _clause_auc(head: PresenceHead, contracts: list) -> float | None:
+def _clause_auc(head: PresenceHead, contracts: list[EmbeddedContract]) -> float | None:
     """Macro AUC of clause probabilities against clause labels: how well single clauses are told
     apart, the representation's own figure before any contract-level rule."""
     from sklearn.metrics import roc_auc_score
