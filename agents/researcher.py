@@ -30,6 +30,7 @@ from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence, sentence_stating, whole_quote
 from tools.numbered_sentences import numbered_sentences, picked_sentence, render_numbered
+from tools.party_duties import asks_each_partys_duties, party_duties
 from tools.passages import excerpt_span, render_passages
 from tools.question_kind import question_kind
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -153,7 +154,51 @@ class Researcher:
         enabled = self.settings.retrieval.graph and "graph" in plan.tools
         with open_graph(self.index.path, self.retriever.embedder, enabled=enabled) as graph:
             hits = self.gather(question, plan, graph, self.depth(read), part)
-        return hits, self.evidence(hits, question, read)
+        planned = self.planned(question, read)
+        return planned + hits, planned + self.evidence(hits, question, read)
+
+    def planned(self, question: str, read: Sequence[Span] = ()) -> list[Hit]:
+        """Passages planned from the contract's own text before retrieval: for a question about
+        what each party must do, the sentences that put a duty on each party, grouped by party
+        (rule "each party's duties", :mod:`tools.party_duties`), those not read in an earlier turn.
+        They are read first, beside retrieval's passages."""
+        if not asks_each_partys_duties(question):
+            return []
+        text = self.index.document.text
+        return [self._sentence_hit(duty.span) for duty in party_duties(text) if not covered(duty.span, read)]
+
+    def cite_planned(self, result: ResearchResult) -> ResearchResult:
+        """``result`` with each planned passage (:meth:`planned`) it did not cite cited, first, in
+        the contract's own words: an answerer that reads eight duties and quotes two leaves the
+        other parties' duties out of an answer that must name each party's; the planned sentences
+        are the plan's findings whatever the turn's method."""
+        planned = [(number, h) for number, h in enumerate(result.hits, start=1) if h.signals.get("planned")]
+        cited = [c.span for c in result.citations]
+        added = [
+            self._citation(h.span, h.text, number, attributed=True)
+            for number, h in planned
+            if not any(overlap(h.span, span) for span in cited)
+        ]
+        if not added:
+            return result
+        return result.model_copy(update={"citations": [*added, *result.citations], "addressed": True})
+
+    def _sentence_hit(self, span: Span) -> Hit:
+        node = self.index.tree.smallest_containing(span)
+        while node.kind == "sentence" and node.parent is not None:
+            node = self.index.tree.node(node.parent)
+        text = self.index.document.text
+        return Hit(
+            contract_id=self.index.contract_id,
+            file_name=self.index.manifest.file_name,
+            node_id=node.id,
+            chunk_id=f"planned:{span[0]}-{span[1]}",
+            span=span,
+            pages=self.index.document.pages_for(span),
+            score=1.0,
+            signals={"planned": 1.0},
+            text=text[span[0] : span[1]],
+        )
 
     def evidence(self, hits: list[Hit], question: str = "", read: Sequence[Span] = ()) -> list[Hit]:
         """The hits the answerer reads: the best ``evidence_passages`` of the fused order (which

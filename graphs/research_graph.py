@@ -1,4 +1,8 @@
-"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
+"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer -> cite_planned.
+
+``retrieve`` reads passages planned from the contract's text before retrieval's (each party's
+duties for a question about what each party must do); ``cite_planned`` cites those the answer
+left out, in the contract's words, whatever the method.
 
 For an open question the caller may ask for another ``method`` than the cited answer: ``pick``
 (the answerer names the answering sentences by number, a dozen generated tokens instead of
@@ -90,6 +94,10 @@ def answer(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchS
     return {"result": result}
 
 
+def cite_planned(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
+    return {"result": runtime.context.researcher.cite_planned(state["result"])}
+
+
 def build_research_graph() -> CompiledStateGraph:
     graph = StateGraph(
         ResearchState,
@@ -100,8 +108,10 @@ def build_research_graph() -> CompiledStateGraph:
     graph.add_node("plan", traced_node("plan", plan))
     graph.add_node("retrieve", traced_node("retrieve", retrieve))
     graph.add_node("answer", traced_node("answer", answer))
+    graph.add_node("cite_planned", traced_node("cite_planned", cite_planned))
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "answer")
-    graph.add_edge("answer", END)
+    graph.add_edge("answer", "cite_planned")
+    graph.add_edge("cite_planned", END)
     return graph.compile()

@@ -273,6 +273,21 @@ def clause_roles(clause: str, parties: Sequence[Party]) -> ClauseRoles:
     return _completed(binds, benefits, parties)
 
 
+def duty_bearers(sentence: str, parties: Sequence[Party]) -> tuple[str, ...]:
+    """Rule "the subject binds" alone: the parties ``sentence`` puts a duty on as the subject of
+    "shall", "must", "agrees to", "may not"... ("the Supplier shall deliver"), :data:`EACH` for
+    "each party"; a party only excused or given a right is no bearer, and no bearer is inferred
+    from the other party (unlike :func:`clause_roles`)."""
+    found = _patterns(parties, _capitals(sentence))
+    other = {m.start() for key in ("excused", "right") for m in found[key].finditer(sentence)}
+    bearers = (
+        _who(m.group("who"), parties)
+        for m in found["bound"].finditer(sentence)
+        if m.start() not in other and not _PREPOSITION.search(sentence[: m.start()])
+    )
+    return tuple(dict.fromkeys(bearers))
+
+
 def _completed(binds: list[str], benefits: list[str], parties: Sequence[Party]) -> ClauseRoles:
     """Rule "the other party", and every party named on one side as :data:`EACH`."""
     labels = [p.label for p in parties]

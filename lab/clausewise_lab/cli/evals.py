@@ -863,7 +863,10 @@ def eval_qa(
     ),
     quick: bool = typer.Option(False, "--quick", help="bank: the decider's short answers only, no report."),
     kinds: str = typer.Option(
-        "", "--kinds", help="bank: only these kinds of question, comma-separated (yes/no,value,verdict,open)."
+        "",
+        "--kinds",
+        help="bank: only these kinds of question, comma-separated (yes/no,value,verdict,open); open-bank: "
+        "also its topics (payment,obligations,termination,...).",
     ),
     contracts: int = typer.Option(
         0,
@@ -979,9 +982,14 @@ def _eval_bank(
 
     if half not in ("check", "tune"):
         raise ConfigError(f"unknown half {half!r}", hint="use check or tune")
-    unknown = sorted(set(kinds) - set(KINDS))
+    known = list(KINDS)
+    if questions == "open-bank":  # the open-question bank's topics (payment, obligations, ...) too
+        from clausewise_lab.evals.open_bank import open_kinds
+
+        known += [kind.name for kind in open_kinds()]
+    unknown = sorted(set(kinds) - set(known))
     if unknown:
-        raise ConfigError(f"unknown kind of question {', '.join(unknown)}", hint=f"use {', '.join(KINDS)}")
+        raise ConfigError(f"unknown kind of question {', '.join(unknown)}", hint=f"use {', '.join(known)}")
     # its own tenant, ingesting as the user's settings do (no knowledge graph unless retrieval uses it)
     bench, root = _benchmark(
         ctx, data, {"paths": {"tenant": "qa-bank"}, "structure": {"knowledge_graph": None}}

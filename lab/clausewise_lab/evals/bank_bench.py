@@ -389,7 +389,11 @@ def run(
         bank = build_bank(root, half)  # type: ignore[arg-type]
     else:
         raise ValueError(f"unknown question source {questions!r} (use {', '.join(QUESTION_SOURCES)})")
-    asked = [q for q in bank.questions if not kinds or q.kind in kinds]
+    asked = [
+        q
+        for q in bank.questions
+        if not kinds or q.kind in kinds or (q.kind == "open" and q.category in kinds)
+    ]
     if contracts:  # the first N contracts in the bank's order: a bounded run ingests only those
         first = list(dict.fromkeys(q.contract for q in asked))[:contracts]
         asked = [q for q in asked if q.contract in set(first)]

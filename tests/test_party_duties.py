@@ -1,0 +1,122 @@
+"""Rule "each party's duties": a question about what each party must do is planned from the
+contract's own sentences, grouped by party, on the example services and supply agreements."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.researcher import Researcher
+from tests.conftest import research_turn
+from tests.fakes import ScriptedChatModel
+from tools.party_duties import DUTIES_PER_PARTY, asks_each_partys_duties, party_duties
+from tools.retrieval.contract_retriever import ContractRetriever
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("What are each party's main obligations?", True),
+        ("What does each side have to do under this agreement?", True),
+        ("Summarise the key duties of the parties.", True),
+        ("What are the responsibilities of both parties?", True),
+        ("What are the payment terms?", False),
+        ("Does the Supplier have an obligation to insure?", False),  # one party's, one duty
+        ("Can either party terminate?", False),
+    ],
+)
+def test_a_question_about_what_each_party_must_do_is_recognised(question: str, asks: bool) -> None:
+    assert asks_each_partys_duties(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("contract", "parties", "first_duty"),
+    [
+        ("services-agreement", ["Customer", "Supplier"], "the Customer shall pay the Fees"),
+        ("supply-agreement", ["Buyer", "Supplier"], "the Buyer shall purchase all of its requirements"),
+    ],
+)
+def test_each_partys_first_duties_are_gathered_by_party(
+    contract: str, parties: list[str], first_duty: str
+) -> None:
+    text = (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8")
+    duties = party_duties(text)
+    named = [d.party for d in duties]
+    assert sorted(set(named)) == parties and named == sorted(named, key=named.index)  # grouped
+    assert all(named.count(p) <= DUTIES_PER_PARTY for p in parties)
+    for duty in duties:
+        sentence = text[duty.span[0] : duty.span[1]]
+        assert f"{duty.party} shall" in sentence or f"{duty.party} must" in sentence
+    assert first_duty in " ".join(text[duties[0].span[0] : duties[0].span[1]].split())
+    starts = [d.span[0] for d in duties if d.party == duties[0].party]
+    assert starts == sorted(starts)  # in the contract's order
+
+
+def test_a_contract_binding_both_parties_alike_has_no_party_duties() -> None:
+    text = (EXAMPLES / "mutual-nda.txt").read_text(encoding="utf-8")
+    assert all(d.party not in ("each", "") for d in party_duties(text))
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory, embedder):
+    from agents.archivist import Archivist
+    from clausewise.core.config import load_settings
+    from indexes.store import ContractStore
+
+    settings = load_settings(
+        overrides={
+            "paths": {"data_dir": str(tmp_path_factory.mktemp("duties"))},
+            "retrieval": {"reranker": "none"},
+        }
+    )
+    store = ContractStore(settings)
+    Archivist(settings, store, embedder).ingest(EXAMPLES / "services-agreement.txt")
+    index = store.open("services-agreement")
+    yield settings, index
+    index.close()
+
+
+def test_the_duties_are_read_first_and_cited_though_the_answerer_quotes_one(services, embedder) -> None:
+    settings, index = services
+    text = index.document.text
+    first = party_duties(text)[0]
+    quote = text[first.span[0] : first.span[1]]
+    reply = json.dumps(
+        {
+            "answer": "The Customer pays the Fees [1].",
+            "addressed": True,
+            "citations": [{"evidence": 1, "quote": quote}],
+        }
+    )
+    answerer = ScriptedChatModel(replies=[reply])
+    researcher = Researcher(
+        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
+    )
+    result = research_turn(researcher, "What are each party's main obligations?")
+    duties = party_duties(text)
+    assert [h.span for h in result.hits[: len(duties)]] == [d.span for d in duties]
+    cited = [c.span for c in result.citations]
+    for duty in duties:
+        assert any(a <= duty.span[0] and duty.span[1] <= b for a, b in cited)
+    assert sum(c.attributed for c in result.citations) == len(duties) - 1  # the answerer's own stays its own
+    prompt = answerer.calls[0][0][-1].content
+    assert "the Supplier shall provide the Services" in " ".join(prompt.split()).replace(
+        "The Supplier", "the Supplier"
+    )
+
+
+def test_other_questions_read_retrieval_alone(services, embedder) -> None:
+    settings, index = services
+    reply = json.dumps({"answer": "Forty-five days.", "addressed": True, "citations": []})
+    researcher = Researcher(
+        settings,
+        index,
+        ContractRetriever(index, embedder, settings.retrieval),
+        answerer=ScriptedChatModel(replies=[reply], repeat_last=True),
+    )
+    result = research_turn(researcher, "What are the payment terms?")
+    assert not any(h.signals.get("planned") for h in result.hits)
