@@ -1638,8 +1638,9 @@ def eval_open_sections(
     runtime = state_of(ctx).runtime()
     root = require(Path(data or runtime.settings.paths.bench_data))
     results = sections_beside_retrieval(runtime, root, half, k)
-    table = Table("kind", "gold", "retrieval", "sections", "either", title=f"Open questions, {half} half")
+    columns = ("gold", "retrieval", "sections", "either", "planned")
+    table = Table("kind", *columns, title=f"Open questions, {half} half (planned: retrieval and the plan)")
     for kind, found in results["counts"].items():
-        table.add_row(kind, *(str(found[name]) for name in ("gold", "retrieval", "sections", "either")))
+        table.add_row(kind, *(str(found[name]) for name in columns))
     console.print(table)
     write_results(ctx, results, out)

@@ -2,11 +2,12 @@
 titles reach gold clauses that retrieval does not?
 
 For each question of the open-question bank's half, the gold spans (:mod:`open_bank`) are counted
-three ways: overlapped by the passages the default retrieval returns (the hybrid search and the
+several ways: overlapped by the passages the default retrieval returns (the hybrid search and the
 reranker, ``k`` passages, the question's own words as keywords), by the sections whose titles share
 a content word's stem with the question ("Termination" for "How can this agreement be
-terminated?"), and by either. A planner from section titles is worth building where the last
-count clearly exceeds the first.
+terminated?"), by either, and by retrieval beside the passages the Researcher plans from the text
+(each party's duties, :mod:`tools.party_duties`). A planner is worth building where its count
+clearly exceeds retrieval's.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from clausewise.core.domain import RetrievalQuery, Span
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.open_bank import open_bank
+from tools.party_duties import asks_each_partys_duties, party_duties
 from tools.retrieval.query_plan import default_plan
 
 if TYPE_CHECKING:
@@ -65,6 +67,8 @@ def sections_beside_retrieval(runtime: Runtime, root: Path, half: str, k: int = 
                 sections = [
                     n.span for n in index.tree.nodes.values() if n.title and subject_stems(n.title) & subject
                 ]
+                asks = asks_each_partys_duties(question.question)
+                planned = [d.span for d in party_duties(index.document.text)] if asks else []
             finally:
                 index.close()
             found = {
@@ -72,6 +76,7 @@ def sections_beside_retrieval(runtime: Runtime, root: Path, half: str, k: int = 
                 "retrieval": sum(_meets(g, passages) for g in question.gold_spans),
                 "sections": sum(_meets(g, sections) for g in question.gold_spans),
                 "either": sum(_meets(g, passages + sections) for g in question.gold_spans),
+                "planned": sum(_meets(g, passages + planned) for g in question.gold_spans),
             }
             for name, value in found.items():
                 counts[question.category][name] += value
