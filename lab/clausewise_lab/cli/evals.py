@@ -31,6 +31,15 @@ _DATA = typer.Option(
 _FOLD_HALF = typer.Option(
     "tune", "--half", help="tune (outside the held-out fold) or check (the held-out fold)."
 )
+#: The presence head of the encoder measurements (eval encoder, eval second-opinion).
+_FIT_CONTRACTS = typer.Option(
+    0, "--fit-contracts", min=0, help="Fit the head on the first N training contracts only (0 = all)."
+)
+_VECTORS_DIR = typer.Option(
+    None,
+    "--work-dir",
+    help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
+)
 
 
 def _benchmark(
@@ -671,14 +680,8 @@ def eval_acord(
 def eval_encoder(
     ctx: typer.Context,
     data: Path | None = _DATA,
-    fit_contracts: int = typer.Option(
-        0, "--fit-contracts", min=0, help="Fit the head on the first N training contracts only (0 = all)."
-    ),
-    work_dir: Path | None = typer.Option(
-        None,
-        "--work-dir",
-        help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
-    ),
+    fit_contracts: int = _FIT_CONTRACTS,
+    work_dir: Path | None = _VECTORS_DIR,
     ngram_weight: float = typer.Option(
         3.0, "--ngram-weight", help="Length of the head's word features beside the vector (0: vectors only)."
     ),
@@ -686,11 +689,11 @@ def eval_encoder(
 ) -> None:
     """The presence decider on the embedder's vectors (select one with --models.embedding.*), scored
     on the calibration quarter of the tune half: macro F1, bands at 5%, calibrated answers at 0.9."""
-    from clausewise_lab.train.encoder_eval import presence_on_calibration
+    from clausewise_lab.train.encoder_eval import fit_on_calibration, presence_on_calibration
 
     runtime = state_of(ctx).runtime()
     root = require(Path(data or runtime.settings.paths.bench_data))
-    results = presence_on_calibration(
+    quarter = fit_on_calibration(
         root,
         runtime.embedder,
         work_dir or runtime.settings.paths.data_dir / "train" / "provisions",
@@ -698,6 +701,7 @@ def eval_encoder(
         fit_contracts=fit_contracts or None,
         ngram_weight=ngram_weight,
     )
+    results = presence_on_calibration(quarter, runtime.embedder.model_id, ngram_weight)
     bands, level = results["bands_5pct"], results["calibrated_0.9"]
     console.print(
         f"{results['embedder']}: macro F1 {results['macro_f1']} (at 0.5: {results['macro_f1_at_0.5']}), "
@@ -1578,14 +1582,8 @@ def eval_second_opinion(
         None, "--level", help="The decider's level (default: decision.presence_confident_at)."
     ),
     seed: int = typer.Option(13, "--seed", help="Seed of the sample and of the wordings."),
-    fit_contracts: int = typer.Option(
-        0, "--fit-contracts", min=0, help="Fit the head on the first N training contracts only (0 = all)."
-    ),
-    work_dir: Path | None = typer.Option(
-        None,
-        "--work-dir",
-        help="Where clause vectors are kept between runs (default: <data_dir>/train/provisions).",
-    ),
+    fit_contracts: int = _FIT_CONTRACTS,
+    work_dir: Path | None = _VECTORS_DIR,
     out: Path = typer.Option(Path("bench-results/second-opinion.json"), "--out", help="JSON results file."),
 ) -> None:
     """The model's own yes/no inside the presence classifier's band, on the calibration quarter of the

@@ -106,20 +106,14 @@ def by_level(probability: np.ndarray, level: float) -> np.ndarray:
 
 
 def presence_on_calibration(
-    root: Path,
-    embedder: Embedder,
-    work_dir: Path,
-    log: Log,
-    fit_contracts: int | None = None,
-    ngram_weight: float = 3.0,
+    quarter: CalibrationQuarter, embedder_id: str, ngram_weight: float
 ) -> dict[str, Any]:
     """Macro F1, and what the bands and the calibrated probability trade, on the calibration quarter."""
-    quarter = fit_on_calibration(root, embedder, work_dir, log, fit_contracts, ngram_weight)
     gold, best, categories = quarter.gold, quarter.best, quarter.categories
     level = CALIBRATED_LEVEL
     report = presence_report(gold, best, quarter.thresholds, categories)
     return {
-        "embedder": embedder.model_id,
+        "embedder": embedder_id,
         "ngram_weight": ngram_weight,
         "fitted_contracts": quarter.fitted_contracts,
         "scored_contracts": len(quarter.scored),
