@@ -80,3 +80,18 @@ class ConstantNli:
 
     def probabilities(self, hypothesis: str, pieces: Sequence[str]) -> np.ndarray:
         return np.array([self.row] * len(pieces))
+
+
+def ingested_example(data_dir: Path, embedder: Any, file_name: str) -> tuple[Settings, Any]:
+    """Settings on ``data_dir`` (no reranker: retrieval tests read the fused order) and the open
+    index of ``examples/<file_name>``, ingested there; the caller closes the index."""
+    from agents.archivist import Archivist
+    from clausewise.core.config import load_settings
+    from indexes.store import ContractStore
+
+    settings = load_settings(
+        overrides={"paths": {"data_dir": str(data_dir)}, "retrieval": {"reranker": "none"}}
+    )
+    store = ContractStore(settings)
+    Archivist(settings, store, embedder).ingest(Path(__file__).resolve().parents[1] / "examples" / file_name)
+    return settings, store.open(Path(file_name).stem)

@@ -11,6 +11,7 @@ import pytest
 from agents.researcher import Researcher
 from tests.conftest import research_turn
 from tests.fakes import ScriptedChatModel
+from tests.helpers import ingested_example
 from tools.party_duties import DUTIES_PER_PARTY, asks_each_partys_duties, party_duties
 from tools.retrieval.contract_retriever import ContractRetriever
 
@@ -63,19 +64,7 @@ def test_a_contract_binding_both_parties_alike_has_no_party_duties() -> None:
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory, embedder):
-    from agents.archivist import Archivist
-    from clausewise.core.config import load_settings
-    from indexes.store import ContractStore
-
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path_factory.mktemp("duties"))},
-            "retrieval": {"reranker": "none"},
-        }
-    )
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(EXAMPLES / "services-agreement.txt")
-    index = store.open("services-agreement")
+    settings, index = ingested_example(tmp_path_factory.mktemp("duties"), embedder, "services-agreement.txt")
     yield settings, index
     index.close()
 

@@ -44,40 +44,23 @@ def test_a_source_imposes_what_it_names_and_never_does_without() -> None:
     assert not imposes("Either party may terminate without notice.", "notice")
 
 
+SERVICES, NDA, SUPPLY = "services-agreement", "mutual-nda", "supply-agreement"
+
+
 @pytest.mark.parametrize(
     ("contract", "opening", "claim", "contradicted"),
     [
         # the services agreement's termination for convenience needs sixty days' notice
-        ("services-agreement", "Section 4.2", "The Customer may terminate without notice [1].", True),
-        (
-            "services-agreement",
-            "Section 4.2",
-            "The Customer may terminate at any time on sixty (60) days' written notice [1].",
-            False,
-        ),
-        ("services-agreement", "Section 4.2", "The Customer may terminate without paying a fee [1].", True),
+        (SERVICES, "Section 4.2", "The Customer may terminate without notice [1].", True),
+        (SERVICES, "Section 4.2", "The Customer may terminate on sixty (60) days' notice [1].", False),
+        (SERVICES, "Section 4.2", "The Customer may terminate without paying a fee [1].", True),
         # the NDA ends early only on thirty days' written notice
-        ("mutual-nda", "6.1", "Either Party may terminate the Agreement early without notice [1].", True),
-        (
-            "mutual-nda",
-            "6.1",
-            "Either Party may terminate it early on thirty (30) days' written notice [1].",
-            False,
-        ),
+        (NDA, "6.1", "Either Party may terminate the Agreement early without notice [1].", True),
+        (NDA, "6.1", "Either Party may end it early on thirty (30) days' written notice [1].", False),
         # assignment needs consent in the NDA and the supply agreement
-        ("mutual-nda", "9.4", "Either Party may assign this Agreement without consent [1].", True),
-        (
-            "mutual-nda",
-            "9.4",
-            "Neither Party may assign it without the other's prior written consent [1].",
-            False,
-        ),
-        (
-            "supply-agreement",
-            "8.1",
-            "A Party may freely transfer the Agreement without the other's consent [1].",
-            True,
-        ),
+        (NDA, "9.4", "Either Party may assign this Agreement without consent [1].", True),
+        (NDA, "9.4", "Neither Party may assign it without the other's prior written consent [1].", False),
+        (SUPPLY, "8.1", "A Party may freely transfer the Agreement without the other's consent [1].", True),
     ],
 )
 def test_a_restatement_that_drops_its_sources_condition_is_contradicted(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,25 +13,14 @@ from clausewise.core.results import QueryPlan
 from clausewise.retrieval import retrieve
 from tests.conftest import research_turn
 from tests.fakes import ScriptedChatModel
+from tests.helpers import ingested_example
 from tools.retrieval.contract_retriever import ContractRetriever
 from tools.retrieval.query_plan import default_plan
 
 
 @pytest.fixture(scope="module")
 def nda(tmp_path_factory: pytest.TempPathFactory, embedder):
-    from agents.archivist import Archivist
-    from clausewise.core.config import load_settings
-    from indexes.store import ContractStore
-
-    settings = load_settings(
-        overrides={
-            "paths": {"data_dir": str(tmp_path_factory.mktemp("researcher"))},
-            "retrieval": {"reranker": "none"},
-        }
-    )
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(Path("examples/mutual-nda.txt"))
-    index = store.open("mutual-nda")
+    settings, index = ingested_example(tmp_path_factory.mktemp("researcher"), embedder, "mutual-nda.txt")
     yield settings, index
     index.close()
 
