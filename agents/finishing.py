@@ -69,6 +69,7 @@ from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
 from tools.decision.support import Support, claims_of, supports, uncited
+from tools.party_roles import Party, contract_parties
 from tools.question_kind import asks_for_an_account
 from tools.report_checks import (
     Failures,
@@ -317,6 +318,11 @@ class Finisher:
     _: KW_ONLY
     scorer: SentenceScorer | None = None
     contradiction_at: float = 0.5
+    parties: list[Party] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # the contract's parties, read once: the claim check's rule "a party swapped" reads them
+        self.parties = contract_parties(self.verifier.text)
 
     # -- the passes ---------------------------------------------------------------------------
 
@@ -406,7 +412,12 @@ class Finisher:
         scorer = self.scorer if self.settings.claim_check == "values+nli" else None
         texts = composition.written()
         contradicted = contradictions(
-            texts, valid, composition.inquiry.question, scorer=scorer, at=self.contradiction_at
+            texts,
+            valid,
+            composition.inquiry.question,
+            scorer=scorer,
+            at=self.contradiction_at,
+            parties=self.parties,
         )
         flagged = {c.claim for c in contradicted}
         checked = supports(
@@ -427,7 +438,9 @@ class Finisher:
         question = composition.inquiry.question
         disagreeing = [d for d in disagreements(texts, decided, question) if d.claim not in flagged]
         gaps = composition.draft.gaps  # the writer's; the composed "not answered yet" lines are not
-        gap_contradicted = contradictions(gaps, valid, question, scorer=scorer, at=self.contradiction_at)
+        gap_contradicted = contradictions(
+            gaps, valid, question, scorer=scorer, at=self.contradiction_at, parties=self.parties
+        )
         contradicted_gaps = {c.claim for c in gap_contradicted}
         failed_gaps: list[Contradiction | Disagreement] = [*gap_contradicted]
         failed_gaps += [d for d in disagreements(gaps, decided, question) if d.claim not in contradicted_gaps]

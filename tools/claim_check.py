@@ -25,6 +25,10 @@ the ones it cites ([n]), or every source of the report when it cites none. The c
   that does without a condition its source imposes. "Either party may terminate without notice
   [1]" against "... only by giving ninety (90) days' prior written notice" keeps every value and
   nearly every word of its source, and the classifier reads it as a restatement.
+- swapped parties (always, when the contract's parties are given; rule "a party swapped",
+  :func:`tools.party_roles.acts_of`): a claim that gives a party a duty or a right its sources
+  give only to another party. "The Supplier may terminate for convenience [1]" against "The
+  Customer may terminate this Agreement for convenience" shares every word but one.
 - the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
   hypothesis against each sentence of its sources; contradiction at or above the calibrated
   threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
@@ -41,6 +45,7 @@ from dataclasses import dataclass
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.negation import negated_alike
+from tools.party_roles import EACH, Party, acts_of
 from tools.qualifiers import CONDITIONS, contradicted_conditions
 from tools.report_checks import prose_sentences
 from tools.value_reading import RULE_TURNS
@@ -211,6 +216,33 @@ def _condition_contradiction(claim: str, cited: Sequence[Source]) -> Contradicti
     return None
 
 
+#: Letters of a verb compared (its stem): "terminate" and "terminates", "pay" and "pays".
+_VERB_STEM = 5
+
+
+def _party_contradiction(
+    claim: str, cited: Sequence[Source], parties: Sequence[Party]
+) -> Contradiction | None:
+    if len(parties) < 2:
+        return None
+    for act in acts_of(_plain(claim), parties):
+        if act.party == EACH:
+            continue
+        same = [
+            (source, sentence, other)
+            for source in cited
+            for sentence in claims(source.quote)
+            for other in acts_of(sentence, parties)
+            if other.role == act.role and other.verb[:_VERB_STEM] == act.verb[:_VERB_STEM]
+        ]
+        if same and not any(other.party in (act.party, EACH) for _, _, other in same):
+            source, sentence, other = same[0]
+            where = " ".join(sentence.split())[:200]
+            reason = f'it gives {act.party} what the source gives {other.party}: "{where}"'
+            return Contradiction(claim, source.number, reason)
+    return None
+
+
 def _restates(claim: str, piece: str) -> bool:
     """Whether ``claim`` is ``piece`` in nearly its own words, negated alike: the classifier,
     trained on short hypotheses, reads some long restatements of a sentence as contradicting it."""
@@ -241,9 +273,11 @@ def contradictions(
     *,
     scorer: SentenceScorer | None = None,
     at: float = 0.5,
+    parties: Sequence[Party] = (),
 ) -> list[Contradiction]:
-    """The claims of ``texts`` that their sources contradict (value, exception, join and condition
-    checks, then the classifier when ``scorer`` is given), at most one per claim."""
+    """The claims of ``texts`` that their sources contradict (value, exception, join, condition and,
+    given the contract's ``parties``, party checks, then the classifier when ``scorer`` is given),
+    at most one per claim."""
     by_number = {s.number: s for s in sources}
     asked = find_values(question)
     found: list[Contradiction] = []
@@ -260,6 +294,7 @@ def contradictions(
                 or _exception_contradiction(claim, cited)
                 or _joined_contradiction(claim, cited, asked)
                 or _condition_contradiction(claim, cited)
+                or _party_contradiction(claim, cited, parties)
             )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)

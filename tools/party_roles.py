@@ -288,6 +288,32 @@ def duty_bearers(sentence: str, parties: Sequence[Party]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(bearers))
 
 
+@dataclass(frozen=True)
+class Act:
+    """What a sentence has a party do: its label (or :data:`EACH`), whether it is a duty ("shall
+    pay") or a right ("may terminate"), and the act's verb, lowercased ("pay", "terminate")."""
+
+    party: str
+    role: Literal["duty", "right"]
+    verb: str
+
+
+def acts_of(sentence: str, parties: Sequence[Party]) -> list[Act]:
+    """The acts ``sentence`` gives its parties as their subject: "the Customer may terminate"
+    (a right), "the Supplier shall not subcontract" (a duty), "each Party shall keep" (:data:`EACH`)."""
+    names = _alternation(parties)
+    party = rf"{names}|{_EACH}" if names else _EACH
+    act = re.compile(
+        rf"\b(?:(?i:the)\s+)?(?P<who>{party})\s+{_BETWEEN}(?:(?P<right>(?i:{_RIGHT}))|(?i:{_DUTY}))\s+"
+        r"(?:(?i:not|also|only|then|promptly|immediately|to|be|have)\s+)*(?P<verb>[A-Za-z]+)",
+        0 if not _capitals(sentence) else re.I,
+    )
+    return [
+        Act(_who(m.group("who"), parties), "right" if m.group("right") else "duty", m.group("verb").lower())
+        for m in act.finditer(sentence)
+    ]
+
+
 def _completed(binds: list[str], benefits: list[str], parties: Sequence[Party]) -> ClauseRoles:
     """Rule "the other party", and every party named on one side as :data:`EACH`."""
     labels = [p.label for p in parties]

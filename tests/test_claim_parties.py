@@ -1,0 +1,63 @@
+"""Rule "a party swapped": a claim that gives a party a duty or a right its sources give only to
+another party is contradicted; checked on the example services and supply agreements."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import quoted_source
+from tools.claim_check import contradictions
+from tools.party_roles import EACH, acts_of, contract_parties
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SERVICES, SUPPLY = "services-agreement", "supply-agreement"
+
+
+def clause(contract: str, opening: str) -> str:
+    lines = (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if line.startswith(opening))
+
+
+def parties_of(contract: str):
+    return contract_parties((EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8"))
+
+
+def test_acts_name_the_party_the_role_and_the_verb() -> None:
+    parties = parties_of(SERVICES)
+    acts = acts_of("The Customer may terminate this Agreement; the Supplier shall not subcontract.", parties)
+    assert [(a.party, a.role, a.verb) for a in acts] == [
+        ("Customer", "right", "terminate"),
+        ("Supplier", "duty", "subcontract"),
+    ]
+    assert acts_of("Either Party may terminate this Agreement.", parties)[0].party == EACH
+
+
+@pytest.mark.parametrize(
+    ("contract", "opening", "claim", "contradicted"),
+    [
+        (SERVICES, "Section 4.2", "The Supplier may terminate the Agreement for convenience [1].", True),
+        (SERVICES, "Section 4.2", "The Customer may terminate the Agreement for convenience [1].", False),
+        (SUPPLY, "3.2", "The Supplier shall pay each undisputed invoice within 45 days [1].", True),
+        (
+            SUPPLY,
+            "3.2",
+            "The Buyer shall pay each undisputed invoice within forty-five (45) days [1].",
+            False,
+        ),
+        # "either party" in the source covers each of them
+        (SUPPLY, "4.2", "The Buyer may terminate for a material breach left unremedied [1].", False),
+        # an act the source does not give anyone is not this rule's to judge
+        (SUPPLY, "3.2", "The Supplier shall deliver the Products [1].", False),
+    ],
+)
+def test_a_duty_or_right_moved_to_the_other_party_is_contradicted(
+    contract: str, opening: str, claim: str, contradicted: bool
+) -> None:
+    source = quoted_source(1, clause(contract, opening), 0, node_id="1.1")
+    found = contradictions([claim], [source], "What may each party do?", parties=parties_of(contract))
+    assert bool(found) == contradicted
+    if contradicted:
+        assert "what the source gives" in found[0].reason
+        assert contradictions([claim], [source], "q") == []  # without the parties the rule reads nothing
