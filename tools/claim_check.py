@@ -25,6 +25,11 @@ the ones it cites ([n]), or every source of the report when it cites none. The c
   that does without a condition its source imposes. "Either party may terminate without notice
   [1]" against "... only by giving ninety (90) days' prior written notice" keeps every value and
   nearly every word of its source, and the classifier reads it as a restatement.
+- a number given a unit (always; rule "a number read as a duration"): a claim's duration whose
+  number its sources give bare, with no unit of time, where they state no duration at all. "The
+  payment period is 3 months [1]" from a redacted schedule's row "Payment Period 3 $ ***" reads a
+  row label as a term; the value check, finding no duration in the source, left it to the
+  classifier, which passed it.
 - swapped parties (always, when the contract's parties are given; rule "a party swapped",
   :func:`tools.party_roles.acts_of`): a claim that gives a party a duty or a right its sources
   give only to another party. "The Supplier may terminate for convenience [1]" against "The
@@ -243,6 +248,23 @@ def _party_contradiction(
     return None
 
 
+def _unit_contradiction(
+    claim: str, cited: Sequence[Source], asked: list[ValueMention]
+) -> Contradiction | None:
+    if any(find_values(s.quote, ("duration",)) for s in cited):
+        return None  # the value check compares durations its sources state
+    for value in find_values(_plain(claim), ("duration",)):
+        if any(same_value(value, q) for q in asked):
+            continue
+        number = value.normalized.split(" ", 1)[0]
+        bare = re.compile(rf"(?<![\w.,$€£]){re.escape(number)}(?![\w%]|[.,]\d)")
+        for source in cited:
+            if bare.search(source.quote):
+                reason = f"it reads {value.text} where the source gives {number} with no unit of time"
+                return Contradiction(claim, source.number, reason)
+    return None
+
+
 def _restates(claim: str, piece: str) -> bool:
     """Whether ``claim`` is ``piece`` in nearly its own words, negated alike: the classifier,
     trained on short hypotheses, reads some long restatements of a sentence as contradicting it."""
@@ -275,9 +297,9 @@ def contradictions(
     at: float = 0.5,
     parties: Sequence[Party] = (),
 ) -> list[Contradiction]:
-    """The claims of ``texts`` that their sources contradict (value, exception, join, condition and,
-    given the contract's ``parties``, party checks, then the classifier when ``scorer`` is given),
-    at most one per claim."""
+    """The claims of ``texts`` that their sources contradict (value, exception, join, condition, unit
+    and, given the contract's ``parties``, party checks, then the classifier when ``scorer`` is
+    given), at most one per claim."""
     by_number = {s.number: s for s in sources}
     asked = find_values(question)
     found: list[Contradiction] = []
@@ -294,6 +316,7 @@ def contradictions(
                 or _exception_contradiction(claim, cited)
                 or _joined_contradiction(claim, cited, asked)
                 or _condition_contradiction(claim, cited)
+                or _unit_contradiction(claim, cited, asked)
                 or _party_contradiction(claim, cited, parties)
             )
             if contradiction is None and scorer is not None:
