@@ -161,27 +161,20 @@ class Researcher:
         """Passages planned from the contract's own text before retrieval: for a question about
         what each party must do, the sentences that put a duty on each party, grouped by party
         (rule "each party's duties", :mod:`tools.party_duties`), those not read in an earlier turn.
-        They are read first, beside retrieval's passages."""
+        They come first, and the turn answers by them (:meth:`planned_turn`)."""
         if not asks_each_partys_duties(question):
             return []
         text = self.index.document.text
         return [self._sentence_hit(duty.span) for duty in party_duties(text) if not covered(duty.span, read)]
 
-    def cite_planned(self, result: ResearchResult) -> ResearchResult:
-        """``result`` with each planned passage (:meth:`planned`) it did not cite cited, first, in
-        the contract's own words: an answerer that reads eight duties and quotes two leaves the
-        other parties' duties out of an answer that must name each party's; the planned sentences
-        are the plan's findings whatever the turn's method."""
-        planned = [(number, h) for number, h in enumerate(result.hits, start=1) if h.signals.get("planned")]
-        cited = [c.span for c in result.citations]
-        added = [
-            self._citation(h.span, h.text, number, attributed=True)
-            for number, h in planned
-            if not any(overlap(h.span, span) for span in cited)
-        ]
-        if not added:
-            return result
-        return result.model_copy(update={"citations": [*added, *result.citations], "addressed": True})
+    def planned_turn(self, question: str, plan: QueryPlan, hits: list[Hit]) -> ResearchResult:
+        """The turn's result when passages were planned (:meth:`planned`): their sentences,
+        cited in the contract's words, are its findings, and no model reads them (an answerer
+        given a party's duties rewrites them at length, and on two cores its reply was cut off
+        before its JSON ended)."""
+        planned = [(n, h) for n, h in enumerate(hits, start=1) if h.signals.get("planned")]
+        citations = [self._citation(h.span, h.text, n, attributed=True) for n, h in planned]
+        return self._sentences_found(question, plan, hits, citations)
 
     def _sentence_hit(self, span: Span) -> Hit:
         node = self.index.tree.smallest_containing(span)

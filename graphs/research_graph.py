@@ -1,8 +1,8 @@
-"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer -> cite_planned.
+"""The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
 
-``retrieve`` reads passages planned from the contract's text before retrieval's (each party's
-duties for a question about what each party must do); ``cite_planned`` cites those the answer
-left out, in the contract's words, whatever the method.
+``retrieve`` puts passages planned from the contract's text before retrieval's (each party's
+duties for a question about what each party must do); a turn with planned passages answers by
+them, without a model (:func:`answers_by_plan`).
 
 For an open question the caller may ask for another ``method`` than the cited answer: ``pick``
 (the answerer names the answering sentences by number, a dozen generated tokens instead of
@@ -72,9 +72,17 @@ def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> Researc
     return {"retrieved": retrieved, "hits": shown}
 
 
+def answers_by_plan(hits: list[Hit]) -> bool:
+    """Whether the turn's findings are the passages planned from the text (rule "each party's
+    duties"): then no model reads the passages."""
+    return any(h.signals.get("planned") for h in hits)
+
+
 def answer(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
     researcher = runtime.context.researcher
     method = state.get("method", "answer")
+    if answers_by_plan(state["hits"]):
+        return {"result": researcher.planned_turn(state["question"], state["plan"], state["hits"])}
     if method == "extract":
         found = researcher.extract(state["question"], state["plan"], state["hits"], state.get("serves", ""))
         return {"result": found}
@@ -94,10 +102,6 @@ def answer(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchS
     return {"result": result}
 
 
-def cite_planned(state: ResearchState, runtime: Runtime[ResearchContext]) -> ResearchState:
-    return {"result": runtime.context.researcher.cite_planned(state["result"])}
-
-
 def build_research_graph() -> CompiledStateGraph:
     graph = StateGraph(
         ResearchState,
@@ -108,10 +112,8 @@ def build_research_graph() -> CompiledStateGraph:
     graph.add_node("plan", traced_node("plan", plan))
     graph.add_node("retrieve", traced_node("retrieve", retrieve))
     graph.add_node("answer", traced_node("answer", answer))
-    graph.add_node("cite_planned", traced_node("cite_planned", cite_planned))
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "answer")
-    graph.add_edge("answer", "cite_planned")
-    graph.add_edge("cite_planned", END)
+    graph.add_edge("answer", END)
     return graph.compile()
