@@ -102,3 +102,18 @@ def test_other_questions_read_retrieval_alone(services, embedder) -> None:
     )
     result = research_turn(researcher, "What are the payment terms?")
     assert not any(h.signals.get("planned") for h in result.hits)
+
+
+@pytest.mark.parametrize(
+    ("contract", "first_party"), [("services-agreement", "Customer"), ("supply-agreement", "Buyer")]
+)
+def test_recitals_are_no_duties(contract: str, first_party: str) -> None:
+    """Rule "recitals are no duties": "WHEREAS, the Customer wishes to appoint the Supplier" reads
+    as the Customer's duty to appoint (its verb), but it is the background."""
+    text = (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8")
+    recital = f"RECITALS\n\nWHEREAS, the {first_party} wishes to appoint the Supplier to supply it.\n\n"
+    with_recital = text.replace("BACKGROUND\n\n", recital, 1)
+    assert recital in with_recital
+    spans = [(d.party, with_recital[d.span[0] : d.span[1]]) for d in party_duties(with_recital)]
+    assert spans and not any("WHEREAS" in sentence for _, sentence in spans)
+    assert [p for p, _ in spans] == [d.party for d in party_duties(text)]
