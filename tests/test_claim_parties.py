@@ -61,3 +61,37 @@ def test_a_duty_or_right_moved_to_the_other_party_is_contradicted(
     if contradicted:
         assert "what the source gives" in found[0].reason
         assert contradictions([claim], [source], "q") == []  # without the parties the rule reads nothing
+
+
+DEVELOPMENT = (
+    "This Technology Development Agreement is made between Document Security Systems, Inc., a New York "
+    'corporation ("DSS"), and HF Enterprises Inc., a Delaware corporation ("Developer").\n\n'
+    "1.1 DSS hereby grants to Developer a non-exclusive, limited and non-transferable license to use the "
+    "Technology for the sole purpose of developing the Improvements.\n\n"
+    "1.2 DSS shall pay Developer the sum of US $23,000 per month for the Term.\n\n"
+    "2.1 Developer shall deliver the Improvements to DSS. Developer shall keep the Technology secret.\n\n"
+    "2.2 DSS may terminate this Agreement on thirty (30) days' notice."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "opening", "claim", "contradicted"),
+    [
+        # a role word the writer supplied for a party the contract calls by its acronym
+        (DEVELOPMENT, "1.1", "The Supplier grants the Developer a non-exclusive license [1].", True),
+        (DEVELOPMENT, "1.1", "DSS grants the Developer a non-exclusive license [1].", False),
+        # a role word of the other side for a contract whose parties are role words
+        ("supply", "2.4", "The Licensor shall deliver the Products FCA the Supplier's facility [1].", True),
+        ("supply", "2.4", "The Supplier shall deliver the Products FCA its facility [1].", False),
+    ],
+)
+def test_a_party_the_contract_does_not_call_so_is_contradicted(
+    text: str, opening: str, claim: str, contradicted: bool
+) -> None:
+    text = (EXAMPLES / f"{SUPPLY}.txt").read_text(encoding="utf-8") if text == "supply" else text
+    line = next(line for line in text.split("\n") if line.startswith(opening))
+    source = quoted_source(1, line, 0, node_id="1.1")
+    parties = contract_parties(text)
+    assert len(parties) == 2
+    found = contradictions([claim], [source], "What does each party do?", parties=parties)
+    assert bool(found) == contradicted

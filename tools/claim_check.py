@@ -33,7 +33,9 @@ the ones it cites ([n]), or every source of the report when it cites none. The c
 - swapped parties (always, when the contract's parties are given; rule "a party swapped",
   :func:`tools.party_roles.acts_of`): a claim that gives a party a duty or a right its sources
   give only to another party. "The Supplier may terminate for convenience [1]" against "The
-  Customer may terminate this Agreement for convenience" shares every word but one.
+  Customer may terminate this Agreement for convenience" shares every word but one; "The
+  Supplier grants the Developer a licence" against "DSS hereby grants to Developer" names a
+  party the contract does not call so (a role word the writer supplied).
 - the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
   hypothesis against each sentence of its sources; contradiction at or above the calibrated
   threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
@@ -50,7 +52,7 @@ from dataclasses import dataclass
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.negation import negated_alike
-from tools.party_roles import EACH, Party, acts_of
+from tools.party_roles import EACH, ROLE_WORDS, Party, acts_of, side_of
 from tools.qualifiers import CONDITIONS, contradicted_conditions
 from tools.report_checks import prose_sentences
 from tools.value_reading import RULE_TURNS
@@ -225,11 +227,23 @@ def _condition_contradiction(claim: str, cited: Sequence[Source]) -> Contradicti
 _VERB_STEM = 5
 
 
+def _readers(parties: Sequence[Party]) -> list[Party]:
+    """The contract's parties, and a role word for each role the contract's parties are not
+    called by ("the Supplier" where the contract says "DSS"): a claim naming a party so has it
+    do what its source has a named party do."""
+    labels = {p.label.lower() for p in parties}
+    return [
+        *parties,
+        *(Party(w.title(), w.title(), side_of(w)) for w in sorted(ROLE_WORDS) if w not in labels),
+    ]
+
+
 def _party_contradiction(
     claim: str, cited: Sequence[Source], parties: Sequence[Party]
 ) -> Contradiction | None:
     if len(parties) < 2:
         return None
+    parties = _readers(parties)
     for act in acts_of(_plain(claim), parties):
         if act.party == EACH:
             continue

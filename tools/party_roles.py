@@ -45,6 +45,8 @@ _SUPPLIER_WORDS = frozenset(
     "supplier vendor seller licensor provider contractor consultant manufacturer franchisor lessor "
     "landlord developer maker producer".split()
 )
+#: Every role word, by which a writer may name a party the contract names otherwise.
+ROLE_WORDS = _CUSTOMER_WORDS | _SUPPLIER_WORDS
 _EACH = r"(?i:(?:each|either|neither|both|any|the|a)\s+(?:party|parties)|each\s+of\s+the\s+parties)"
 #: Words that may stand between a party and its modal ("the Supplier hereby agrees to", "2TheMart
 #: through a CPA may"): a few, but never a conjunction ("from the Supplier and shall not").
@@ -298,20 +300,33 @@ class Act:
     verb: str
 
 
+#: Modal words after which the act's own verb follows ("shall pay", "agrees to pay"); any other
+#: word of a duty or right is the act itself ("grants", "warrants", "appoints").
+_AUXILIARIES = frozenset(
+    "shall will must may cannot is are agrees agree undertakes undertake covenants covenant has have "
+    "reserves hereby".split()
+)
+
+
 def acts_of(sentence: str, parties: Sequence[Party]) -> list[Act]:
     """The acts ``sentence`` gives its parties as their subject: "the Customer may terminate"
-    (a right), "the Supplier shall not subcontract" (a duty), "each Party shall keep" (:data:`EACH`)."""
+    (a right), "the Supplier shall not subcontract" (a duty), "DSS hereby grants" (a duty whose
+    word is the act), "each Party shall keep" (:data:`EACH`)."""
     names = _alternation(parties)
     party = rf"{names}|{_EACH}" if names else _EACH
     act = re.compile(
-        rf"\b(?:(?i:the)\s+)?(?P<who>{party})\s+{_BETWEEN}(?:(?P<right>(?i:{_RIGHT}))|(?i:{_DUTY}))\s+"
-        r"(?:(?i:not|also|only|then|promptly|immediately|to|be|have)\s+)*(?P<verb>[A-Za-z]+)",
+        rf"\b(?:(?i:the)\s+)?(?P<who>{party})\s+{_BETWEEN}(?P<modal>(?P<right>(?i:{_RIGHT}))|(?i:{_DUTY}))\s+"
+        r"(?:(?i:not|also|only|then|promptly|immediately|to|be|have|that|it)\s+)*(?P<verb>[A-Za-z]+)",
         0 if not _capitals(sentence) else re.I,
     )
-    return [
-        Act(_who(m.group("who"), parties), "right" if m.group("right") else "duty", m.group("verb").lower())
-        for m in act.finditer(sentence)
-    ]
+    found = []
+    for m in act.finditer(sentence):
+        modal = m.group("modal").split()[0].lower()
+        verb = m.group("verb") if modal in _AUXILIARIES else modal
+        found.append(
+            Act(_who(m.group("who"), parties), "right" if m.group("right") else "duty", verb.lower())
+        )
+    return found
 
 
 def _completed(binds: list[str], benefits: list[str], parties: Sequence[Party]) -> ClauseRoles:
