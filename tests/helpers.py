@@ -95,3 +95,13 @@ def ingested_example(data_dir: Path, embedder: Any, file_name: str) -> tuple[Set
     store = ContractStore(settings)
     Archivist(settings, store, embedder).ingest(Path(__file__).resolve().parents[1] / "examples" / file_name)
     return settings, store.open(Path(file_name).stem)
+
+
+def example_text(contract: str) -> str:
+    """The text of ``examples/<contract>.txt``."""
+    return (Path(__file__).resolve().parents[1] / "examples" / f"{contract}.txt").read_text(encoding="utf-8")
+
+
+def example_line(contract: str, opening: str) -> str:
+    """The line of ``examples/<contract>.txt`` that opens with ``opening``."""
+    return next(line for line in example_text(contract).splitlines() if line.startswith(opening))

@@ -3,25 +3,17 @@ another party is contradicted; checked on the example services and supply agreem
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.helpers import quoted_source
+from tests.helpers import example_line, example_text, quoted_source
 from tools.claim_check import contradictions
 from tools.party_roles import EACH, acts_of, contract_parties
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SERVICES, SUPPLY = "services-agreement", "supply-agreement"
 
 
-def clause(contract: str, opening: str) -> str:
-    lines = (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8").splitlines()
-    return next(line for line in lines if line.startswith(opening))
-
-
 def parties_of(contract: str):
-    return contract_parties((EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8"))
+    return contract_parties(example_text(contract))
 
 
 def test_acts_name_the_party_the_role_and_the_verb() -> None:
@@ -55,7 +47,7 @@ def test_acts_name_the_party_the_role_and_the_verb() -> None:
 def test_a_duty_or_right_moved_to_the_other_party_is_contradicted(
     contract: str, opening: str, claim: str, contradicted: bool
 ) -> None:
-    source = quoted_source(1, clause(contract, opening), 0, node_id="1.1")
+    source = quoted_source(1, example_line(contract, opening), 0, node_id="1.1")
     found = contradictions([claim], [source], "What may each party do?", parties=parties_of(contract))
     assert bool(found) == contradicted
     if contradicted:
@@ -88,7 +80,7 @@ DEVELOPMENT = (
 def test_a_party_the_contract_does_not_call_so_is_contradicted(
     text: str, opening: str, claim: str, contradicted: bool
 ) -> None:
-    text = (EXAMPLES / f"{SUPPLY}.txt").read_text(encoding="utf-8") if text == "supply" else text
+    text = example_text(SUPPLY) if text == "supply" else text
     line = next(line for line in text.split("\n") if line.startswith(opening))
     source = quoted_source(1, line, 0, node_id="1.1")
     parties = contract_parties(text)

@@ -4,20 +4,12 @@ one) and on the example supply agreement's product schedule."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.helpers import quoted_source
+from tests.helpers import example_line, quoted_source
 from tools.claim_check import contradictions
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 REDACTED_SCHEDULE = "Payment Period 3 $ *** Minimum Payment Period 4 $ *** Payment Period 5 $ ***"
-
-
-def supply_schedule_a() -> str:
-    lines = (EXAMPLES / "supply-agreement.txt").read_text(encoding="utf-8").splitlines()
-    return next(line for line in lines if line.startswith("2. Corrugated shipping cases"))
 
 
 @pytest.mark.parametrize(
@@ -39,7 +31,11 @@ def supply_schedule_a() -> str:
     ],
 )
 def test_a_bare_number_read_as_a_duration_is_contradicted(quote: str, claim: str, misread: bool) -> None:
-    quote = supply_schedule_a() if quote == "supply schedule A" else quote
+    quote = (
+        example_line("supply-agreement", "2. Corrugated shipping cases")
+        if quote == "supply schedule A"
+        else quote
+    )
     found = contradictions([claim], [quote_source(quote)], "What are the payment terms?")
     assert bool(found) == misread
     if misread:

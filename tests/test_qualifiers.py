@@ -3,21 +3,11 @@ a contradiction, checked on the example services agreement, NDA and supply agree
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.helpers import quoted_source
+from tests.helpers import example_line, quoted_source
 from tools.claim_check import contradictions
 from tools.qualifiers import contradicted_conditions, dropped_conditions, imposes
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def clause(contract: str, opening: str) -> str:
-    """The line of an example contract that opens with ``opening``."""
-    lines = (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8").splitlines()
-    return next(line for line in lines if line.startswith(opening))
 
 
 @pytest.mark.parametrize(
@@ -38,9 +28,9 @@ def test_dropped_conditions_read_the_act_and_whether_it_is_forbidden(text: str, 
 
 
 def test_a_source_imposes_what_it_names_and_never_does_without() -> None:
-    services_t4c = clause("services-agreement", "Section 4.2")
+    services_t4c = example_line("services-agreement", "Section 4.2")
     assert imposes(services_t4c, "notice") and not imposes(services_t4c, "consent")
-    assert imposes(clause("supply-agreement", "8.1"), "consent")  # "may not assign ... without consent"
+    assert imposes(example_line("supply-agreement", "8.1"), "consent")  # "may not assign ... without consent"
     assert not imposes("Either party may terminate without notice.", "notice")
 
 
@@ -66,7 +56,7 @@ SERVICES, NDA, SUPPLY = "services-agreement", "mutual-nda", "supply-agreement"
 def test_a_restatement_that_drops_its_sources_condition_is_contradicted(
     contract: str, opening: str, claim: str, contradicted: bool
 ) -> None:
-    source = quoted_source(1, clause(contract, opening), 0, node_id="1.1")
+    source = quoted_source(1, example_line(contract, opening), 0, node_id="1.1")
     found = contradictions([claim], [source], "Can a party terminate or assign this agreement?")
     assert bool(found) == contradicted
     if contradicted:

@@ -3,17 +3,10 @@ on the example services agreement and NDA."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.helpers import example_text
 from tools.citations import SENTENCE_TAIL_CHARS, whole_quote
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def text_of(contract: str) -> str:
-    return (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -41,7 +34,7 @@ def text_of(contract: str) -> str:
     ],
 )
 def test_a_quote_is_shown_to_its_sentences_end(contract: str, quote: str, shown_ends_with: str) -> None:
-    text = text_of(contract)
+    text = example_text(contract)
     start = text.index(quote)
     a, b = whole_quote(text, (start, start + len(quote)))
     assert a == start and text[a:b].endswith(shown_ends_with)
@@ -55,13 +48,13 @@ def test_a_quote_is_shown_to_its_sentences_end(contract: str, quote: str, shown_
     ],
 )
 def test_a_quote_trimmed_to_the_words_that_answer_stays(contract: str, quote: str) -> None:
-    text = text_of(contract)
+    text = example_text(contract)
     start = text.index(quote)
     assert whole_quote(text, (start, start + len(quote))) == (start, start + len(quote))
 
 
 def test_a_quote_starting_inside_a_word_starts_at_the_word() -> None:
-    text = text_of("services-agreement")
+    text = example_text("services-agreement")
     start = text.index("Supplier shall not subcontract") + 3  # "plier shall not ..."
     a, _ = whole_quote(text, (start, start + 30))
     assert text[a:].startswith("Supplier shall not subcontract")
