@@ -177,9 +177,7 @@ class Researcher:
         return self._sentences_found(question, plan, hits, citations)
 
     def _sentence_hit(self, span: Span) -> Hit:
-        node = self.index.tree.smallest_containing(span)
-        while node.kind == "sentence" and node.parent is not None:
-            node = self.index.tree.node(node.parent)
+        node = self.index.tree.clause_of(self.index.tree.smallest_containing(span))
         text = self.index.document.text
         return Hit(
             contract_id=self.index.contract_id,
@@ -282,9 +280,7 @@ class Researcher:
         if not quote.rstrip().endswith(":"):
             return span, quote
         tree, text = self.index.tree, self.index.document.text
-        node = tree.smallest_containing(span)
-        while node.kind == "sentence" and node.parent is not None:
-            node = tree.node(node.parent)
+        node = tree.clause_of(tree.smallest_containing(span))
         if not node.children or text[span[1] : node.own_end].strip() or node.end - span[0] > LIST_CHARS:
             return span, quote
         end = len(text[: node.end].rstrip())
@@ -301,9 +297,7 @@ class Researcher:
         if whole != span:
             span, quote = whole, self.index.document.text[whole[0] : whole[1]]
         span, quote = self._with_its_list(span, quote)
-        node = self.index.tree.node_at(span[0])
-        while node.kind == "sentence" and node.parent is not None:
-            node = self.index.tree.node(node.parent)
+        node = self.index.tree.clause_of(self.index.tree.node_at(span[0]))
         return VerifiedCitation(
             contract_id=self.index.contract_id,
             node_id=node.id,

@@ -300,6 +300,13 @@ class ClauseTree(BaseModel):
             yield node
             stack.extend(reversed(node.children))
 
+    def clause_of(self, node: ClauseNode) -> ClauseNode:
+        """``node``, or its nearest ancestor that is not a sentence: what a citation of a sentence
+        is attached to (its clause, with the clause's id and title)."""
+        while node.kind == "sentence" and node.parent is not None:
+            node = self.nodes[node.parent]
+        return node
+
     def node_at(self, offset: int) -> ClauseNode:
         """The deepest node containing character ``offset`` (children are in text order)."""
         node = self.root
