@@ -53,7 +53,7 @@ from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.negation import negated_alike
 from tools.party_roles import EACH, ROLE_WORDS, Party, acts_of, side_of
-from tools.qualifiers import CONDITIONS, contradicted_conditions
+from tools.qualifiers import contradicted_conditions, names
 from tools.report_checks import prose_sentences
 from tools.value_reading import RULE_TURNS
 from tools.values import ValueMention, find_values, same_value
@@ -70,7 +70,6 @@ _VERB = re.compile(
 #: side by side ("last three years, but trade secrets as long as they remain secret").
 _CLAUSE = re.compile(r"[,;:]|\b(?:but|while|whereas|except|however|although|unless)\b", re.I)
 _WORD = re.compile(r"[a-z]{4,}")
-_WORD_ANY = re.compile(r"[a-z]+")
 #: Words of an exception's subject that name no subject of their own.
 _LINKING = frozenset(
     {"relating", "related", "respect", "regard", "that", "which", "those", "such", "this", "with"}
@@ -212,11 +211,7 @@ def _condition_contradiction(claim: str, cited: Sequence[Source]) -> Contradicti
         dropped = contradicted_conditions(plain, source.quote)
         if dropped:
             condition = dropped[0]
-            naming = [
-                s
-                for s in claims(source.quote)
-                if set(_WORD_ANY.findall(s.lower())) & set(CONDITIONS[condition])
-            ]
+            naming = [s for s in claims(source.quote) if names(s, condition)]
             where = " ".join((naming or [source.quote])[0].split())[:200]
             reason = f'it does without {condition}, which the source requires: "{where}"'
             return Contradiction(claim, source.number, reason)

@@ -74,13 +74,17 @@ def dropped_conditions(text: str) -> set[str]:
     return found
 
 
+def names(text: str, condition: str) -> bool:
+    """Whether ``text`` names ``condition`` in any of its forms ("notify" names notice)."""
+    forms = CONDITIONS[condition]
+    return any(word.lower() in forms for word in _WORD.findall(text))
+
+
 def imposes(text: str, condition: str) -> bool:
     """Whether ``text`` names ``condition`` and never does without it: a source that speaks of
     notice only as "by giving ninety (90) days' notice" imposes it; one that says "without notice"
     anywhere does not (it may say both of different acts, and then it is no contradiction)."""
-    forms = CONDITIONS[condition]
-    named = any(word.lower() in forms for word in _WORD.findall(text))
-    return named and condition not in dropped_conditions(text)
+    return names(text, condition) and condition not in dropped_conditions(text)
 
 
 def contradicted_conditions(claim: str, source: str) -> list[str]:
