@@ -392,9 +392,8 @@ class ClassifierRouter:
 
     def options(self, question: str) -> tuple[Route, ...]:
         routes, absent, detail = self._predicted(question)
-        key, _ = self.model.head.decide(routes, absent, detail)
-        if key:  # routed by the head, but the route's provision imposes a condition the question drops
-            return ()
+        # a question the head routes is offered nothing (RouterHead.offered), also when the route
+        # is not taken because its provision imposes a condition the question drops
         offered = (
             self._route(key, routes, absent) for key in self.model.head.offered(routes, absent, detail)
         )
