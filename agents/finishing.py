@@ -51,6 +51,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
+from functools import cached_property
 
 from langchain_core.runnables import Runnable
 
@@ -318,11 +319,12 @@ class Finisher:
     _: KW_ONLY
     scorer: SentenceScorer | None = None
     contradiction_at: float = 0.5
-    parties: list[Party] = field(init=False)
 
-    def __post_init__(self) -> None:
-        # the contract's parties, read once: the claim check's rule "a party swapped" reads them
-        self.parties = contract_parties(self.verifier.text)
+    @cached_property
+    def parties(self) -> list[Party]:
+        """The contract's parties, read once when a claim is first checked (rule "a party
+        swapped" reads them)."""
+        return contract_parties(self.verifier.text)
 
     # -- the passes ---------------------------------------------------------------------------
 
