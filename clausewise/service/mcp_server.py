@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -25,6 +24,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import TypeAdapter, ValidationError
 from starlette.types import Receive, Scope, Send
 
 from clausewise.core.errors import ClausewiseError, ProvisionNotFound
@@ -44,7 +44,7 @@ from clausewise.service.errors import error_body
 from clausewise.service.mcp_tools import ToolHost
 from clausewise.service.playbook_mcp import add_playbook_tool
 from clausewise.service.room_mcp import add_room_tool
-from clausewise.service.schemas import PROVISION_KEY, PROVISION_KEY_CHARS, ContractSummary
+from clausewise.service.schemas import ChosenProvision, ContractSummary
 from clausewise.service.state import Service
 from clausewise.service.work import answer_event, outcome, submit, wait_for
 from tools.checks.suites import adhoc_suite
@@ -90,6 +90,7 @@ def clear_errors(tool: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 
 def build_mcp(service: Service) -> MCPServer:
     """The MCP server and its tools, bound to ``service``."""
+    provision_key = TypeAdapter(ChosenProvision)
     mcp = MCPServer(
         "clausewise",
         instructions="Question answering over the caller's legal contracts, with verified citations.",
@@ -137,13 +138,13 @@ def build_mcp(service: Service) -> MCPServer:
         Where the short answer offers the question back ("Did you mean ..."), ask again with the
         chosen provision's key as ``provision``."""
         check_question(question, service)
-        if provision is not None and not (
-            len(provision) <= PROVISION_KEY_CHARS and re.fullmatch(PROVISION_KEY, provision)
-        ):
+        try:
+            provision_key.validate_python(provision)  # the HTTP requests' own declaration
+        except ValidationError as error:
             raise ProvisionNotFound(
                 "a provision key reads family:name, e.g. cuad:cap-on-liability",
                 hint="use a key the question was offered back with",
-            )
+            ) from error
         tenant = _tenant.get()
         resolved = await asyncio.to_thread(lambda: runtime().store.resolve_id(contract))
         job = submit(
