@@ -58,6 +58,7 @@ from langchain_core.runnables import Runnable
 from clausewise.core.backends.accounting import UsageSummary
 from clausewise.core.backends.structured import invoke_structured
 from clausewise.core.config import DecisionSettings, InterrogationSettings
+from clausewise.core.domain import Span
 from clausewise.core.errors import StructuredOutputError
 from clausewise.core.prompting import load_prompt
 from clausewise.core.report import REFERENCE, Report, ReportMetadata, ShortAnswer, Source
@@ -80,6 +81,7 @@ from tools.report_checks import (
     plain_sentences,
     prose_sentences,
 )
+from tools.text_plans import composed_from_the_text
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +115,7 @@ class Composition:
     part_lines: list[str] = field(default_factory=list)  # composed lines of the preliminary answer
     filled: list[str] = field(default_factory=list)  # the answer built from the sources (fill)
     restating: list[int] = field(default_factory=list)  # sources the composed answer states (restate)
+    found: set[Span] = field(default_factory=set)  # the spans this question's findings cited
     gaps: list[str] = field(default_factory=list)  # what the contract leaves open
     supported: bool = True  # some verified evidence was found
     checks: list[str] = field(default_factory=list)
@@ -258,14 +261,16 @@ def composed_lines(restatement: Restatement, offered: Sequence[Source], parts: S
     instructs an assistant."""
     numbers = {s.number for s in offered}
     seen: set[int] = set()
+    said: set[str] = set()
     kept = []
     for sentence in restatement.sentences:
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
         if sentence.source not in numbers or sentence.source in seen or len(text.split()) < 3:
             continue
-        if addresses_a_model(text):
+        if addresses_a_model(text) or _said(text) in said:
             continue
         seen.add(sentence.source)
+        said.add(_said(text))
         text = text if text.endswith((".", "!", "?")) else f"{text}."
         kept.append((sentence, _cited(text, sentence.source)))
     part_rank = {p.lower(): i for i, p in enumerate(parts)}
@@ -279,6 +284,27 @@ def composed_lines(restatement: Restatement, offered: Sequence[Source], parts: S
         )
     )
     return [line for _, line in kept]
+
+
+def _said(text: str) -> str:
+    """What a restated sentence says, for comparing two: its words, lowercased."""
+    return " ".join(re.findall(r"\w+", REFERENCE.sub("", text).lower()))
+
+
+def repeated_sources(restatement: Restatement, stated: Sequence[int]) -> list[int]:
+    """Rule "a repeated restatement is no restatement": the sources the writer gave a sentence it
+    had already written for another source ("Either party may terminate this contract early, but
+    only if the breaching party does not cure the breach within 15 days" for four different
+    clauses of a trademark licence). The writer did not read them; :func:`composed_lines` keeps
+    the first, and these are quoted in the contract's words instead (the fill pass)."""
+    first: dict[str, int] = {}
+    repeated = []
+    for sentence in restatement.sentences:
+        said = _said(sentence.text)
+        if said in first and first[said] != sentence.source and sentence.source not in stated:
+            repeated.append(sentence.source)
+        first.setdefault(said, sentence.source)
+    return list(dict.fromkeys(n for n in repeated if n > 0))
 
 
 def renumbered(restatement: Restatement, offered: Sequence[Source]) -> Restatement:
@@ -368,16 +394,26 @@ class Finisher:
             part_lines=_part_lines(inquiry.parts, session, sources),
             gaps=list(dict.fromkeys(gaps)),
             supported=supported,
+            found={c.span for f in session for c in f.citations},
         )
 
     def restate(self, composition: Composition) -> Composition:
         c = composition
-        settled = c.short is not None and c.short.form in ("verdict", "value")
+        question = c.inquiry.question
+        # rule "a planned question is composed": asked as yes or no with an account, and unsettled
+        planned = not asks_for_an_account(question) and composed_from_the_text(question)
+        unsettled = c.short is not None and c.short.verdict == "unclear" and planned
+        settled = c.short is not None and c.short.form in ("verdict", "value") and not unsettled
         if not (self.settings.compose_answer and c.supported and not settled):
             return c
-        if not asks_for_an_account(c.inquiry.question):
+        if not composed_from_the_text(question):
             return c
-        offered = [s for s in c.sources if not addresses_a_model(s.quote)][: self.settings.composed_sources]
+        offered = [s for s in c.sources if not addresses_a_model(s.quote)]
+        if unsettled:
+            # what the plan found, not the clauses closest to the unclear verdict ("This Agreement
+            # shall be construed as if it were drafted jointly" for "Can either party end it early?")
+            offered = [s for s in offered if s.span in c.found]
+        offered = offered[: self.settings.composed_sources]
         if not offered:
             return c
         # numbered 1..k as the writer reads them (a small model given [2] alone answers "source": 1)
@@ -394,14 +430,15 @@ class Finisher:
         except StructuredOutputError as error:
             log.warning("restatement unreadable, the sources are quoted instead: %s", error)
             return replace(c, restating=[s.number for s in offered])
-        lines = composed_lines(renumbered(restated, offered), offered, c.inquiry.parts)
+        restatement = renumbered(restated, offered)
+        lines = composed_lines(restatement, offered, c.inquiry.parts)
         if not lines:
             return replace(c, restating=[s.number for s in offered])
         draft = c.draft.model_copy(
             update={"preliminary_answer": " ".join(lines), "summary": " ".join(lines[:FILLED_SUMMARY])}
         )
         stated = [int(n) for line in lines for n in REFERENCE.findall(line)]
-        return replace(c, draft=draft, restating=stated)
+        return replace(c, draft=draft, restating=[*stated, *repeated_sources(restatement, stated)])
 
     def verify(self, composition: Composition) -> Verification:
         if self.settings.claim_check == "off":

@@ -30,7 +30,6 @@ from tools.attribution import SentenceScorer, attribute
 from tools.checks.pieces import evidence_pieces
 from tools.citations import QuoteVerifier, closest_sentence, sentence_stating, whole_quote
 from tools.numbered_sentences import numbered_sentences, picked_sentence, render_numbered
-from tools.party_duties import asks_each_partys_duties, party_duties
 from tools.passages import excerpt_span, render_passages
 from tools.question_kind import question_kind
 from tools.retrieval.contract_retriever import ContractRetriever
@@ -38,6 +37,7 @@ from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
 from tools.retrieval.graph import GraphSearch, open_graph
 from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered, overlap
+from tools.text_plans import plan_for
 from tools.value_reading import PREAMBLE_CHARS, party_reading, value_readings
 
 log = logging.getLogger(__name__)
@@ -110,10 +110,14 @@ class Researcher:
     def plan(self, question: str, context: str = "", rewrite: bool = True) -> QueryPlan:
         """The queries and tools for ``question``: the rewriter model's plan (with the
         deterministic plan's keywords), or the deterministic plan alone when rewriting is off, or
-        not wanted for this turn (``rewrite``: an extract turn spends no model call)."""
+        not wanted for this turn (``rewrite``: an extract turn spends no model call), nor for a
+        question a text plan answers (:meth:`planned`: the turn cites the plan's sentences, and
+        retrieval's passages are only read for attribution)."""
         terms = [d.term for d in self.index.definitions]
         fallback = default_plan(question, terms)
         if self.rewriter is None or not self.settings.retrieval.rewrite_queries or not rewrite:
+            return fallback
+        if plan_for(question) is not None:
             return fallback
         messages = load_prompt("query_rewrite").messages(question=question, context=context or "none")
         try:
@@ -158,14 +162,17 @@ class Researcher:
         return planned + hits, planned + self.evidence(hits, question, read)
 
     def planned(self, question: str, read: Sequence[Span] = ()) -> list[Hit]:
-        """Passages planned from the contract's own text before retrieval: for a question about
-        what each party must do, the sentences that put a duty on each party, grouped by party
-        (rule "each party's duties", :mod:`tools.party_duties`), those not read in an earlier turn.
-        They come first, and the turn answers by them (:meth:`planned_turn`)."""
-        if not asks_each_partys_duties(question):
+        """Passages planned from the contract's own text before retrieval, for a question a plan
+        of :mod:`tools.text_plans` recognises (what each party must do: the sentences that put a
+        duty on each party, grouped by party; how the contract may be ended: every sentence that
+        grants, limits or triggers its end), those not read in an earlier turn. The sentences are
+        read within the clause tree's own texts. They come first, and the turn answers by them
+        (:meth:`planned_turn`)."""
+        plan = plan_for(question)
+        if plan is None:
             return []
-        text = self.index.document.text
-        return [self._sentence_hit(duty.span) for duty in party_duties(text) if not covered(duty.span, read)]
+        spans = plan.spans(self.index.document.text, self.index.tree.own_spans())
+        return [self._sentence_hit(span) for span in spans if not covered(span, read)]
 
     def planned_turn(self, question: str, plan: QueryPlan, hits: list[Hit]) -> ResearchResult:
         """The turn's result when passages were planned (:meth:`planned`): their sentences,

@@ -1,7 +1,7 @@
 """The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
 
 ``retrieve`` puts passages planned from the contract's text before retrieval's (each party's
-duties for a question about what each party must do); a turn with planned passages answers by
+duties, every ground to terminate: :mod:`tools.text_plans`); a turn with planned passages answers by
 them, without a model (:func:`answers_by_plan`).
 
 For an open question the caller may ask for another ``method`` than the cited answer: ``pick``
@@ -73,8 +73,8 @@ def retrieve(state: ResearchState, runtime: Runtime[ResearchContext]) -> Researc
 
 
 def answers_by_plan(hits: list[Hit]) -> bool:
-    """Whether the turn's findings are the passages planned from the text (rule "each party's
-    duties"): then no model reads the passages."""
+    """Whether the turn's findings are the passages planned from the text
+    (:mod:`tools.text_plans`): then no model reads the passages."""
     return any(h.signals.get("planned") for h in hits)
 
 

@@ -11,6 +11,7 @@ from clausewise.core.results import Draft, Finding
 from graphs.research_graph import ResearchMethod
 from graphs.state import QAState, StopReason
 from tools.question_kind import asks_for_an_account
+from tools.text_plans import composed_from_the_text
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
 # accepted only after this many searches, or all the turns there are: one search that finds
@@ -53,12 +54,17 @@ def composes(state: QAState, settings: InterrogationSettings) -> bool:
     decider settles is drafted from its findings' verified sentences without the writer, and the
     report's restate pass states each in one plain sentence. A writer's paragraph per turn cost a
     call and half a minute each, and failed the support check at the end (issue 54: 11.6 calls
-    and p50 442 s a report)."""
-    return (
-        settings.compose_answer
-        and state.get("decision") is None
-        and asks_for_an_account(state.get("question", ""))
-    )
+    and p50 442 s a report). So is a question a text plan answers whose decider did not settle
+    it (:func:`tools.text_plans.composed_from_the_text`)."""
+    question, decision = state.get("question", ""), state.get("decision")
+    if not settings.compose_answer or not composed_from_the_text(question):
+        return False
+    # an open question has no decision; one asked as yes or no with an account keeps its
+    # decider's unclear answer and is composed from what the plan found (rule "a planned
+    # question is composed")
+    if asks_for_an_account(question):
+        return decision is None
+    return decision is None or not decision.settled
 
 
 def research_method(state: QAState, settings: InterrogationSettings, can_extract: bool) -> ResearchMethod:

@@ -87,3 +87,28 @@ def test_a_party_the_contract_does_not_call_so_is_contradicted(
     assert len(parties) == 2
     found = contradictions([claim], [source], "What does each party do?", parties=parties)
     assert bool(found) == contradicted
+
+
+@pytest.mark.parametrize(
+    ("text", "opening", "claim", "contradicted"),
+    [
+        # the writer's "Supplier" for a contract of DSS and a Developer, on a source with no such act
+        (DEVELOPMENT, "1.1", "The Supplier may terminate this Agreement early [1].", True),
+        (DEVELOPMENT, "2.2", "DSS may terminate this Agreement on thirty days' notice [1].", False),
+        ("supply", "3.2", "The Licensor may terminate this Agreement early [1].", True),
+        ("supply", "3.2", "The Supplier shall deliver the Products [1].", False),  # a party, not this rule's
+    ],
+)
+def test_a_party_the_contract_does_not_have_is_contradicted(
+    text: str, opening: str, claim: str, contradicted: bool
+) -> None:
+    """Rule "a party the contract does not have": a role word neither the contract's parties are
+    called by nor the cited source uses is a party the writer made up."""
+    text = example_text(SUPPLY) if text == "supply" else text
+    line = next(line for line in text.split("\n") if line.startswith(opening))
+    found = contradictions(
+        [claim], [quoted_source(1, line, 0, node_id="1.1")], "q", parties=contract_parties(text)
+    )
+    assert bool(found) == contradicted
+    if contradicted:
+        assert "neither the contract's parties nor its source" in found[0].reason

@@ -464,6 +464,28 @@ def test_an_open_questions_answer_is_composed_from_its_sources_one_checked_sente
     assert all(support(claim, report.sources).supported for claim in claims_shown(report))
 
 
+def test_a_repeated_restatement_is_no_restatement_and_its_source_is_quoted(contract) -> None:
+    """Rule "a repeated restatement is no restatement": the writer gave two different clauses the
+    same sentence; the first stands (it is checked as any other), the second clause is quoted."""
+    index = contract[2]
+    texts = CONTRACTS[contract[0]]
+    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    same = f"The agreement is governed by the laws of {law}."
+    restated = {
+        "sentences": [
+            {"source": 1, "about": "the agreement", "text": same},
+            {"source": 2, "about": "the agreement", "text": same},
+        ]
+    }
+    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
+    both = citing_both(index, texts, "What does the agreement provide?")
+    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
+    report = finished(finisher, drafted(""), [both], None, stop="", asked=asked)
+    answer = report.preliminary_answer
+    assert answer.count(same.rstrip(".")) == 1 and answer.startswith(same.replace(".", " [1]."))
+    assert f'"{texts["other"]}" [2].' in answer  # the repeated source in the contract's words
+
+
 def test_a_settled_question_keeps_the_writers_draft_and_makes_no_restatement_call(contract) -> None:
     finisher, texts, decision, findings = setup(contract)
     report = finished(finisher, drafted(texts["supported"]), findings, decision)

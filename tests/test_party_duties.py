@@ -77,7 +77,7 @@ def test_a_duties_question_is_answered_by_the_plan_without_a_model(services, emb
         settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
     )
     result = research_turn(researcher, "What are each party's main obligations?")
-    duties = party_duties(index.document.text)
+    duties = party_duties(index.document.text, index.tree.own_spans())
     assert [h.span for h in result.hits[: len(duties)]] == [d.span for d in duties]
     assert [c.span for c in result.citations] == [d.span for d in duties]  # in order, by party
     assert all(
@@ -117,3 +117,20 @@ def test_recitals_are_no_duties(contract: str, first_party: str) -> None:
     spans = [(d.party, with_recital[d.span[0] : d.span[1]]) for d in party_duties(with_recital)]
     assert spans and not any("WHEREAS" in sentence for _, sentence in spans)
     assert [p for p, _ in spans] == [d.party for d in party_duties(text)]
+
+
+@pytest.mark.parametrize("contract", ["services-agreement.txt", "supply-agreement.txt"])
+def test_a_duty_read_within_the_clause_tree_never_runs_into_the_next_heading(
+    contract: str, tmp_path: Path, embedder
+) -> None:
+    """Read over the whole text, "The Buyer shall pay each undisputed invoice within forty-five
+    (45) days of receipt, in US dollars." ran on into "3.3 Late delivery."; read within the tree's
+    own texts, each duty lies inside one clause."""
+    _, index = ingested_example(tmp_path, embedder, contract)
+    try:
+        units = index.tree.own_spans()
+        duties = party_duties(index.document.text, units)
+        assert duties
+        assert all(any(a <= d.span[0] and d.span[1] <= b for a, b in units) for d in duties)
+    finally:
+        index.close()

@@ -233,15 +233,25 @@ def _readers(parties: Sequence[Party]) -> list[Party]:
     ]
 
 
+def _names(text: str, party: str) -> bool:
+    return re.search(rf"\b{re.escape(party)}\b", text, re.IGNORECASE) is not None
+
+
 def _party_contradiction(
     claim: str, cited: Sequence[Source], parties: Sequence[Party]
 ) -> Contradiction | None:
     if len(parties) < 2:
         return None
+    labels = {p.label for p in parties}
     parties = _readers(parties)
     for act in acts_of(_plain(claim), parties):
         if act.party == EACH:
             continue
+        if act.party not in labels and not any(_names(source.quote, act.party) for source in cited):
+            # rule "a party the contract does not have": "The Supplier may terminate" restating a
+            # trademark licence between a Licensor and a Licensee, whose source names no Supplier
+            reason = f"it names {act.party}, whom neither the contract's parties nor its source name"
+            return Contradiction(claim, cited[0].number if cited else 0, reason)
         same = [
             (source, sentence, other)
             for source in cited

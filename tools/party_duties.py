@@ -14,11 +14,12 @@ boilerplate (confidentiality, notices) other questions ask about, and the recita
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from clausewise.core.domain import Span
 from tools.party_roles import EACH, contract_parties, duty_bearers
-from tools.structure.sentences import sentence_spans
+from tools.structure.sentences import sentences_within
 
 #: Duties shown per party. On the open-question bank's tune half (five obligations questions) the
 #: first 3 per party held 10 of 17 gold clauses, against 3 for retrieval's passages; 1: 7, 2: 9,
@@ -57,14 +58,15 @@ class Duty:
     span: Span
 
 
-def party_duties(text: str, per_party: int = DUTIES_PER_PARTY) -> list[Duty]:
+def party_duties(text: str, units: Sequence[Span] = (), per_party: int = DUTIES_PER_PARTY) -> list[Duty]:
     """The first ``per_party`` duties of each party the contract names, grouped by party in the
-    order the parties are named; empty when the contract names fewer than two parties."""
+    order the parties are named; empty when the contract names fewer than two parties. Sentences
+    are read within ``units``, the clause tree's own texts, when given (:func:`sentences_within`)."""
     parties = contract_parties(text)
     if len(parties) < 2:
         return []
     found: dict[str, list[Span]] = {party.label: [] for party in parties}
-    for start, end in sentence_spans(text):
+    for start, end in sentences_within(text, units):
         if end - start > DUTY_CHARS or _RECITAL.search(text, start, end):
             continue
         bearers = duty_bearers(text[start:end], parties)

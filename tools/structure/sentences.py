@@ -7,6 +7,7 @@ Contract text is full of periods that do not end sentences ("Inc.", "U.S.", "Sec
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from clausewise.core.domain import Span
 
@@ -152,3 +153,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None, min_chars:
         else:
             merged.append(span)
     return merged
+
+
+def sentences_within(text: str, units: Sequence[Span] = ()) -> list[Span]:
+    """Sentences of ``text`` split inside each of ``units`` (a clause tree's own texts,
+    :meth:`~clausewise.core.domain.ClauseTree.own_spans`), so none runs across a clause's end;
+    the whole text's sentences when no units are given."""
+    if not units:
+        return sentence_spans(text)
+    return [span for start, end in units for span in sentence_spans(text, start, end)]

@@ -1636,8 +1636,9 @@ def eval_open_sections(
     runtime = state_of(ctx).runtime()
     root = require(Path(data or runtime.settings.paths.bench_data))
     results = sections_beside_retrieval(runtime, root, half, k)
-    columns = ("gold", "retrieval", "sections", "either", "planned")
-    table = Table("kind", *columns, title=f"Open questions, {half} half (planned: retrieval and the plan)")
+    columns = ("gold", "retrieval", "sections", "either", "planned", "plan_alone")
+    title = f"Open questions, {half} half (planned: retrieval and the plan; plan_alone: what a turn cites)"
+    table = Table("kind", *columns, title=title)
     for kind, found in results["counts"].items():
         table.add_row(kind, *(str(found[name]) for name in columns))
     console.print(table)

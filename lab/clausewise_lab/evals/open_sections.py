@@ -6,8 +6,9 @@ several ways: overlapped by the passages the default retrieval returns (the hybr
 reranker, ``k`` passages, the question's own words as keywords), by the sections whose titles share
 a content word's stem with the question ("Termination" for "How can this agreement be
 terminated?"), by either, and by retrieval beside the passages the Researcher plans from the text
-(each party's duties, :mod:`tools.party_duties`). A planner is worth building where its count
-clearly exceeds retrieval's.
+(each party's duties, every ground to terminate: :mod:`tools.text_plans`), and by the planned
+passages alone (what a planned turn cites). A planner is worth building where its count clearly
+exceeds retrieval's.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from clausewise.core.domain import RetrievalQuery, Span
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.open_bank import open_bank
-from tools.party_duties import asks_each_partys_duties, party_duties
 from tools.retrieval.query_plan import default_plan
+from tools.text_plans import plan_for
 
 if TYPE_CHECKING:
     from clausewise.runtime import Runtime
@@ -67,8 +68,9 @@ def sections_beside_retrieval(runtime: Runtime, root: Path, half: str, k: int = 
                 sections = [
                     n.span for n in index.tree.nodes.values() if n.title and subject_stems(n.title) & subject
                 ]
-                asks = asks_each_partys_duties(question.question)
-                planned = [d.span for d in party_duties(index.document.text)] if asks else []
+                text_plan = plan_for(question.question)
+                units = index.tree.own_spans()
+                planned = text_plan.spans(index.document.text, units) if text_plan else []
             finally:
                 index.close()
             found = {
@@ -77,12 +79,20 @@ def sections_beside_retrieval(runtime: Runtime, root: Path, half: str, k: int = 
                 "sections": sum(_meets(g, sections) for g in question.gold_spans),
                 "either": sum(_meets(g, passages + sections) for g in question.gold_spans),
                 "planned": sum(_meets(g, passages + planned) for g in question.gold_spans),
+                "plan_alone": sum(_meets(g, planned if planned else passages) for g in question.gold_spans),
             }
             for name, value in found.items():
                 counts[question.category][name] += value
                 counts["all"][name] += value
             rows.append(
-                {"kind": question.category, "question": question.question, **found, "titled": len(sections)}
+                {
+                    "kind": question.category,
+                    "question": question.question,
+                    **found,
+                    "titled": len(sections),
+                    "plan": text_plan.rule if text_plan else "",
+                    "planned_sentences": len(planned),
+                }
             )
     return {
         "benchmark": "open-sections",
