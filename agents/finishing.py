@@ -254,11 +254,13 @@ def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_
     return lines
 
 
-def composed_lines(restatement: Restatement, offered: Sequence[Source], parts: Sequence[str]) -> list[str]:
+def composed_lines(
+    restatement: Restatement, offered: Sequence[Source], parts: Sequence[str]
+) -> list[tuple[str, str]]:
     """The restated sentences in answer order, each ending with its source's number: by the
     question's parts (in their order), then by whom or what each is about (in order of first
     mention); one sentence per source (its first), none for a source not offered or one that
-    instructs an assistant."""
+    instructs an assistant. Each line comes with what it is about, lowercased."""
     numbers = {s.number for s in offered}
     seen: set[int] = set()
     said: set[str] = set()
@@ -283,7 +285,17 @@ def composed_lines(restatement: Restatement, offered: Sequence[Source], parts: S
             about_rank[pair[0].about.strip().lower()],
         )
     )
-    return [line for _, line in kept]
+    return [(sentence.about.strip().lower(), line) for sentence, line in kept]
+
+
+def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
+    """Rule "the summary names each side": the first composed line about each party or thing,
+    in answer order, then the next lines, up to ``limit``. The first two lines of an answer
+    grouped by party were both the Buyer's duties, so the summary of "What are each party's main
+    obligations?" named no duty of the Supplier."""
+    firsts = [n for n, (about, _) in enumerate(lines) if about not in {a for a, _ in lines[:n]}]
+    chosen = sorted([*firsts, *(n for n in range(len(lines)) if n not in firsts)][:limit])
+    return [lines[n][1] for n in chosen]
 
 
 def _said(text: str) -> str:
@@ -431,11 +443,12 @@ class Finisher:
             log.warning("restatement unreadable, the sources are quoted instead: %s", error)
             return replace(c, restating=[s.number for s in offered])
         restatement = renumbered(restated, offered)
-        lines = composed_lines(restatement, offered, c.inquiry.parts)
+        composed = composed_lines(restatement, offered, c.inquiry.parts)
+        lines = [line for _, line in composed]
         if not lines:
             return replace(c, restating=[s.number for s in offered])
         draft = c.draft.model_copy(
-            update={"preliminary_answer": " ".join(lines), "summary": " ".join(lines[:FILLED_SUMMARY])}
+            update={"preliminary_answer": " ".join(lines), "summary": " ".join(summary_lines(composed))}
         )
         stated = [int(n) for line in lines for n in REFERENCE.findall(line)]
         return replace(c, draft=draft, restating=[*stated, *repeated_sources(restatement, stated)])

@@ -227,6 +227,18 @@ def runtime_for(hub):
     return _runtime
 
 
+@pytest.fixture(scope="module")
+def services_example(tmp_path_factory: pytest.TempPathFactory, embedder):
+    """Settings and the open index of the example services agreement, ingested once per module."""
+    from tests.helpers import ingested_example
+
+    settings, index = ingested_example(
+        tmp_path_factory.mktemp("services"), embedder, "services-agreement.txt"
+    )
+    yield settings, index
+    index.close()
+
+
 def research_turn(researcher, question: str, *, context: str = "", serves: str = "", read=()):
     """One research turn through the research subgraph, as the question-answering graph runs it."""
     from graphs.research_graph import ResearchContext, build_research_graph

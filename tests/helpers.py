@@ -105,3 +105,19 @@ def example_text(contract: str) -> str:
 def example_line(contract: str, opening: str) -> str:
     """The line of ``examples/<contract>.txt`` that opens with ``opening``."""
     return next(line for line in example_text(contract).splitlines() if line.startswith(opening))
+
+
+def scripted_researcher(
+    settings: Settings, index: Any, embedder: Any, reply: dict[str, Any]
+) -> tuple[Any, Any]:
+    """A Researcher on ``index`` whose answerer replies ``reply`` every time, and that answerer
+    (its ``calls`` tell whether a model was asked)."""
+    import json
+
+    from agents.researcher import Researcher
+    from tests.fakes import ScriptedChatModel
+    from tools.retrieval.contract_retriever import ContractRetriever
+
+    answerer = ScriptedChatModel(replies=[json.dumps(reply)], repeat_last=True)
+    retriever = ContractRetriever(index, embedder, settings.retrieval)
+    return Researcher(settings, index, retriever, answerer=answerer), answerer

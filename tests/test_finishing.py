@@ -614,3 +614,17 @@ def test_the_writers_numbers_are_turned_into_the_reports() -> None:
         ]
     )
     assert [s.source for s in renumbered(said, offered).sentences] == [5, 3, 0]
+
+
+def test_the_summary_names_each_side() -> None:
+    """Rule "the summary names each side": the first line about each party, then the rest."""
+    from agents.finishing import summary_lines
+
+    lines = [
+        ("the buyer", "The Buyer shall buy [1]."),
+        ("the buyer", "The Buyer shall pay [2]."),
+        ("the supplier", "The Supplier shall deliver [3]."),
+    ]
+    assert summary_lines(lines) == ["The Buyer shall buy [1].", "The Supplier shall deliver [3]."]
+    assert summary_lines(lines[:2]) == ["The Buyer shall buy [1].", "The Buyer shall pay [2]."]
+    assert summary_lines(lines, limit=3) == [line for _, line in lines]

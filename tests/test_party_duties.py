@@ -3,17 +3,13 @@ contract's own sentences, grouped by party, on the example services and supply a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from agents.researcher import Researcher
 from tests.conftest import research_turn
-from tests.fakes import ScriptedChatModel
-from tests.helpers import ingested_example
+from tests.helpers import ingested_example, scripted_researcher
 from tools.party_duties import DUTIES_PER_PARTY, asks_each_partys_duties, party_duties
-from tools.retrieval.contract_retriever import ContractRetriever
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -62,20 +58,10 @@ def test_a_contract_binding_both_parties_alike_has_no_party_duties() -> None:
     assert all(d.party not in ("each", "") for d in party_duties(text))
 
 
-@pytest.fixture(scope="module")
-def services(tmp_path_factory: pytest.TempPathFactory, embedder):
-    settings, index = ingested_example(tmp_path_factory.mktemp("duties"), embedder, "services-agreement.txt")
-    yield settings, index
-    index.close()
-
-
-def test_a_duties_question_is_answered_by_the_plan_without_a_model(services, embedder) -> None:
-    settings, index = services
-    reply = json.dumps({"answer": "Nothing more.", "addressed": False, "citations": []})
-    answerer = ScriptedChatModel(replies=[reply], repeat_last=True)
-    researcher = Researcher(
-        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
-    )
+def test_a_duties_question_is_answered_by_the_plan_without_a_model(services_example, embedder) -> None:
+    settings, index = services_example
+    nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
+    researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
     result = research_turn(researcher, "What are each party's main obligations?")
     duties = party_duties(index.document.text, index.tree.own_spans())
     assert [h.span for h in result.hits[: len(duties)]] == [d.span for d in duties]
@@ -91,15 +77,10 @@ def test_a_duties_question_is_answered_by_the_plan_without_a_model(services, emb
     assert not any(h.signals.get("planned") for h in later.hits)
 
 
-def test_other_questions_read_retrieval_alone(services, embedder) -> None:
-    settings, index = services
-    reply = json.dumps({"answer": "Forty-five days.", "addressed": True, "citations": []})
-    researcher = Researcher(
-        settings,
-        index,
-        ContractRetriever(index, embedder, settings.retrieval),
-        answerer=ScriptedChatModel(replies=[reply], repeat_last=True),
-    )
+def test_other_questions_read_retrieval_alone(services_example, embedder) -> None:
+    settings, index = services_example
+    reply = {"answer": "Forty-five days.", "addressed": True, "citations": []}
+    researcher, _ = scripted_researcher(settings, index, embedder, reply)
     result = research_turn(researcher, "What are the payment terms?")
     assert not any(h.signals.get("planned") for h in result.hits)
 

@@ -4,16 +4,11 @@ end, on the example services and supply agreements."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from agents.researcher import Researcher
 from tests.conftest import research_turn
-from tests.fakes import ScriptedChatModel
-from tests.helpers import example_text, ingested_example
+from tests.helpers import example_text, scripted_researcher
 from tools.party_roles import EACH
-from tools.retrieval.contract_retriever import ContractRetriever
 from tools.termination_rights import (
     BY_ITS_TERMS,
     GROUNDS,
@@ -115,20 +110,10 @@ def test_a_limit_on_the_right_to_terminate_is_a_ground() -> None:
     assert is_a_ground("Client which may, at its sole discretion, immediately terminate this Agreement.")
 
 
-@pytest.fixture(scope="module")
-def services(tmp_path_factory: pytest.TempPathFactory, embedder):
-    settings, index = ingested_example(tmp_path_factory.mktemp("grounds"), embedder, "services-agreement.txt")
-    yield settings, index
-    index.close()
-
-
-def test_a_termination_question_is_answered_by_the_plan_without_a_model(services, embedder) -> None:
-    settings, index = services
-    reply = json.dumps({"answer": "Nothing more.", "addressed": False, "citations": []})
-    answerer = ScriptedChatModel(replies=[reply], repeat_last=True)
-    researcher = Researcher(
-        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
-    )
+def test_a_termination_question_is_answered_by_the_plan_without_a_model(services_example, embedder) -> None:
+    settings, index = services_example
+    nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
+    researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
     result = research_turn(researcher, "How can this agreement be terminated?")
     grounds = termination_rights(index.document.text, index.tree.own_spans())
     planned = [h.span for h in result.hits if h.signals.get("planned")]

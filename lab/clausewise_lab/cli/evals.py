@@ -1568,6 +1568,35 @@ def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")
 
 
+@eval_app.command("lookup-decoding")
+def eval_lookup_decoding(
+    ctx: typer.Context,
+    out: Path = typer.Option(Path("bench-results/lookup-decoding.json"), "--out", help="JSON results file."),
+) -> None:
+    """Generated tokens per second of the writer's restatements with and without speculative
+    decoding (prompt lookup, the 0.5B model as a draft), each design its own llama.cpp server."""
+    from clausewise.core.backends.llm import gguf_file
+    from clausewise_lab.evals.lookup_decoding import lookup_decoding
+
+    runtime = state_of(ctx).runtime()
+    llm = runtime.settings.models.llm
+    model = gguf_file(llm.model_copy(update={"backend": "embedded"}), runtime.models_dir)
+    small = llm.model_copy(update={"backend": "embedded", "embedded_model": "qwen2.5-coder-0.5b"})
+    draft = gguf_file(small, runtime.models_dir)
+    threads = llm.threads or (os.cpu_count() or 1)
+    results = lookup_decoding(model, draft, threads, log=lambda m: console.print(m, markup=False))
+    table = Table("design", "tokens/s (median)", "over without", "accepted / drafted", title="Restatements")
+    for row in results["designs"]:
+        table.add_row(
+            row["design"],
+            str(row["tokens_per_second_median"]),
+            f"{row['speed_over_without']}x",
+            f"{row['accepted']} / {row['drafted']}",
+        )
+    console.print(table)
+    write_results(ctx, results, out)
+
+
 @eval_app.command("second-opinion")
 def eval_second_opinion(
     ctx: typer.Context,
