@@ -71,7 +71,7 @@ from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
 from tools.decision.support import Support, claims_of, supports, uncited
-from tools.party_roles import Party, contract_parties
+from tools.party_roles import Party, acts_of, contract_parties
 from tools.question_kind import asks_for_an_account
 from tools.report_checks import (
     Failures,
@@ -289,8 +289,9 @@ def composed_lines(
 
 
 def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
-    """Rule "the summary names each side": the first composed line about each party or thing,
-    in answer order, then the next lines, up to ``limit``. The first two lines of an answer
+    """Rule "the summary names each side": the first composed line about each party or thing
+    (the party acting in it, else what the writer says it is about), in answer order, then the
+    next lines, up to ``limit``. The first two lines of an answer
     grouped by party were both the Buyer's duties, so the summary of "What are each party's main
     obligations?" named no duty of the Supplier."""
     firsts = [n for n, (about, _) in enumerate(lines) if about not in {a for a, _ in lines[:n]}]
@@ -363,6 +364,13 @@ class Finisher:
         """The contract's parties, read once when a claim is first checked (rule "a party
         swapped" reads them)."""
         return contract_parties(self.verifier.text)
+
+    def _actor(self, line: str) -> str:
+        """The party ``line`` has act (its first duty or right), lowercased; "" for none. What a
+        composed line is about for the summary (rule "the summary names each side"): the writer's
+        own "about" named the thing, not the party ("purchase orders", "the products")."""
+        acts = acts_of(line, self.parties) if len(self.parties) >= 2 else []
+        return acts[0].party.lower() if acts else ""
 
     # -- the passes ---------------------------------------------------------------------------
 
@@ -443,7 +451,10 @@ class Finisher:
             log.warning("restatement unreadable, the sources are quoted instead: %s", error)
             return replace(c, restating=[s.number for s in offered])
         restatement = renumbered(restated, offered)
-        composed = composed_lines(restatement, offered, c.inquiry.parts)
+        composed = [
+            (self._actor(line) or about, line)
+            for about, line in composed_lines(restatement, offered, c.inquiry.parts)
+        ]
         lines = [line for _, line in composed]
         if not lines:
             return replace(c, restating=[s.number for s in offered])

@@ -37,6 +37,7 @@ from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
 from tools.retrieval.graph import GraphSearch, open_graph
 from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered, overlap
+from tools.structure.sentences import clause_bodies
 from tools.text_plans import plan_for
 from tools.value_reading import PREAMBLE_CHARS, party_reading, value_readings
 
@@ -171,7 +172,8 @@ class Researcher:
         plan = plan_for(question)
         if plan is None:
             return []
-        spans = plan.spans(self.index.document.text, self.index.tree.own_spans())
+        text = self.index.document.text
+        spans = plan.spans(text, clause_bodies(text, self.index.tree))
         return [self._sentence_hit(span) for span in spans if not covered(span, read)]
 
     def planned_turn(self, question: str, plan: QueryPlan, hits: list[Hit]) -> ResearchResult:

@@ -3,6 +3,7 @@ contract's own sentences, grouped by party, on the example services and supply a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from tests.conftest import research_turn
 from tests.helpers import ingested_example, scripted_researcher
 from tools.party_duties import DUTIES_PER_PARTY, asks_each_partys_duties, party_duties
+from tools.structure.sentences import clause_bodies
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -63,7 +65,7 @@ def test_a_duties_question_is_answered_by_the_plan_without_a_model(services_exam
     nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
     researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
     result = research_turn(researcher, "What are each party's main obligations?")
-    duties = party_duties(index.document.text, index.tree.own_spans())
+    duties = party_duties(index.document.text, clause_bodies(index.document.text, index.tree))
     assert [h.span for h in result.hits[: len(duties)]] == [d.span for d in duties]
     assert [c.span for c in result.citations] == [d.span for d in duties]  # in order, by party
     assert all(
@@ -109,9 +111,12 @@ def test_a_duty_read_within_the_clause_tree_never_runs_into_the_next_heading(
     own texts, each duty lies inside one clause."""
     _, index = ingested_example(tmp_path, embedder, contract)
     try:
-        units = index.tree.own_spans()
+        units = clause_bodies(index.document.text, index.tree)
         duties = party_duties(index.document.text, units)
         assert duties
         assert all(any(a <= d.span[0] and d.span[1] <= b for a, b in units) for d in duties)
+        # nor opens with its own clause's heading ("2.1 Supply. The Supplier shall ...")
+        text = index.document.text
+        assert not any(re.match(r"\d+(?:\.\d+)*\.?\s", text[d.span[0] : d.span[1]]) for d in duties)
     finally:
         index.close()

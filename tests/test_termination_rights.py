@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import research_turn
 from tests.helpers import example_text, scripted_researcher
 from tools.party_roles import EACH
+from tools.structure.sentences import clause_bodies
 from tools.termination_rights import (
     BY_ITS_TERMS,
     GROUNDS,
@@ -115,7 +116,7 @@ def test_a_termination_question_is_answered_by_the_plan_without_a_model(services
     nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
     researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
     result = research_turn(researcher, "How can this agreement be terminated?")
-    grounds = termination_rights(index.document.text, index.tree.own_spans())
+    grounds = termination_rights(index.document.text, clause_bodies(index.document.text, index.tree))
     planned = [h.span for h in result.hits if h.signals.get("planned")]
     assert planned == [g.span for g in grounds] and len(planned) == 5
     cited = [c.span for c in result.citations]

@@ -307,12 +307,6 @@ class ClauseTree(BaseModel):
             node = self.nodes[node.parent]
         return node
 
-    def own_spans(self) -> list[Span]:
-        """Every node's own text (label, title, lead-in or sentence) in document order, the empty
-        ones left out: units no sentence crosses, so a sentence read within one never runs on
-        into the next clause's heading ("... in US dollars. 3.3 Late delivery.")."""
-        return [n.own_span for n in self.walk() if n.id != self.root_id and n.own_end > n.start]
-
     def node_at(self, offset: int) -> ClauseNode:
         """The deepest node containing character ``offset`` (children are in text order)."""
         node = self.root

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from clausewise.core.domain import Span
+from clausewise.core.domain import ClauseTree, Span
 
 _ABBREVIATIONS = {
     "inc",
@@ -157,8 +157,29 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None, min_chars:
 
 def sentences_within(text: str, units: Sequence[Span] = ()) -> list[Span]:
     """Sentences of ``text`` split inside each of ``units`` (a clause tree's own texts,
-    :meth:`~clausewise.core.domain.ClauseTree.own_spans`), so none runs across a clause's end;
+    :func:`clause_bodies`), so none runs across a clause's end;
     the whole text's sentences when no units are given."""
     if not units:
         return sentence_spans(text)
     return [span for start, end in units for span in sentence_spans(text, start, end)]
+
+
+def clause_bodies(text: str, tree: ClauseTree) -> list[Span]:
+    """The own texts of ``tree``'s nodes (lead-in or sentence), in document order, without the
+    label and title they open with ("2.1 Supply. The Supplier shall ..." -> "The Supplier shall
+    ..."): units no sentence crosses, so none runs on into the next clause's heading ("... in US
+    dollars. 3.3 Late delivery."), and none carries its own (read within the whole own text, the
+    short heading joined the sentence after it, and a restatement opened "2.1 Supply. The
+    Supplier shall manufacture ..."). A node whose own text is its heading alone has no body."""
+    bodies = []
+    for node in tree.walk():
+        if node.id == tree.root_id or node.own_end <= node.start:
+            continue
+        own = text[node.start : node.own_end]
+        label = rf"{re.escape(node.label)}[.):]?\s*" if node.label else ""
+        title = rf"{re.escape(node.title)}\s*[.:\-–—]?\s*" if node.title else ""
+        heading = re.match(rf"\s*{label}{title}", own, re.IGNORECASE) if label or title else None
+        start = node.start + (heading.end() if heading else 0)
+        if own[start - node.start :].strip():
+            bodies.append((start, node.own_end))
+    return bodies

@@ -23,6 +23,7 @@ from clausewise.core.domain import RetrievalQuery, Span
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.open_bank import open_bank
 from tools.retrieval.query_plan import default_plan
+from tools.structure.sentences import clause_bodies
 from tools.text_plans import plan_for
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def sections_beside_retrieval(runtime: Runtime, root: Path, half: str, k: int = 
                     n.span for n in index.tree.nodes.values() if n.title and subject_stems(n.title) & subject
                 ]
                 text_plan = plan_for(question.question)
-                units = index.tree.own_spans()
+                units = clause_bodies(index.document.text, index.tree)
                 planned = text_plan.spans(index.document.text, units) if text_plan else []
             finally:
                 index.close()
