@@ -291,9 +291,9 @@ def composed_lines(
 def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
     """Rule "the summary names each side": the first composed line about each party or thing
     (the party acting in it, else what the writer says it is about), in answer order, then the
-    next lines, up to ``limit``. The first two lines of an answer
-    grouped by party were both the Buyer's duties, so the summary of "What are each party's main
-    obligations?" named no duty of the Supplier."""
+    next lines, up to ``limit``. The first two lines of an answer grouped by party were both the
+    Buyer's duties, so the summary of "What are each party's main obligations?" named no duty of
+    the Supplier."""
     firsts = [n for n, (about, _) in enumerate(lines) if about not in {a for a, _ in lines[:n]}]
     chosen = sorted([*firsts, *(n for n in range(len(lines)) if n not in firsts)][:limit])
     return [lines[n][1] for n in chosen]
