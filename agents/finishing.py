@@ -72,7 +72,6 @@ from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
 from tools.decision.support import Support, claims_of, supports, uncited
 from tools.party_roles import Party, acts_of, contract_parties
-from tools.question_kind import asks_for_an_account
 from tools.report_checks import (
     Failures,
     check,
@@ -419,17 +418,13 @@ class Finisher:
 
     def restate(self, composition: Composition) -> Composition:
         c = composition
-        question = c.inquiry.question
-        # rule "a planned question is composed": asked as yes or no with an account, and unsettled
-        planned = not asks_for_an_account(question) and composed_from_the_text(question)
-        unsettled = c.short is not None and c.short.verdict == "unclear" and planned
-        settled = c.short is not None and c.short.form in ("verdict", "value") and not unsettled
-        if not (self.settings.compose_answer and c.supported and not settled):
-            return c
-        if not composed_from_the_text(question):
+        decided = c.short is not None
+        settled = decided and c.short.verdict != "unclear"
+        composed = composed_from_the_text(c.inquiry.question, decided=decided, settled=settled)
+        if not (self.settings.compose_answer and c.supported and composed):
             return c
         offered = [s for s in c.sources if not addresses_a_model(s.quote)]
-        if unsettled:
+        if decided:  # rule "a planned question is composed": its decider's answer is unclear
             # what the plan found, not the clauses closest to the unclear verdict ("This Agreement
             # shall be construed as if it were drafted jointly" for "Can either party end it early?")
             offered = [s for s in offered if s.span in c.found]

@@ -10,7 +10,6 @@ from clausewise.core.report import REFERENCE
 from clausewise.core.results import Draft, Finding
 from graphs.research_graph import ResearchMethod
 from graphs.state import QAState, StopReason
-from tools.question_kind import asks_for_an_account
 from tools.text_plans import composed_from_the_text
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
@@ -56,15 +55,11 @@ def composes(state: QAState, settings: InterrogationSettings) -> bool:
     call and half a minute each, and failed the support check at the end (issue 54: 11.6 calls
     and p50 442 s a report). So is a question a text plan answers whose decider did not settle
     it (:func:`tools.text_plans.composed_from_the_text`)."""
-    question, decision = state.get("question", ""), state.get("decision")
-    if not settings.compose_answer or not composed_from_the_text(question):
-        return False
-    # an open question has no decision; one asked as yes or no with an account keeps its
-    # decider's unclear answer and is composed from what the plan found (rule "a planned
-    # question is composed")
-    if asks_for_an_account(question):
-        return decision is None
-    return decision is None or not decision.settled
+    decision = state.get("decision")
+    settled = decision is not None and decision.settled
+    return settings.compose_answer and composed_from_the_text(
+        state.get("question", ""), decided=decision is not None, settled=settled
+    )
 
 
 def research_method(state: QAState, settings: InterrogationSettings, can_extract: bool) -> ResearchMethod:

@@ -71,12 +71,15 @@ def plan_for(question: str) -> TextPlan | None:
     return next((plan for plan in text_plans() if plan.asks(question)), None)
 
 
-def composed_from_the_text(question: str) -> bool:
-    """Rule "a planned question is composed": a question whose answer is a list of the contract's
-    sentences, either open ("What are the termination rights?") or asked as yes or no with an
-    account ("Can either party end this contract early, and how?", which a plan recognises), is
-    answered from its verified sentences, each restated or quoted, unless a decider settles it.
-    Before the rule, that second wording was drafted by the writer per turn: on the open-question
-    bank's tune half its two reports ran 3 turns, 12 model calls and 306 and 340 s, and each ended
-    "not addressed" though the plan had found every gold clause."""
-    return asks_for_an_account(question) or plan_for(question) is not None
+def composed_from_the_text(question: str, decided: bool, settled: bool) -> bool:
+    """Whether ``question`` is answered from its verified sentences, each restated or quoted,
+    rather than by the writer's draft: an open question ("What are the termination rights?") that
+    no decider answered (``decided``), or one asked as yes or no with an account ("Can either
+    party end this contract early, and how?", which a plan recognises) that no decider
+    ``settled``: rule "a planned question is composed". Before the rule, that second wording was
+    drafted by the writer per turn: on the open-question bank's tune half its two reports ran 3
+    turns, 12 model calls and 306 and 340 s, and each ended "not addressed" though the plan had
+    found every gold clause. The graph's routing and the report's restate pass both ask this."""
+    if asks_for_an_account(question):
+        return not decided
+    return plan_for(question) is not None and not settled
