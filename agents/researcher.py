@@ -116,9 +116,8 @@ class Researcher:
         retrieval's passages are only read for attribution)."""
         terms = [d.term for d in self.index.definitions]
         fallback = default_plan(question, terms)
-        if self.rewriter is None or not self.settings.retrieval.rewrite_queries or not rewrite:
-            return fallback
-        if plan_for(question) is not None:
+        wanted = rewrite and plan_for(question) is None
+        if self.rewriter is None or not self.settings.retrieval.rewrite_queries or not wanted:
             return fallback
         messages = load_prompt("query_rewrite").messages(question=question, context=context or "none")
         try:

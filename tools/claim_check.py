@@ -233,7 +233,7 @@ def _readers(parties: Sequence[Party]) -> list[Party]:
     ]
 
 
-def _names(text: str, party: str) -> bool:
+def _mentions_party(text: str, party: str) -> bool:
     return re.search(rf"\b{re.escape(party)}\b", text, re.IGNORECASE) is not None
 
 
@@ -247,7 +247,7 @@ def _party_contradiction(
     for act in acts_of(_plain(claim), parties):
         if act.party == EACH:
             continue
-        if act.party not in labels and not any(_names(source.quote, act.party) for source in cited):
+        if act.party not in labels and not any(_mentions_party(source.quote, act.party) for source in cited):
             # rule "a party the contract does not have": "The Supplier may terminate" restating a
             # trademark licence between a Licensor and a Licensee, whose source names no Supplier
             reason = f"it names {act.party}, whom neither the contract's parties nor its source name"
