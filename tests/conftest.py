@@ -239,6 +239,18 @@ def services_example(tmp_path_factory: pytest.TempPathFactory, embedder):
     index.close()
 
 
+@pytest.fixture
+def unanswering_researcher(services_example, embedder):
+    """The services agreement's index, a Researcher on it whose answerer has nothing to add, and
+    that answerer: a planned turn must answer without asking it (its ``calls`` stay empty)."""
+    from tests.helpers import scripted_researcher
+
+    settings, index = services_example
+    nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
+    researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
+    return index, researcher, answerer
+
+
 def research_turn(researcher, question: str, *, context: str = "", serves: str = "", read=()):
     """One research turn through the research subgraph, as the question-answering graph runs it."""
     from graphs.research_graph import ResearchContext, build_research_graph

@@ -60,10 +60,8 @@ def test_a_contract_binding_both_parties_alike_has_no_party_duties() -> None:
     assert all(d.party not in ("each", "") for d in party_duties(text))
 
 
-def test_a_duties_question_is_answered_by_the_plan_without_a_model(services_example, embedder) -> None:
-    settings, index = services_example
-    nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
-    researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
+def test_a_duties_question_is_answered_by_the_plan_without_a_model(unanswering_researcher) -> None:
+    index, researcher, answerer = unanswering_researcher
     result = research_turn(researcher, "What are each party's main obligations?")
     duties = party_duties(index.document.text, clause_bodies(index.document.text, index.tree))
     assert [h.span for h in result.hits[: len(duties)]] == [d.span for d in duties]

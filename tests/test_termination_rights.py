@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import research_turn
-from tests.helpers import example_text, scripted_researcher
+from tests.helpers import example_text
 from tools.party_roles import EACH
 from tools.structure.sentences import clause_bodies
 from tools.termination_rights import (
@@ -111,10 +111,8 @@ def test_a_limit_on_the_right_to_terminate_is_a_ground() -> None:
     assert is_a_ground("Client which may, at its sole discretion, immediately terminate this Agreement.")
 
 
-def test_a_termination_question_is_answered_by_the_plan_without_a_model(services_example, embedder) -> None:
-    settings, index = services_example
-    nothing = {"answer": "Nothing more.", "addressed": False, "citations": []}
-    researcher, answerer = scripted_researcher(settings, index, embedder, nothing)
+def test_a_termination_question_is_answered_by_the_plan_without_a_model(unanswering_researcher) -> None:
+    index, researcher, answerer = unanswering_researcher
     result = research_turn(researcher, "How can this agreement be terminated?")
     grounds = termination_rights(index.document.text, clause_bodies(index.document.text, index.tree))
     planned = [h.span for h in result.hits if h.signals.get("planned")]
