@@ -117,8 +117,7 @@ def is_a_ground(sentence: str) -> bool:
         return False
     if _NOTICE.search(sentence):
         return True
-    rights = (m for m in _RIGHT.finditer(sentence) if _ends_the_contract(sentence, m))
-    return next(rights, None) is not None or any(
+    return any(_ends_the_contract(sentence, m) for m in _RIGHT.finditer(sentence)) or any(
         _event_ends_the_contract(sentence, m) for m in _EVENT.finditer(sentence)
     )
 
