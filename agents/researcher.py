@@ -37,7 +37,6 @@ from tools.retrieval.exemplars import ExemplarLibrary, render_exemplars
 from tools.retrieval.graph import GraphSearch, open_graph
 from tools.retrieval.query_plan import default_plan
 from tools.retrieval.spans import covered, overlap
-from tools.structure.sentences import clause_bodies
 from tools.text_plans import plan_for
 from tools.value_reading import PREAMBLE_CHARS, party_reading, value_readings
 
@@ -165,14 +164,15 @@ class Researcher:
         """Passages planned from the contract's own text before retrieval, for a question a plan
         of :mod:`tools.text_plans` recognises (what each party must do: the sentences that put a
         duty on each party, grouped by party; how the contract may be ended: every sentence that
-        grants, limits or triggers its end), those not read in an earlier turn. The sentences are
-        read within the clause tree's own texts. They come first, and the turn answers by them
-        (:meth:`planned_turn`)."""
+        grants, limits or triggers its end; the warranties, what follows the end, the payment
+        terms), those not read in an earlier turn. The sentences are read within the clause
+        tree's own texts (a payment plan also by its section titles). They come first, and the
+        turn answers by them (:meth:`planned_turn`)."""
         plan = plan_for(question)
         if plan is None:
             return []
         text = self.index.document.text
-        spans = plan.spans(text, clause_bodies(text, self.index.tree))
+        spans = plan.spans(text, self.index.tree)
         return [self._sentence_hit(span) for span in spans if not covered(span, read)]
 
     def planned_turn(self, question: str, plan: QueryPlan, hits: list[Hit]) -> ResearchResult:

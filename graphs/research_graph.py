@@ -1,7 +1,8 @@
 """The Researcher as a LangGraph subgraph: plan -> retrieve -> answer (with verified citations).
 
 ``retrieve`` puts passages planned from the contract's text before retrieval's (each party's
-duties, every ground to terminate: :mod:`tools.text_plans`); a turn with planned passages answers by
+duties, every ground to terminate, every warranty given, what follows the end, the payment terms:
+:mod:`tools.text_plans`); a turn with planned passages answers by
 them, without a model (:func:`answers_by_plan`).
 
 For an open question the caller may ask for another ``method`` than the cited answer: ``pick``

@@ -102,6 +102,16 @@ def example_text(contract: str) -> str:
     return (Path(__file__).resolve().parents[1] / "examples" / f"{contract}.txt").read_text(encoding="utf-8")
 
 
+def example_tree(contract: str) -> Any:
+    """The clause tree of ``examples/<contract>.txt``, built as ingest builds it."""
+    from clausewise.core.config import StructureSettings
+    from tools.parsing.text import document_from_text
+    from tools.structure.tree_builder import build_tree
+
+    document = document_from_text(example_text(contract), f"{contract}.txt")
+    return build_tree(document, StructureSettings())
+
+
 def example_line(contract: str, opening: str) -> str:
     """The line of ``examples/<contract>.txt`` that opens with ``opening``."""
     return next(line for line in example_text(contract).splitlines() if line.startswith(opening))

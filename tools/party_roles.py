@@ -290,6 +290,32 @@ def duty_bearers(sentence: str, parties: Sequence[Party]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(bearers))
 
 
+#: What a party gives as a warranty: "warrants", "represents and warrants to Developer that",
+#: "further guarantees that". A covenant is a promise of conduct ("covenants that it shall not
+#: attempt", "covenants that it is and will remain in compliance"), a duty: on the open-question
+#: bank's tune half, taking "covenants that" as a warranty filled a supplier's places with
+#: compliance covenants and a developer's with its non-compete.
+_WARRANTS = r"(?:represents?|warrants?|guarantees?)"
+
+
+def warrantors(sentence: str, parties: Sequence[Party]) -> tuple[str, ...]:
+    """Rule "the subject warrants": the parties ``sentence`` has represent, warrant or guarantee
+    something as its subject ("CRO warrants to Client that", "DSS represents and warrants"),
+    :data:`EACH` for "each party"; a party a warranty is given to is none ("warrants to Client")."""
+    names = _alternation(parties)
+    party = rf"{names}|{_EACH}" if names else _EACH
+    giving = re.compile(
+        rf"\b(?:(?i:the)\s+)?(?P<who>{party})\s+{_BETWEEN}(?i:{_WARRANTS})\b",
+        re.I if _capitals(sentence) else 0,
+    )
+    givers = (
+        _who(m.group("who"), parties)
+        for m in giving.finditer(sentence)
+        if not _PREPOSITION.search(sentence[: m.start()])
+    )
+    return tuple(dict.fromkeys(givers))
+
+
 @dataclass(frozen=True)
 class Act:
     """What a sentence has a party do: its label (or :data:`EACH`), whether it is a duty ("shall

@@ -115,6 +115,22 @@ def value_asked_too(question: str) -> QuestionKind | None:
     return None
 
 
+#: A question's words for what follows an end rather than when or how it comes: "What are the
+#: consequences of termination or expiry?", "What obligations survive expiry?".
+_WHAT_FOLLOWS_AN_END = re.compile(
+    r"\b(?:consequences?|effects?|happens?|surviv\w*|after|upon|following|post[-\s]?termination|"
+    r"wind[-\s]?down)\b|\bon\s+(?:termination|expiry|expiration)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_follows_an_end(question: str) -> bool:
+    """Whether ``question`` names what follows an end ("consequences", "survive", "upon
+    termination"): it asks what the end does, not when the contract expires or how it may be
+    ended."""
+    return bool(_WHAT_FOLLOWS_AN_END.search(question))
+
+
 def looks_compound(question: str) -> bool:
     """Whether ``question`` asks more than one thing (rule "compound question")."""
     return bool(_COMPOUND.search(" ".join(question.split())))
@@ -143,6 +159,10 @@ def question_kind(question: str) -> QuestionKind:
         # grounds show the value
         return QuestionKind("verdict", question=first)
     for kind, pattern in _VALUE_RULES:
+        # rule "what follows an end is no date": "What are the consequences of termination or
+        # expiry?" named expiry and was read as asking the expiry date
+        if kind == "expiry" and asks_what_follows_an_end(first):
+            continue
         if pattern.search(first):
             return QuestionKind("value", kind, question=first)
     if _LIST.search(first):

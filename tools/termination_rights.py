@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from clausewise.core.domain import Span
 from tools.party_roles import Party, acts_of, contract_parties
+from tools.question_kind import asks_what_follows_an_end
 from tools.structure.sentences import sentences_within
 
 #: Grounds shown at most: a bound on a long contract's list, not a cut of it. On the open-question
@@ -40,12 +41,6 @@ _ENDING = re.compile(
 _OPEN = re.compile(
     r"^\s*(?:how|when|what|which|under\s+what|in\s+what|on\s+what|list|summari[sz]e|describe|explain)\b|"
     r"\b(?:and|or)\s+(?:how|when)\b|\b(?:rights?|grounds?|circumstances|ways?|options?)\b",
-    re.IGNORECASE,
-)
-#: A question about what follows the end, not how to get there.
-_AFTER_THE_END = re.compile(
-    r"\b(?:consequences?|effects?|happens?|surviv\w*|after|upon|following|post[-\s]?termination|"
-    r"wind[-\s]?down)\b|\bon\s+(?:termination|expiry|expiration)\b",
     re.IGNORECASE,
 )
 _RIGHT = re.compile(
@@ -98,7 +93,7 @@ def asks_termination_rights(question: str) -> bool:
     terminated?", "What are the termination rights?", "Can either party end this contract early,
     and how?"), not what follows its end ("What are the consequences of termination?")."""
     ends = bool(_ENDING.search(question)) and bool(_OPEN.search(question))
-    return ends and not _AFTER_THE_END.search(question)
+    return ends and not asks_what_follows_an_end(question)
 
 
 @dataclass(frozen=True)

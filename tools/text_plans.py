@@ -10,14 +10,17 @@ The Researcher cites the planned sentences in the contract's words (:mod:`agents
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from clausewise.core.domain import Span
+from clausewise.core.domain import ClauseTree, Span
+from tools.after_the_end import after_the_end, asks_after_the_end
 from tools.party_duties import asks_each_partys_duties, party_duties
+from tools.payment_terms import asks_payment_terms, payment_articles, payment_terms
 from tools.question_kind import asks_for_an_account
+from tools.structure.sentences import clause_bodies
 from tools.termination_rights import asks_termination_rights, termination_rights
+from tools.warranties_given import asks_warranties, warranties_given
 
 
 class TextPlan(Protocol):
@@ -29,10 +32,15 @@ class TextPlan(Protocol):
         """Whether ``question`` is of the kind this plan answers."""
         ...
 
-    def spans(self, text: str, units: Sequence[Span]) -> list[Span]:
-        """The sentences of ``text`` that answer, read within ``units`` (the clause tree's own
-        texts), in the order the answer shows them."""
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        """The sentences of ``text`` that answer, in the order the answer shows them, read within
+        the own texts of ``tree``'s clauses (:func:`tools.structure.sentences.clause_bodies`), or
+        over the whole text when there is no tree."""
         ...
+
+
+def _units(text: str, tree: ClauseTree | None) -> list[Span]:
+    return clause_bodies(text, tree) if tree is not None else []
 
 
 @dataclass(frozen=True)
@@ -44,8 +52,8 @@ class EachPartysDuties:
     def asks(self, question: str) -> bool:
         return asks_each_partys_duties(question)
 
-    def spans(self, text: str, units: Sequence[Span]) -> list[Span]:
-        return [duty.span for duty in party_duties(text, units)]
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        return [duty.span for duty in party_duties(text, _units(text, tree))]
 
 
 @dataclass(frozen=True)
@@ -57,13 +65,61 @@ class EveryGroundToTerminate:
     def asks(self, question: str) -> bool:
         return asks_termination_rights(question)
 
-    def spans(self, text: str, units: Sequence[Span]) -> list[Span]:
-        return [ground.span for ground in termination_rights(text, units)]
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        return [ground.span for ground in termination_rights(text, _units(text, tree))]
+
+
+@dataclass(frozen=True)
+class EveryWarrantyGiven:
+    """Rule "every warranty given" (:mod:`tools.warranties_given`)."""
+
+    rule: str = "every warranty given"
+
+    def asks(self, question: str) -> bool:
+        return asks_warranties(question)
+
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        return [warranty.span for warranty in warranties_given(text, _units(text, tree))]
+
+
+@dataclass(frozen=True)
+class WhatFollowsTheEnd:
+    """Rule "what follows the end" (:mod:`tools.after_the_end`)."""
+
+    rule: str = "what follows the end"
+
+    def asks(self, question: str) -> bool:
+        return asks_after_the_end(question)
+
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        return after_the_end(text, _units(text, tree))
+
+
+@dataclass(frozen=True)
+class ThePaymentTerms:
+    """Rule "the payment terms" (:mod:`tools.payment_terms`): sentences in an article whose title
+    names payment need only be on payment."""
+
+    rule: str = "the payment terms"
+
+    def asks(self, question: str) -> bool:
+        return asks_payment_terms(question)
+
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        articles = payment_articles(tree) if tree is not None else []
+        return payment_terms(text, _units(text, tree), articles)
 
 
 def text_plans() -> tuple[TextPlan, ...]:
-    """Every plan, in the order they are tried."""
-    return (EachPartysDuties(), EveryGroundToTerminate())
+    """Every plan, in the order they are tried: what follows the end before each party's duties
+    ("What are each party's obligations after termination?" asks what the end leaves them)."""
+    return (
+        WhatFollowsTheEnd(),
+        EachPartysDuties(),
+        EveryGroundToTerminate(),
+        EveryWarrantyGiven(),
+        ThePaymentTerms(),
+    )
 
 
 def plan_for(question: str) -> TextPlan | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from clausewise.core.domain import ClauseTree, Span
 
@@ -155,13 +156,39 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None, min_chars:
     return merged
 
 
+#: A sentence longer than this that runs a list inline ("...; (c) to make ...; (d) to deliver to
+#: Client, upon termination ...") is read item by item (rule "an inline list is read by item").
+LIST_SENTENCE_CHARS = 600
+#: Where an inline list's next item starts: after a semicolon, a marker "(d)", "(iv)", "d)".
+_NEXT_ITEM = re.compile(r";\s+(?:(?:and|or)\s+)?(?=\(?(?:[a-z]|[ivx]{1,4}|\d{1,2})\)\s)")
+
+
+def list_items(text: str, span: Span) -> list[Span]:
+    """``span`` cut before each item of the list it runs inline when it is longer than
+    :data:`LIST_SENTENCE_CHARS` (rule "an inline list is read by item": a service agreement's
+    2,600-character run of a CRO's duties (a) to (e) was one "sentence", too long to cite, and its
+    item "to deliver to Client, upon termination ..., all materials" was never read); else
+    ``span`` alone."""
+    start, end = span
+    if end - start <= LIST_SENTENCE_CHARS:
+        return [span]
+    cuts = [m.end() for m in _NEXT_ITEM.finditer(text, start, end)]
+    bounds = [start, *cuts, end]
+    return [(a, b) for a, b in pairwise(bounds) if text[a:b].strip()]
+
+
 def sentences_within(text: str, units: Sequence[Span] = ()) -> list[Span]:
     """Sentences of ``text`` split inside each of ``units`` (a clause tree's own texts,
-    :func:`clause_bodies`), so none runs across a clause's end;
-    the whole text's sentences when no units are given."""
+    :func:`clause_bodies`), so none runs across a clause's end, a long one's inline list by item
+    (:func:`list_items`); the whole text's sentences when no units are given."""
     if not units:
         return sentence_spans(text)
-    return [span for start, end in units for span in sentence_spans(text, start, end)]
+    return [
+        item
+        for start, end in units
+        for span in sentence_spans(text, start, end)
+        for item in list_items(text, span)
+    ]
 
 
 def clause_bodies(text: str, tree: ClauseTree) -> list[Span]:

@@ -61,7 +61,7 @@ def restatement_requests(
     for contract in contracts:
         text = (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8")
         for question, plan in QUESTIONS.items():
-            spans = plan.spans(text, ())
+            spans = plan.spans(text, None)
             sources = "\n".join(
                 f'[{n}] (p. 1): "{" ".join(text[a:b].split())[:600]}"'
                 for n, (a, b) in enumerate(spans, start=1)

@@ -6,7 +6,8 @@ several ways: overlapped by the passages the default retrieval returns (the hybr
 reranker, ``k`` passages, the question's own words as keywords), by the sections whose titles share
 a content word's stem with the question ("Termination" for "How can this agreement be
 terminated?"), by either, and by retrieval beside the passages the Researcher plans from the text
-(each party's duties, every ground to terminate: :mod:`tools.text_plans`), and by the planned
+(each party's duties, every ground to terminate, every warranty given, what follows the end, the
+payment terms: :mod:`tools.text_plans`), and by the planned
 passages alone (what a planned turn cites). A planner is worth building where its count clearly
 exceeds retrieval's.
 """
@@ -23,7 +24,6 @@ from clausewise.core.domain import RetrievalQuery, Span
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.open_bank import open_bank
 from tools.retrieval.query_plan import default_plan
-from tools.structure.sentences import clause_bodies
 from tools.text_plans import plan_for
 
 if TYPE_CHECKING:
@@ -70,8 +70,7 @@ def sections_beside_retrieval(runtime: Runtime, root: Path, half: str, k: int = 
                     n.span for n in index.tree.nodes.values() if n.title and subject_stems(n.title) & subject
                 ]
                 text_plan = plan_for(question.question)
-                units = clause_bodies(index.document.text, index.tree)
-                planned = text_plan.spans(index.document.text, units) if text_plan else []
+                planned = text_plan.spans(index.document.text, index.tree) if text_plan else []
             finally:
                 index.close()
             found = {
