@@ -10,7 +10,7 @@ from clausewise.core.report import REFERENCE
 from clausewise.core.results import Draft, Finding
 from graphs.research_graph import ResearchMethod
 from graphs.state import QAState, StopReason
-from tools.text_plans import composed_from_the_text
+from tools.text_plans import answered_by_its_plan, composed_from_the_text
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
 # accepted only after this many searches, or all the turns there are: one search that finds
@@ -121,7 +121,10 @@ def after_refine(state: QAState, threshold: float) -> Literal["question", "final
 
 
 def after_intake(state: QAState) -> Literal["question", "refine"]:
-    """Straight to the draft when a decider settled the question and it has no parts to research."""
+    """Straight to the draft when a decider settled the question and it has no parts to research,
+    unless a plan answers it (:func:`tools.text_plans.answered_by_its_plan`: the decider's value
+    is its short answer, the plan's sentences its account)."""
     decision = state.get("decision")
     settled = decision is not None and decision.settled and (decision.grounds or decision.closest)
-    return "refine" if settled and not state.get("parts") and DECIDED_TURNS == 0 else "question"
+    drafted = settled and not state.get("parts") and not answered_by_its_plan(state.get("question", ""))
+    return "refine" if drafted and DECIDED_TURNS == 0 else "question"

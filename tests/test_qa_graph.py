@@ -602,6 +602,9 @@ def test_a_settled_question_stops_after_its_decided_turns() -> None:
     assert after_intake({"decision": grounded, "parts": ["a part?", "another?"]}) == "question"
     assert after_intake({"decision": decision("unclear")}) == "question"
     assert after_intake({"decision": None}) == "question"
+    # rule "a plan answers its open question": the value is its short answer, the plan its account
+    assert after_intake({"decision": grounded, "question": "What warranties are given?"}) == "question"
+    assert after_intake({"decision": grounded, "question": "Is there a warranty?"}) == "refine"
     assert DECIDED_TURNS == 0
     assert reason(0, 3) == "decided"
     assert reason(1, 3, verdict="unclear") == ""  # an unclear answer keeps researching

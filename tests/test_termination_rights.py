@@ -132,6 +132,11 @@ def test_a_termination_question_is_answered_by_the_plan_without_a_model(unanswer
         ("Can the Buyer terminate for convenience?", "unclear", False),  # no plan: the writer drafts
         ("What are the termination rights?", None, True),
         ("What are each party's main obligations?", None, True),
+        # rule "a plan answers its open question": a value read for it is its short answer only
+        ("What does the contract warrant, and are any warranties disclaimed?", "yes", True),
+        ("How much is paid, and when?", "yes", True),
+        ("Is the liability capped, and at what amount?", "yes", False),  # no plan, decided
+        ("How is liability limited?", "yes", False),  # an open question a decider answered
     ],
 )
 def test_a_planned_question_is_composed_unless_a_decider_settles_it(

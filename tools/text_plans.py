@@ -17,7 +17,7 @@ from clausewise.core.domain import ClauseTree, Span
 from tools.after_the_end import after_the_end, asks_after_the_end
 from tools.party_duties import asks_each_partys_duties, party_duties
 from tools.payment_terms import asks_payment_terms, payment_articles, payment_terms
-from tools.question_kind import asks_for_an_account
+from tools.question_kind import asks_for_an_account, question_kind
 from tools.structure.sentences import clause_bodies
 from tools.termination_rights import asks_termination_rights, termination_rights
 from tools.warranties_given import asks_warranties, warranties_given
@@ -127,15 +127,30 @@ def plan_for(question: str) -> TextPlan | None:
     return next((plan for plan in text_plans() if plan.asks(question)), None)
 
 
+def answered_by_its_plan(question: str) -> bool:
+    """Rule "a plan answers its open question": an open question a plan recognises ("What does the
+    contract warrant, and are any warranties disclaimed?", "How much is paid, and when?") is
+    researched by its plan and composed from the plan's sentences even when a decider reads a
+    value for it; the value is its short answer. Before the rule a value reader's "ninety (90) days"
+    (the warranty's duration) took the warranties question off the plan: on the open-question
+    bank's tune half it ran 3 turns and 12 model calls, 732 s, and "How much is paid, and when?"
+    9 and 10 calls. A question asked as yes or no ("Can either party end this contract early, and
+    how?") keeps its decider's verdict and explanation when settled."""
+    return plan_for(question) is not None and question_kind(question).form != "verdict"
+
+
 def composed_from_the_text(question: str, decided: bool, settled: bool) -> bool:
     """Whether ``question`` is answered from its verified sentences, each restated or quoted,
-    rather than by the writer's draft: an open question ("What are the termination rights?") that
-    no decider answered (``decided``), or one asked as yes or no with an account ("Can either
-    party end this contract early, and how?", which a plan recognises) that no decider
-    ``settled``: rule "a planned question is composed". Before the rule, that second wording was
-    drafted by the writer per turn: on the open-question bank's tune half its two reports ran 3
-    turns, 12 model calls and 306 and 340 s, and each ended "not addressed" though the plan had
-    found every gold clause. The graph's routing and the report's restate pass both ask this."""
+    rather than by the writer's draft: a question its plan answers (:func:`answered_by_its_plan`),
+    an open question ("What are the termination rights?") that no decider answered
+    (``decided``), or one asked as yes or no with an account ("Can either party end this contract
+    early, and how?", which a plan recognises) that no decider ``settled``: rule "a planned
+    question is composed". Before the rule, that last wording was drafted by the writer per turn:
+    on the open-question bank's tune half its two reports ran 3 turns, 12 model calls and 306 and
+    340 s, and each ended "not addressed" though the plan had found every gold clause. The
+    graph's routing and the report's restate pass both ask this."""
+    if answered_by_its_plan(question):
+        return True
     if asks_for_an_account(question):
         return not decided
     return plan_for(question) is not None and not settled
