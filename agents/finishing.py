@@ -548,12 +548,25 @@ class Finisher:
         bad_refs = set(verification.citations.bad_references) | set(verification.citations.bad_sources)
         bad_quotes = verification.citations.bad_quotations
 
+        def shown(sentence: str) -> bool:
+            """A sentence is judged as it was checked, references and all, before its bad ones
+            go: rule "a sentence citing only a failed source goes with it" (a list item whose
+            source failed its span check was shown uncited once its "[4]" was stripped, since
+            the stripped sentence no longer matched the failing claim)."""
+            claim = sentence.strip()
+            if claim in failing or any(q in sentence for q in bad_quotes):
+                return False
+            refs = {int(m.group(1)) for m in REFERENCE.finditer(sentence)}
+            return not (refs and refs <= bad_refs and claim not in verification.to_cite)
+
         def clean(text: str) -> str:
-            text = REFERENCE.sub(lambda m: "" if int(m.group(1)) in bad_refs else m.group(0), text)
             kept = [
-                _cited(s, verification.to_cite.get(s.strip()))
+                _cited(
+                    REFERENCE.sub(lambda m: "" if int(m.group(1)) in bad_refs else m.group(0), s),
+                    verification.to_cite.get(s.strip()),
+                )
                 for s in prose_sentences(text)
-                if s.strip() not in failing and not any(q in s for q in bad_quotes)
+                if shown(s)
             ]
             return re.sub(r"\s+([.,;])", r"\1", " ".join(kept)).strip()
 

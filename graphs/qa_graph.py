@@ -55,6 +55,7 @@ from graphs.routing import (
 )
 from graphs.state import QAInput, QAOutput, QAState
 from graphs.traced import traced_node
+from tools.text_plans import answered_by_its_plan
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,11 @@ def intake(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 "closest": [c.model_dump(mode="json") for c in decision.closest],
             }
         )
-    parts = interrogator.decompose(question, context) if max_turns > 1 else []
+    # rule "a planned question has no parts": its plan reads every part's subject at once ("How
+    # much is paid, and when?"); researched apart, the parts were answered by a warranty's
+    # replacement charges and the preamble, in two more turns
+    planned = answered_by_its_plan(question)
+    parts = interrogator.decompose(question, context) if max_turns > 1 and not planned else []
     if parts:
         runtime.stream_writer({"event": "plan", "parts": parts})
     return {

@@ -205,6 +205,25 @@ def test_remove_drops_what_still_fails_and_notes_it_in_the_checks_not_the_gaps(c
     assert any("not supported" in r for r in removed.removed_claims)
 
 
+def test_a_sentence_citing_only_a_failed_source_goes_with_it(contract) -> None:
+    """Rule "a sentence citing only a failed source goes with it": a source whose quote is not the
+    contract's text at its span is dropped, and so is every sentence that cited it alone, though
+    the sentence stripped of its reference no longer reads as the claim that failed."""
+    finisher, texts, decision, findings = setup(contract)
+    composed = finisher.compose(inquiry(), drafted(texts["supported"]), findings, findings, decision)
+    moved = [
+        s.model_copy(update={"span": (s.span[0] + 1, s.span[1] + 1)}) if s.number == 1 else s
+        for s in composed.sources
+    ]
+    broken = Composition(**{**composed.__dict__, "sources": moved})
+    verification = finisher.verify(broken)
+    assert 1 in verification.citations.bad_sources
+    removed = finisher.remove(broken, verification)
+    shown = " ".join([removed.draft.summary, *removed.draft.reasoning, removed.draft.preliminary_answer])
+    assert texts["supported"].removesuffix(" [1].") not in shown
+    assert all(s.number != 1 for s in removed.sources)
+
+
 def test_render_falls_back_to_what_is_verified(contract) -> None:
     finisher, texts, decision, findings = setup(contract)
     composed = finisher.compose(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tools.after_the_end import after_the_end
+from tools.citations import QuoteVerifier
 from tools.structure.sentences import LIST_SENTENCE_CHARS, list_items, sentences_within
 
 _FILLER = "and to keep such records as are reasonably required by applicable law and regulation"
@@ -36,8 +37,11 @@ def test_a_long_sentence_is_read_by_its_items(text: str, items: int) -> None:
     assert len(text) > LIST_SENTENCE_CHARS
     spans = list_items(text, (0, len(text)))
     assert len(spans) == items
-    assert "".join(text[a:b] for a, b in spans) == text  # every character kept, in order
+    assert " ".join(text[a:b] for a, b in spans) == text  # every word kept, in order
+    assert all(text[a:b] == text[a:b].strip() for a, b in spans)  # a span is its words (quotes verify)
     assert sentences_within(text, [(0, len(text))]) == spans
+    verifier = QuoteVerifier(text)
+    assert all(verifier.is_at(text[a:b], (a, b)) for a, b in spans)  # each item cites as it is
 
 
 @pytest.mark.parametrize(

@@ -644,3 +644,28 @@ def test_the_answer_is_streamed_before_the_question_is_split_or_researched(contr
     ]
     assert events[:3] == ["start", "answer", "plan"] and events[-1] == "final"
     assert order == ["decided"] and len(questioner.calls) == 1
+
+
+def test_a_planned_question_has_no_parts(contract, embedder) -> None:
+    """Rule "a planned question has no parts": its plan reads every part's subject at once, so no
+    model call splits it and no part gets a turn of its own."""
+    settings, index = decomposing(contract)
+    questioner = ScriptedChatModel(replies=[json.dumps({"parts": ["How much is paid?", "When is it paid?"]})])
+    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
+    writer = ScriptedChatModel(replies=[draft("Nothing.", complete=True, confidence=0.9)], repeat_last=True)
+    researcher = Researcher(
+        settings, index, ContractRetriever(index, embedder, settings.retrieval), answerer=answerer
+    )
+    context = QAContext(
+        interrogator=interrogator_for(settings, index, writer, questioner),
+        researcher=researcher,
+        ledger=UsageLedger(),
+        decider=FixedDecider(index, REVERSE),
+    )
+    chunks = list(
+        build_qa_graph().stream(
+            {"question": "How much is paid, and when?", "max_turns": 3}, stream_mode="custom", context=context
+        )
+    )
+    assert "plan" not in [c["event"] for c in chunks] and questioner.calls == []
+    assert [c["turn"] for c in chunks if c["event"] == "research"] == [1]

@@ -173,8 +173,13 @@ def list_items(text: str, span: Span) -> list[Span]:
     if end - start <= LIST_SENTENCE_CHARS:
         return [span]
     cuts = [m.end() for m in _NEXT_ITEM.finditer(text, start, end)]
-    bounds = [start, *cuts, end]
-    return [(a, b) for a, b in pairwise(bounds) if text[a:b].strip()]
+    items = []
+    for a, b in pairwise([start, *cuts, end]):
+        piece = text[a:b]
+        if piece.strip():  # an item's span is its words: no white space after its semicolon
+            lead = len(piece) - len(piece.lstrip())
+            items.append((a + lead, a + lead + len(piece.strip())))
+    return items
 
 
 def sentences_within(text: str, units: Sequence[Span] = ()) -> list[Span]:
