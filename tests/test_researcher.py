@@ -54,12 +54,12 @@ def test_rewriter_plan_is_used_and_merged(nda, embedder) -> None:
         ]
     )
     plan = _researcher(settings, index, embedder, rewriter=rewriter).plan(
-        "What happens to documents at the end?"
+        "What must be done with confidential documents?"
     )
     assert plan.keywords[:2] == ["return", "destroy"] and "documents" in plan.keywords
     assert plan.tools == ["bm25", "dense"]
     prompt = rewriter.calls[0][0]
-    assert "<question>What happens to documents at the end?</question>" in prompt[1].content
+    assert "<question>What must be done with confidential documents?</question>" in prompt[1].content
 
 
 def test_a_broken_rewriter_falls_back_to_the_deterministic_plan(nda, embedder) -> None:
