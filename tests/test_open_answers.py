@@ -31,7 +31,8 @@ SURVIVAL = {
     "mutual-nda.txt": "survive the expiry or termination of this Agreement for three (3) years",
     "services-agreement.txt": "continue for five (5) years after the expiry or termination of this Agreement",
 }
-QUESTION = "What happens to the obligations after termination?"
+#: An open question no text plan answers (those are researched by their plan: tests/test_after_the_end.py).
+QUESTION = "Which obligations continue once the agreement is over?"
 
 
 @pytest.fixture(scope="module", params=list(SURVIVAL))
@@ -198,7 +199,7 @@ def test_a_pick_of_nothing_is_a_turn_that_did_not_address_the_question(contract,
     )
     writer = ScriptedChatModel(replies=[restating("Nothing.")], repeat_last=True)
     questioner = ScriptedChatModel(
-        replies=[json.dumps({"question": "Which obligations continue after the end?"})], repeat_last=True
+        replies=[json.dumps({"question": "Which duties remain in force once the agreement is over?"})], repeat_last=True
     )
     report = run(
         contract, embedder, answerer=answerer, writer=writer, open_research="pick", questioner=questioner
