@@ -199,7 +199,8 @@ def test_a_pick_of_nothing_is_a_turn_that_did_not_address_the_question(contract,
     )
     writer = ScriptedChatModel(replies=[restating("Nothing.")], repeat_last=True)
     questioner = ScriptedChatModel(
-        replies=[json.dumps({"question": "Which duties remain in force once the agreement is over?"})], repeat_last=True
+        replies=[json.dumps({"question": "Which duties remain in force once the agreement is over?"})],
+        repeat_last=True,
     )
     report = run(
         contract, embedder, answerer=answerer, writer=writer, open_research="pick", questioner=questioner
