@@ -266,7 +266,7 @@ def composed_lines(
     kept = []
     for sentence in restatement.sentences:
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
-        if sentence.source not in numbers or sentence.source in seen or len(text.split()) < 3:
+        if sentence.source not in numbers or sentence.source in seen or not _states_something(text):
             continue
         if addresses_a_model(text) or _said(text) in said:
             continue
@@ -285,6 +285,18 @@ def composed_lines(
         )
     )
     return [(sentence.about.strip().lower(), line) for sentence, line in kept]
+
+
+#: What the writer copies from the prompt's source header ("[2] 6.01 Term (p. 1): ...").
+_SOURCE_HEADER = re.compile(r"\(p\.\s*[\d?]+\)")
+
+
+def _states_something(text: str) -> bool:
+    """Rule "a heading is no restatement": a restated sentence has at least three words, and is
+    not the source's header the prompt shows it under (the 1.5B writer gave a survival clause the
+    line "6.01 Term (p. 1):", which states nothing and passed the checks); the source is quoted
+    instead."""
+    return len(re.findall(r"[A-Za-z]{2,}", text)) >= 3 and not _SOURCE_HEADER.search(text)
 
 
 def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
@@ -317,6 +329,18 @@ def repeated_sources(restatement: Restatement, stated: Sequence[int]) -> list[in
             repeated.append(sentence.source)
         first.setdefault(said, sentence.source)
     return list(dict.fromkeys(n for n in repeated if n > 0))
+
+
+def heading_sources(restatement: Restatement, stated: Sequence[int]) -> list[int]:
+    """The sources the writer "restated" by a line that states nothing (rule "a heading is no
+    restatement", :func:`_states_something`): quoted in the contract's words instead (the fill
+    pass), as a repeated one is."""
+    empty = (
+        s.source
+        for s in restatement.sentences
+        if s.source > 0 and s.source not in stated and not _states_something(REFERENCE.sub("", s.text))
+    )
+    return list(dict.fromkeys(empty))
 
 
 def renumbered(restatement: Restatement, offered: Sequence[Source]) -> Restatement:
@@ -457,7 +481,8 @@ class Finisher:
             update={"preliminary_answer": " ".join(lines), "summary": " ".join(summary_lines(composed))}
         )
         stated = [int(n) for line in lines for n in REFERENCE.findall(line)]
-        return replace(c, draft=draft, restating=[*stated, *repeated_sources(restatement, stated)])
+        unread = [*repeated_sources(restatement, stated), *heading_sources(restatement, stated)]
+        return replace(c, draft=draft, restating=[*stated, *dict.fromkeys(unread)])
 
     def verify(self, composition: Composition) -> Verification:
         if self.settings.claim_check == "off":

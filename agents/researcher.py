@@ -283,9 +283,12 @@ class Researcher:
     def _with_its_list(self, span: Span, quote: str) -> tuple[Span, str]:
         """``span`` extended over the list it introduces, when the quote is a lead-in ending in a
         colon ("3.1 The obligations in Section 2 do not apply to information that ...:"): the
-        lead-in alone states none of the exceptions it announces. The list is the lead-in's
-        clause's own sub-clauses, quoted whole up to ``LIST_CHARS``."""
-        if not quote.rstrip().endswith(":"):
+        lead-in alone states none of the exceptions it announces. So is a lead-in ending in a
+        comma whose sentence its list completes ("Upon the expiration or termination of this
+        Agreement," then "(i) the ... License ... shall immediately cease, and (ii) ..."): quoted
+        alone it says nothing, and the writer restated one as "the agreement is terminated". The
+        list is the lead-in's clause's own sub-clauses, quoted whole up to ``LIST_CHARS``."""
+        if not quote.rstrip().endswith((":", ",")):
             return span, quote
         tree, text = self.index.tree, self.index.document.text
         node = tree.clause_of(tree.smallest_containing(span))

@@ -505,6 +505,26 @@ def test_a_repeated_restatement_is_no_restatement_and_its_source_is_quoted(contr
     assert f'"{texts["other"]}" [2].' in answer  # the repeated source in the contract's words
 
 
+def test_a_heading_is_no_restatement_and_its_source_is_quoted(contract) -> None:
+    """Rule "a heading is no restatement": the writer gave the second clause the header the prompt
+    showed it under; it states nothing, so the clause is quoted."""
+    index = contract[2]
+    texts = CONTRACTS[contract[0]]
+    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    first = f"The agreement is governed by the laws of {law}."
+    restated = {
+        "sentences": [
+            {"source": 1, "about": "the agreement", "text": first},
+            {"source": 2, "about": "the agreement", "text": "6.2 Survival (p. 1):"},
+        ]
+    }
+    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
+    both = citing_both(index, texts, "What does the agreement provide?")
+    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
+    answer = finished(finisher, drafted(""), [both], None, stop="", asked=asked).preliminary_answer
+    assert "(p. 1)" not in answer and f'"{texts["other"]}" [2].' in answer
+
+
 def test_a_settled_question_keeps_the_writers_draft_and_makes_no_restatement_call(contract) -> None:
     finisher, texts, decision, findings = setup(contract)
     report = finished(finisher, drafted(texts["supported"]), findings, decision)
