@@ -268,6 +268,8 @@ def composed_lines(
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
         if sentence.source not in numbers or sentence.source in seen or not _states_something(text):
             continue
+        if not of_its_own_source(text, sentence.source, offered):
+            continue
         if addresses_a_model(text) or _said(text) in said:
             continue
         seen.add(sentence.source)
@@ -295,7 +297,7 @@ def _states_something(text: str) -> bool:
     """Rule "a heading is no restatement": a restated sentence has at least three words, and is
     not the source's header the prompt shows it under (the 1.5B writer gave a survival clause the
     line "6.01 Term (p. 1):", which states nothing and passed the checks); the source is quoted
-    instead."""
+    instead (:func:`unstated_sources`)."""
     return len(re.findall(r"[A-Za-z]{2,}", text)) >= 3 and not _SOURCE_HEADER.search(text)
 
 
@@ -315,32 +317,32 @@ def _said(text: str) -> str:
     return " ".join(re.findall(r"\w+", REFERENCE.sub("", text).lower()))
 
 
-def repeated_sources(restatement: Restatement, stated: Sequence[int]) -> list[int]:
-    """Rule "a repeated restatement is no restatement": the sources the writer gave a sentence it
-    had already written for another source ("Either party may terminate this contract early, but
-    only if the breaching party does not cure the breach within 15 days" for four different
-    clauses of a trademark licence). The writer did not read them; :func:`composed_lines` keeps
-    the first, and these are quoted in the contract's words instead (the fill pass)."""
-    first: dict[str, int] = {}
-    repeated = []
-    for sentence in restatement.sentences:
-        said = _said(sentence.text)
-        if said in first and first[said] != sentence.source and sentence.source not in stated:
-            repeated.append(sentence.source)
-        first.setdefault(said, sentence.source)
-    return list(dict.fromkeys(n for n in repeated if n > 0))
-
-
-def heading_sources(restatement: Restatement, stated: Sequence[int]) -> list[int]:
-    """The sources the writer "restated" by a line that states nothing (rule "a heading is no
-    restatement", :func:`_states_something`): quoted in the contract's words instead (the fill
-    pass), as a repeated one is."""
-    empty = (
-        s.source
-        for s in restatement.sentences
-        if s.source > 0 and s.source not in stated and not _states_something(REFERENCE.sub("", s.text))
+def unstated_sources(restatement: Restatement, stated: Sequence[int]) -> list[int]:
+    """The sources the writer gave a sentence that no composed line keeps (:func:`composed_lines`):
+    a repeated restatement (rule "a repeated restatement is no restatement": the writer gave four
+    clauses of a trademark licence the same sentence, "Either party may terminate this contract
+    early, but only if ..."; the first is kept), a heading (rule "a heading is no restatement"), a
+    restatement of another source (rule "a restatement is of its own source"). The writer did not
+    read them; they are quoted in the contract's words instead (the fill pass)."""
+    return list(
+        dict.fromkeys(s.source for s in restatement.sentences if s.source > 0 and s.source not in stated)
     )
-    return list(dict.fromkeys(empty))
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]{3,}", text.lower()))
+
+
+def of_its_own_source(text: str, number: int, offered: Sequence[Source]) -> bool:
+    """Rule "a restatement is of its own source": a restated sentence shares more of its words
+    with the source it cites than with any other offered source. The 1.5B writer gave a licence's
+    "Upon termination ..., (a) Licensee shall immediately cease ..." the survival clause's words
+    ("Section 2, this Section 4.5, and Sections 6.2 ... shall survive termination"); the support
+    check read it against every source, found the survival clause, and passed it under the wrong
+    number. Such a source is quoted instead."""
+    words = _words(text)
+    share = {s.number: len(words & _words(s.quote)) for s in offered}
+    return share.get(number, 0) >= max(share.values(), default=0)
 
 
 def renumbered(restatement: Restatement, offered: Sequence[Source]) -> Restatement:
@@ -481,8 +483,7 @@ class Finisher:
             update={"preliminary_answer": " ".join(lines), "summary": " ".join(summary_lines(composed))}
         )
         stated = [int(n) for line in lines for n in REFERENCE.findall(line)]
-        unread = [*repeated_sources(restatement, stated), *heading_sources(restatement, stated)]
-        return replace(c, draft=draft, restating=[*stated, *dict.fromkeys(unread)])
+        return replace(c, draft=draft, restating=[*stated, *unstated_sources(restatement, stated)])
 
     def verify(self, composition: Composition) -> Verification:
         if self.settings.claim_check == "off":

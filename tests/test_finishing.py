@@ -525,6 +525,26 @@ def test_a_heading_is_no_restatement_and_its_source_is_quoted(contract) -> None:
     assert "(p. 1)" not in answer and f'"{texts["other"]}" [2].' in answer
 
 
+def test_a_restatement_is_of_its_own_source(contract) -> None:
+    """Rule "a restatement is of its own source": the writer put the survival clause's words under
+    the governing-law clause's number; that line goes, and the governing-law clause is quoted."""
+    index = contract[2]
+    texts = CONTRACTS[contract[0]]
+    other = texts["other"]
+    restated = {
+        "sentences": [
+            {"source": 1, "about": "the agreement", "text": f"The obligations {other}."},
+            {"source": 2, "about": "the agreement", "text": f"The obligations {other}."},
+        ]
+    }
+    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
+    both = citing_both(index, texts, "What does the agreement provide?")
+    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
+    answer = finished(finisher, drafted(""), [both], None, stop="", asked=asked).preliminary_answer
+    assert f"The obligations {other} [1]" not in answer and f"The obligations {other} [2]" in answer
+    assert texts["ground"] in answer  # source 1 in the contract's words
+
+
 def test_a_settled_question_keeps_the_writers_draft_and_makes_no_restatement_call(contract) -> None:
     finisher, texts, decision, findings = setup(contract)
     report = finished(finisher, drafted(texts["supported"]), findings, decision)
