@@ -80,7 +80,7 @@ from tools.report_checks import (
     plain_sentences,
     prose_sentences,
 )
-from tools.text_plans import composed_from_the_text
+from tools.text_plans import composed_from_the_text, plan_for
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +199,25 @@ def quick_answer_of(decision: Decision) -> tuple[ShortAnswer, list[Source]]:
     answer's [n] are the report's [n]."""
     sources = number_sources(decision_finding(decision))
     return short_answer_of(decision, sources), sources
+
+
+#: A decider's answers that settle nothing: the question stays open.
+_UNSETTLED = frozenset({"unclear", "not addressed"})
+
+
+def shown_short_answer(question: str, short: ShortAnswer | None, found: bool) -> ShortAnswer | None:
+    """Rule "a plan's abstention is not its answer": a question a plan reads from the text
+    (:func:`tools.text_plans.plan_for`), whose plan ``found`` sentences, shows no short answer its
+    decider left unsettled; the plan's sentences below answer it. On the open-question bank's tune
+    half 4 of 24 planned reports opened "Unclear: the contract does not settle this" above the
+    grounds to terminate, the payment terms or the warranties they listed (the model could not
+    settle "Can either party end this contract early?" alone; the value reader found no single
+    amount for "How much is paid, and when?"), and one check-half report opened "Not stated in the
+    contract" (the warranty's duration) above the warranties it quoted. A settled answer (a verdict,
+    a value read) stays."""
+    if short is None or not found or plan_for(question) is None:
+        return short
+    return None if short.verdict in _UNSETTLED and not short.value else short
 
 
 def _as_to(question: str) -> str:
@@ -707,7 +726,7 @@ class Finisher:
         spent = usage()
         return Report(
             question=inquiry.question,
-            short_answer=c.short,
+            short_answer=shown_short_answer(inquiry.question, c.short, bool(c.found)),
             title=draft.title or inquiry.question,
             summary=summary,
             reasoning=reasoning,

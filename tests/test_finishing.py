@@ -687,3 +687,27 @@ def test_the_summary_names_each_side() -> None:
     assert summary_lines(lines) == ["The Buyer shall buy [1].", "The Supplier shall deliver [3]."]
     assert summary_lines(lines[:2]) == ["The Buyer shall buy [1].", "The Buyer shall pay [2]."]
     assert summary_lines(lines, limit=3) == [line for _, line in lines]
+
+
+@pytest.mark.parametrize(
+    ("question", "planned"),
+    [
+        ("Can either party end this contract early, and how?", True),
+        ("Which law governs the agreement?", False),
+    ],
+)
+def test_a_plans_abstention_is_not_its_answer(contract, question, planned) -> None:
+    """Rule "a plan's abstention is not its answer": a planned question whose plan found sentences
+    shows no "Unclear: the contract does not settle this" above them; a settled verdict stays, and
+    an unplanned question keeps its abstention."""
+    index = contract[2]
+    texts = CONTRACTS[contract[0]]
+    asked = Inquiry(question=question, max_turns=3)
+    found = citing_both(index, texts, question)
+    restated = {"sentences": [{"source": 1, "about": "the agreement", "text": texts["supported"]}]}
+    for verdict, shown in (("unclear", not planned), ("not addressed", not planned), ("yes", True)):
+        ground = citation(index, texts["ground"])
+        decision = decided(verdict, ground).model_copy(update={"question": question})
+        writer = ScriptedChatModel(replies=[json.dumps(restated)], repeat_last=True)
+        report = finished(unrepaired(contract, writer), drafted(), [found], decision, stop="", asked=asked)
+        assert (report.short_answer is not None) == shown, (verdict, report.short_answer)

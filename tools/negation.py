@@ -33,3 +33,8 @@ def negated_alike(first: str, second: str) -> bool:
 def denial_count(text: str) -> int:
     """How many words of ``text`` deny what it states ("does not ... never" counts two)."""
     return len(_DENIAL.findall(text))
+
+
+def denial_ends(text: str) -> list[int]:
+    """Where each denying word of ``text`` ends: what follows it is what it denies."""
+    return [match.end() for match in _DENIAL.finditer(text)]

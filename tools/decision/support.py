@@ -13,9 +13,10 @@ supported when one of these holds, tried in this order (the first that holds is 
   that place the statement, "clause", "section", "provides", do not count), or at most one word
   the source does not have ("9.1 *chooses* the law of England and Wales");
 - ``entailment``: the NLI classifier finds a sentence of a cited source that entails it with
-  P(Entailment) at or above ``at`` (``decision.support_at``); never for a sentence saying what
-  the contract lacks ("The contract does not address ..."), which no one sentence can entail
-  (rule "an absence is no sentence's to entail", :func:`states_absence`).
+  P(Entailment) at or above ``at`` (``decision.support_at``), a sentence the claim does not
+  reverse (rule "an entailment keeps its source's denial", :func:`reverses`); never
+  for a sentence saying what the contract lacks ("The contract does not address ..."), which no
+  one sentence can entail (rule "an absence is no sentence's to entail", :func:`states_absence`).
 
 A sentence that cites nothing is checked against every source of the report, and the source
 that supports it is recorded (the finishing stage cites it there). A sentence of a source that
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
 from tools.decision.instructions import addresses_a_model
-from tools.negation import denial_count, negations
+from tools.negation import denial_count, denial_ends, negations
 from tools.question_kind import question_kind
 from tools.report_checks import plain_sentences, prose_sentences
 from tools.values import find_values, same_value
@@ -161,9 +162,50 @@ def by_value(claim: str, cited: Sequence[Source]) -> int | None:
     return None
 
 
+#: How many words after a denying word (stop words aside) are what it denies ("Neither Party may
+#: terminate this Agreement": party, terminate, agreement).
+DENIAL_SCOPE = 3
+#: How many of those words a statement must share to say the denied thing ("can be terminated by
+#: either party"); one shared word ("both") is chance.
+SCOPE_SHARED = 2
+
+
+def _denied(text: str) -> list[set[str]]:
+    """What each denying word of ``text`` denies: the stems of the words after it."""
+    scopes = []
+    for end in denial_ends(text):
+        after = [w for w in _WORD.findall(text[end:].lower()) if w not in _STOP][:DENIAL_SCOPE]
+        scopes.append({w[:5] for w in after})
+    return scopes
+
+
+def _says_undenied(text: str, scopes: list[set[str]]) -> bool:
+    """Whether ``text``, denying nothing, says what one of ``scopes`` denies."""
+    stems = _stems5(text)
+    return not denial_count(text) and any(len(scope & stems) >= SCOPE_SHARED for scope in scopes)
+
+
+def reverses(claim: str, sentence: str) -> bool:
+    """Rule "an entailment keeps its source's denial": whether ``claim`` says, undenied, what
+    ``sentence`` denies, or denies what ``sentence`` says undenied. The small classifier read "The
+    agreement can be terminated by either party during the Initial Term, except as provided in
+    paragraph 4(b)" as entailed (P 0.87) by "Neither Party may terminate this Agreement during the
+    Initial Term except as set forth in paragraph 4(b)". Only the words a denial governs count: a
+    "no later than" or "not to be unreasonably withheld" elsewhere in the source reverses nothing."""
+    return _says_undenied(claim, _denied(sentence)) or _says_undenied(sentence, _denied(claim))
+
+
 def by_entailment(claim: str, cited: Sequence[Source], scorer: SentenceScorer, at: float) -> int | None:
-    """Rule ``entailment``: a cited sentence the NLI classifier finds entailing the claim."""
-    pieces = [(source, sentence) for source in cited for sentence in _source_sentences(source)]
+    """Rule ``entailment``: a cited sentence the NLI classifier finds entailing the claim and that
+    the claim does not reverse (rule "an entailment keeps its source's denial", :func:`reverses`):
+    a claim that reverses its source is unsupported and the source is quoted instead."""
+    plain = _plain(claim)
+    pieces = [
+        (source, sentence)
+        for source in cited
+        for sentence in _source_sentences(source)
+        if not reverses(plain, sentence)
+    ]
     if not pieces:
         return None
     rows = scorer.probabilities(_plain(claim), [sentence for _, sentence in pieces])
