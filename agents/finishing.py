@@ -245,9 +245,14 @@ def _part_lines(parts: Sequence[str], session: Sequence[Finding], sources: Seque
 
 def _answering_sentence(source: Source, question: str) -> str:
     """The sentence of ``source`` that shares most words with ``question`` (the first on a tie),
-    never one that instructs an assistant."""
+    never one that instructs an assistant, and never a label or heading (rule "a heading is no
+    answer", as it is no restatement: :func:`_states_something`): a clause's number "2." read as
+    its first sentence was quoted as the answer to "Who owns the intellectual property?" on the
+    open-question bank's check half, and "Section 9.5." on its tune half."""
     sentences = [
-        " ".join(s.split()) for s in plain_sentences(source.quote) if s.strip() and not addresses_a_model(s)
+        " ".join(s.split())
+        for s in plain_sentences(source.quote)
+        if _states_something(s) and not addresses_a_model(s)
     ]
     if not sentences:
         return ""

@@ -14,6 +14,7 @@ from agents.finishing import (
     Composition,
     Finisher,
     claims_shown,
+    filled_answer,
     renumbered,
     texts_shown,
 )
@@ -30,7 +31,7 @@ from clausewise.core.results import (
 )
 from tests.conftest import EXAMPLES, ingested_sample
 from tests.fakes import ScriptedChatModel
-from tests.helpers import ConstantNli
+from tests.helpers import ConstantNli, quoted_source
 from tools.citations import QuoteVerifier
 from tools.decision.support import support
 
@@ -711,3 +712,20 @@ def test_a_plans_abstention_is_not_its_answer(contract, question, planned) -> No
         writer = ScriptedChatModel(replies=[json.dumps(restated)], repeat_last=True)
         report = finished(unrepaired(contract, writer), drafted(), [found], decision, stop="", asked=asked)
         assert (report.short_answer is not None) == shown, (verdict, report.short_answer)
+
+
+@pytest.mark.parametrize(
+    ("name", "clause", "sentence"),
+    [
+        ("mutual-nda.txt", "5. NO LICENCE AND NO WARRANTY", "5.1 Nothing in this Agreement grants"),
+        ("services-agreement.txt", "1. Availability.", "The terminal operating system shall be available"),
+    ],
+)
+def test_a_heading_is_no_answer(name, clause, sentence) -> None:
+    """Rule "a heading is no answer": a source whose first "sentence" is a clause's number or
+    title is quoted by the sentence that states something, not by "5." or "1."."""
+    text = (EXAMPLES / name).read_text(encoding="utf-8")
+    start = text.index(clause)
+    quote = text[start : text.index(".", text.index(sentence) + len(sentence)) + 1]
+    (line,) = filled_answer([quoted_source(1, quote, start)], "Who owns the intellectual property?")
+    assert sentence in line and '"5." [1]' not in line and '"1." [1]' not in line
