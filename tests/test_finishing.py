@@ -38,12 +38,14 @@ from tools.decision.support import support
 CONTRACTS = {
     "mutual-nda.txt": {
         "ground": "governed by the laws of England and Wales",
+        "law": "England and Wales",
         "other": "survive the expiry or termination of this Agreement for three (3) years",
         "supported": "The laws of England and Wales govern the agreement [1].",
         "contradicted": "The obligations survive for two years [2].",
     },
     "services-agreement.txt": {
         "ground": "governed by the laws of the State of New York",
+        "law": "the State of New York",
         "other": "continue for five (5) years after the expiry or termination of this Agreement",
         "supported": "The laws of the State of New York govern the agreement [1].",
         "contradicted": "The obligations continue for two years [2].",
@@ -456,7 +458,7 @@ def test_a_sentence_that_cites_nothing_is_cited_where_a_source_holds_it_and_remo
 def test_an_open_questions_answer_is_composed_from_its_sources_one_checked_sentence_each(contract) -> None:
     index = contract[2]
     texts = CONTRACTS[contract[0]]
-    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    law = texts["law"]
     restated = {
         "sentences": [
             {"source": 2, "about": "the obligations", "text": "The obligations last ten (10) years [2]."},
@@ -484,12 +486,21 @@ def test_an_open_questions_answer_is_composed_from_its_sources_one_checked_sente
     assert all(support(claim, report.sources).supported for claim in claims_shown(report))
 
 
+def composed_from(contract, restated: dict) -> Report:
+    """The report on a question about law and survival whose one turn cited both clauses, composed
+    from the writer's ``restated`` sentences (repair off)."""
+    index, texts = contract[2], CONTRACTS[contract[0]]
+    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
+    both = citing_both(index, texts, "What does the agreement provide?")
+    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
+    return finished(finisher, drafted(""), [both], None, stop="", asked=asked)
+
+
 def test_a_repeated_restatement_is_no_restatement_and_its_source_is_quoted(contract) -> None:
     """Rule "a repeated restatement is no restatement": the writer gave two different clauses the
     same sentence; the first stands (it is checked as any other), the second clause is quoted."""
-    index = contract[2]
     texts = CONTRACTS[contract[0]]
-    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    law = texts["law"]
     same = f"The agreement is governed by the laws of {law}."
     restated = {
         "sentences": [
@@ -497,11 +508,7 @@ def test_a_repeated_restatement_is_no_restatement_and_its_source_is_quoted(contr
             {"source": 2, "about": "the agreement", "text": same},
         ]
     }
-    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
-    both = citing_both(index, texts, "What does the agreement provide?")
-    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
-    report = finished(finisher, drafted(""), [both], None, stop="", asked=asked)
-    answer = report.preliminary_answer
+    answer = composed_from(contract, restated).preliminary_answer
     assert answer.count(same.rstrip(".")) == 1 and answer.startswith(same.replace(".", " [1]."))
     assert f'"{texts["other"]}" [2].' in answer  # the repeated source in the contract's words
 
@@ -509,9 +516,8 @@ def test_a_repeated_restatement_is_no_restatement_and_its_source_is_quoted(contr
 def test_a_heading_is_no_restatement_and_its_source_is_quoted(contract) -> None:
     """Rule "a heading is no restatement": the writer gave the second clause the header the prompt
     showed it under; it states nothing, so the clause is quoted."""
-    index = contract[2]
     texts = CONTRACTS[contract[0]]
-    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    law = texts["law"]
     first = f"The agreement is governed by the laws of {law}."
     restated = {
         "sentences": [
@@ -519,17 +525,13 @@ def test_a_heading_is_no_restatement_and_its_source_is_quoted(contract) -> None:
             {"source": 2, "about": "the agreement", "text": "6.2 Survival (p. 1):"},
         ]
     }
-    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
-    both = citing_both(index, texts, "What does the agreement provide?")
-    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
-    answer = finished(finisher, drafted(""), [both], None, stop="", asked=asked).preliminary_answer
+    answer = composed_from(contract, restated).preliminary_answer
     assert "(p. 1)" not in answer and f'"{texts["other"]}" [2].' in answer
 
 
 def test_a_restatement_is_of_its_own_source(contract) -> None:
     """Rule "a restatement is of its own source": the writer put the survival clause's words under
     the governing-law clause's number; that line goes, and the governing-law clause is quoted."""
-    index = contract[2]
     texts = CONTRACTS[contract[0]]
     other = texts["other"]
     restated = {
@@ -538,10 +540,7 @@ def test_a_restatement_is_of_its_own_source(contract) -> None:
             {"source": 2, "about": "the agreement", "text": f"The obligations {other}."},
         ]
     }
-    finisher = unrepaired(contract, ScriptedChatModel(replies=[json.dumps(restated)]))
-    both = citing_both(index, texts, "What does the agreement provide?")
-    asked = Inquiry(question="What does the agreement provide about law and survival?", max_turns=3)
-    answer = finished(finisher, drafted(""), [both], None, stop="", asked=asked).preliminary_answer
+    answer = composed_from(contract, restated).preliminary_answer
     assert f"The obligations {other} [1]" not in answer and f"The obligations {other} [2]" in answer
     assert texts["ground"] in answer  # source 1 in the contract's words
 
@@ -645,7 +644,7 @@ def test_no_shown_sentence_says_what_an_injected_instruction_says(
 def test_an_open_answer_restates_the_sources_it_is_shown_and_leaves_those_the_writer_skips(contract) -> None:
     index = contract[2]
     texts = CONTRACTS[contract[0]]
-    law = "England and Wales" if "England" in texts["ground"] else "the State of New York"
+    law = texts["law"]
     # the writer skips the governing-law clause as not about the question
     restated = {
         "sentences": [{"source": 2, "about": "the obligations", "text": f"The obligations {texts['other']}."}]
