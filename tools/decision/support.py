@@ -208,7 +208,7 @@ def by_entailment(claim: str, cited: Sequence[Source], scorer: SentenceScorer, a
     ]
     if not pieces:
         return None
-    rows = scorer.probabilities(_plain(claim), [sentence for _, sentence in pieces])
+    rows = scorer.probabilities(plain, [sentence for _, sentence in pieces])
     best = max(range(len(pieces)), key=lambda i: float(rows[i][0]))
     return pieces[best][0].number if float(rows[best][0]) >= at else None
 
