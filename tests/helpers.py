@@ -82,9 +82,9 @@ class ConstantNli:
         return np.array([self.row] * len(pieces))
 
 
-def ingested_example(data_dir: Path, embedder: Any, file_name: str) -> tuple[Settings, Any]:
+def ingested_file(data_dir: Path, embedder: Any, path: Path) -> tuple[Settings, Any]:
     """Settings on ``data_dir`` (no reranker: retrieval tests read the fused order) and the open
-    index of ``examples/<file_name>``, ingested there; the caller closes the index."""
+    index of the contract at ``path``, ingested there; the caller closes the index."""
     from agents.archivist import Archivist
     from clausewise.core.config import load_settings
     from indexes.store import ContractStore
@@ -93,8 +93,13 @@ def ingested_example(data_dir: Path, embedder: Any, file_name: str) -> tuple[Set
         overrides={"paths": {"data_dir": str(data_dir)}, "retrieval": {"reranker": "none"}}
     )
     store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(Path(__file__).resolve().parents[1] / "examples" / file_name)
-    return settings, store.open(Path(file_name).stem)
+    Archivist(settings, store, embedder).ingest(path)
+    return settings, store.open(path.stem)
+
+
+def ingested_example(data_dir: Path, embedder: Any, file_name: str) -> tuple[Settings, Any]:
+    """:func:`ingested_file` of ``examples/<file_name>``."""
+    return ingested_file(data_dir, embedder, Path(__file__).resolve().parents[1] / "examples" / file_name)
 
 
 def example_text(contract: str) -> str:

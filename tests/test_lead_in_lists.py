@@ -4,12 +4,10 @@ items (i), (ii) that complete its sentence, on a development agreement and a tra
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.conftest import research_turn
-from tests.helpers import scripted_researcher
+from tests.helpers import ingested_file, scripted_researcher
 
 DEVELOPMENT = """TECHNOLOGY DEVELOPMENT AGREEMENT
 
@@ -63,19 +61,10 @@ This Agreement is made between Morgan Stanley Investment Management ("Licensor")
     ]
 )
 def contract(request, tmp_path, embedder):
-    from agents.archivist import Archivist
-    from clausewise.core.config import load_settings
-    from indexes.store import ContractStore
-
     name, text, last_item = request.param
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
-    settings = load_settings(
-        overrides={"paths": {"data_dir": str(tmp_path / "data")}, "retrieval": {"reranker": "none"}}
-    )
-    store = ContractStore(settings)
-    Archivist(settings, store, embedder).ingest(source)
-    index = store.open(Path(name).stem)
+    settings, index = ingested_file(tmp_path / "data", embedder, source)
     yield settings, index, last_item
     index.close()
 
