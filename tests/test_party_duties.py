@@ -81,7 +81,7 @@ def test_other_questions_read_retrieval_alone(services_example, embedder) -> Non
     settings, index = services_example
     reply = {"answer": "Forty-five days.", "addressed": True, "citations": []}
     researcher, _ = scripted_researcher(settings, index, embedder, reply)
-    result = research_turn(researcher, "How is liability limited?")
+    result = research_turn(researcher, "What does the contract say about insurance?")
     assert not any(h.signals.get("planned") for h in result.hits)
 
 

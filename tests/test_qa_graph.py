@@ -144,8 +144,13 @@ def test_stops_when_the_draft_is_complete_and_confident(contract, embedder) -> N
     assert json.loads(report.to_json())["sources"][0]["quote"] == GOVERNING
 
 
-LAW_AND_COURTS = ["Which law governs the agreement?", "Which courts have jurisdiction over disputes?"]
-LAW_AND_COURTS_QUESTION = "Which law governs the agreement, and where must disputes be heard?"
+#: A compound question no text plan answers (the law and the courts would be planned together).
+TERM_AND_SOLICITING = ["How long does the agreement last?", "May either party solicit the other's employees?"]
+TERM_AND_SOLICITING_QUESTION = (
+    "How long does the agreement last, and may either party solicit the other's employees?"
+)
+TERM = "continues for two (2) years"
+SOLICITING = "neither Party shall solicit for employment"
 
 
 def decomposing(contract) -> tuple:
@@ -157,20 +162,20 @@ def decomposing(contract) -> tuple:
 
 
 def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> None:
-    parts = LAW_AND_COURTS
+    parts = TERM_AND_SOLICITING
     questioner = ScriptedChatModel(replies=[json.dumps({"parts": parts})])
     answerer = ScriptedChatModel(
         replies=[
-            answer("English law [1].", GOVERNING),
-            answer("English courts [1].", "courts of England"),
+            answer("Two years [1].", TERM),
+            answer("No [1].", SOLICITING),
         ],
         repeat_last=True,
     )
     writer = ScriptedChatModel(
-        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        replies=[draft("The agreement lasts two years [1].", complete=False, confidence=0.5)],
         repeat_last=True,
     )
-    question = LAW_AND_COURTS_QUESTION
+    question = TERM_AND_SOLICITING_QUESTION
     _, result = run(
         decomposing(contract),
         embedder,
@@ -181,7 +186,7 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
     )
     assert result["report"].metadata.questions_asked == [question, *parts]
     assert len(questioner.calls) == 1  # the parts were asked without asking the model again
-    assert "<question>Which law governs the agreement, and where" in questioner.calls[0][0][1].content
+    assert "<question>How long does the agreement last, and may" in questioner.calls[0][0][1].content
     # each part is researched knowing the question it serves; the first turn is the question itself
     contexts = [call[0][1].content.split("<context>")[1].split("</context>")[0] for call in answerer.calls]
     assert "serves the user's question" not in contexts[0]
@@ -192,10 +197,10 @@ def test_a_compound_question_is_researched_part_by_part(contract, embedder) -> N
 
 
 def test_a_part_the_turns_did_not_reach_is_a_stated_gap(contract, embedder) -> None:
-    parts = LAW_AND_COURTS
-    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
+    parts = TERM_AND_SOLICITING
+    answerer = ScriptedChatModel(replies=[answer("Two years [1].", TERM)], repeat_last=True)
     writer = ScriptedChatModel(
-        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        replies=[draft("The agreement lasts two years [1].", complete=False, confidence=0.5)],
         repeat_last=True,
     )
     _, result = run(
@@ -205,7 +210,7 @@ def test_a_part_the_turns_did_not_reach_is_a_stated_gap(contract, embedder) -> N
         writer=writer,
         questioner=ScriptedChatModel(replies=[json.dumps({"parts": parts})]),
         payload={
-            "question": LAW_AND_COURTS_QUESTION,
+            "question": TERM_AND_SOLICITING_QUESTION,
             "max_turns": 2,
         },
     )
@@ -620,10 +625,10 @@ def test_the_answer_is_streamed_before_the_question_is_split_or_researched(contr
     order: list[str] = []
     decide = decider.decide
     decider.decide = lambda q, provision=None: order.append("decided") or decide(q, provision)  # type: ignore[method-assign]
-    questioner = ScriptedChatModel(replies=[json.dumps({"parts": LAW_AND_COURTS})])
-    answerer = ScriptedChatModel(replies=[answer("English law [1].", GOVERNING)], repeat_last=True)
+    questioner = ScriptedChatModel(replies=[json.dumps({"parts": TERM_AND_SOLICITING})])
+    answerer = ScriptedChatModel(replies=[answer("Two years [1].", TERM)], repeat_last=True)
     writer = ScriptedChatModel(
-        replies=[draft("The laws of England and Wales [1].", complete=False, confidence=0.5)],
+        replies=[draft("The agreement lasts two years [1].", complete=False, confidence=0.5)],
         repeat_last=True,
     )
     ledger = UsageLedger()
@@ -639,7 +644,7 @@ def test_the_answer_is_streamed_before_the_question_is_split_or_researched(contr
     events = [
         chunk["event"]
         for chunk in build_qa_graph().stream(
-            {"question": LAW_AND_COURTS_QUESTION, "max_turns": 3}, stream_mode="custom", context=context
+            {"question": TERM_AND_SOLICITING_QUESTION, "max_turns": 3}, stream_mode="custom", context=context
         )
     ]
     assert events[:3] == ["start", "answer", "plan"] and events[-1] == "final"

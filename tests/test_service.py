@@ -328,4 +328,6 @@ def test_a_thread_clarifies_then_answers_and_follows_up(hub, tmp_path: Path) -> 
             f"/v1/threads/{thread['id']}/messages", json={"content": "Which law again?"}
         ).json()
         sources = more["report"]["sources"]
-        assert GOVERNING in sources[0]["quote"] and {s["node_id"] for s in sources} == {"9.1"}
+        # the law's clause first; the thread asked about the courts too, so the dispute plan may
+        # quote the jurisdiction clause beside it, and nothing else
+        assert GOVERNING in sources[0]["quote"] and {s["node_id"] for s in sources} <= {"9.1", "9.2"}

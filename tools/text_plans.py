@@ -10,15 +10,16 @@ The Researcher cites the planned sentences in the contract's words (:mod:`agents
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from clausewise.core.domain import ClauseTree, Span
 from tools.after_the_end import after_the_end, asks_after_the_end
 from tools.party_duties import asks_each_partys_duties, party_duties
 from tools.payment_terms import asks_payment_terms, payment_articles, payment_terms
-from tools.question_kind import asks_for_an_account, question_kind
+from tools.question_kind import asks_for_an_account, looks_compound, question_kind
 from tools.structure.sentences import clause_bodies
+from tools.subject_plans import SUBJECTS, Subject, subject_sentences
 from tools.termination_rights import asks_termination_rights, termination_rights
 from tools.warranties_given import asks_warranties, warranties_given
 
@@ -110,21 +111,57 @@ class ThePaymentTerms:
         return payment_terms(text, _units(text, tree), articles)
 
 
+@dataclass(frozen=True)
+class ASubjectsOwnSentences:
+    """Rule "a subject's own sentences" (:mod:`tools.subject_plans`): an open question on one
+    subject (liability, intellectual property, disputes, notices, assignment, amendment,
+    confidentiality) is answered by the sentences the clause tree and the contract's words put on
+    it. Bound to its ``question`` by :func:`plan_for`, since a question may ask some of the
+    subject's aspects only ("How long ..., and what exceptions apply?")."""
+
+    subject: Subject
+    question: str = ""
+
+    @property
+    def rule(self) -> str:
+        return f"a subject's own sentences ({self.subject.name})"
+
+    def asks(self, question: str) -> bool:
+        """An open question naming the subject, or a compound one ("How long ..., and what
+        exceptions apply?", "Can it be assigned, and to whom?"); not one asked as yes or no alone
+        ("Can this agreement be assigned?" is its provision's decider's, whose abstention shows
+        as unclear with the closest clause) nor a hypothesis to check ("Does the agreement
+        provide that ...?")."""
+        if not self.subject.asked.search(question) or question_kind(question).hypothesis:
+            return False
+        return asks_for_an_account(question) or looks_compound(question)
+
+    def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
+        return subject_sentences(self.subject, self.question, text, tree)
+
+
 def text_plans() -> tuple[TextPlan, ...]:
     """Every plan, in the order they are tried: what follows the end before each party's duties
-    ("What are each party's obligations after termination?" asks what the end leaves them)."""
+    ("What are each party's obligations after termination?" asks what the end leaves them); the
+    plans of one subject last (a question on the payment terms or the grounds to terminate has
+    its own plan)."""
     return (
         WhatFollowsTheEnd(),
         EachPartysDuties(),
         EveryGroundToTerminate(),
         EveryWarrantyGiven(),
         ThePaymentTerms(),
+        *(ASubjectsOwnSentences(subject) for subject in SUBJECTS),
     )
 
 
 def plan_for(question: str) -> TextPlan | None:
-    """The first plan that recognises ``question``; None when retrieval alone answers it."""
-    return next((plan for plan in text_plans() if plan.asks(question)), None)
+    """The first plan that recognises ``question``, bound to it where the plan reads the
+    question's words; None when retrieval alone answers it."""
+    plan = next((plan for plan in text_plans() if plan.asks(question)), None)
+    if isinstance(plan, ASubjectsOwnSentences):
+        return replace(plan, question=question)
+    return plan
 
 
 def answered_by_its_plan(question: str) -> bool:

@@ -7,7 +7,7 @@ reranker, ``k`` passages, the question's own words as keywords), by the sections
 a content word's stem with the question ("Termination" for "How can this agreement be
 terminated?"), by either, and by retrieval beside the passages the Researcher plans from the text
 (each party's duties, every ground to terminate, every warranty given, what follows the end, the
-payment terms: :mod:`tools.text_plans`), and by the planned
+payment terms, one subject's own sentences: :mod:`tools.text_plans`), and by the planned
 passages alone (what a planned turn cites). A planner is worth building where its count clearly
 exceeds retrieval's.
 """

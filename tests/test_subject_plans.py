@@ -1,0 +1,245 @@
+"""Rule "a subject's own sentences": an open question on liability, intellectual property,
+disputes, notices, amendment or confidentiality is planned from the sections whose titles name its
+subject and the sentences that state it; with rules "a page's running text is no clause" and "an
+indemnity is no limit of liability". On the example NDA, services and supply agreements, and a
+licence written here."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers import example_text, example_tree
+from tools.structure.tree_builder import build_tree
+from tools.subject_plans import RUNNING, SENTENCES, subject_sentences
+from tools.text_plans import ASubjectsOwnSentences, plan_for
+
+DEMO = (
+    "How long must the Receiving Party keep the other party's information confidential, "
+    "and what exceptions apply?"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("How is liability limited?", "liability"),
+        ("What limits or exclusions of liability apply?", "liability"),
+        ("Who owns the intellectual property?", "intellectual property"),
+        ("Who owns the work product and IP under this agreement?", "intellectual property"),
+        ("How are disputes resolved, and which law and courts apply?", "disputes"),
+        ("How must notices be given?", "notices"),
+        ("What are the notice requirements?", "notices"),
+        ("How can this agreement be amended?", "amendment"),
+        ("What must be kept confidential under this agreement?", "confidentiality"),
+        (DEMO, "confidentiality"),
+        ("Can this agreement be assigned?", None),  # yes or no alone: the decider's
+        ("Is either party's liability capped or excluded?", None),
+        (
+            "Does the agreement provide that the Receiving Party may share Confidential Information?",
+            None,
+        ),
+        ("What is the governing law?", None),  # one value: the value reader's
+        ("What are the payment terms?", None),  # its own plan
+        ("How can this agreement be terminated?", None),
+    ],
+)
+def test_a_question_on_one_subject_is_recognised(question: str, subject: str | None) -> None:
+    plan = plan_for(question)
+    if subject is None:
+        assert not isinstance(plan, ASubjectsOwnSentences)
+    else:
+        assert isinstance(plan, ASubjectsOwnSentences) and plan.subject.name == subject
+        assert plan.question == question  # bound to it: its aspects are read from it
+
+
+def _planned(contract: str, question: str, text: str | None = None) -> list[str]:
+    text = text if text is not None else example_text(contract)
+    plan = plan_for(question)
+    assert isinstance(plan, ASubjectsOwnSentences)
+    spans = plan.spans(text, example_tree(contract) if text == example_text(contract) else _tree(text))
+    assert len(spans) <= SENTENCES and spans == sorted(spans)
+    return [" ".join(text[a:b].split()) for a, b in spans]
+
+
+def _tree(text: str):
+    from clausewise.core.config import StructureSettings
+    from tools.parsing.text import document_from_text
+
+    return build_tree(document_from_text(text, "contract.txt"), StructureSettings())
+
+
+@pytest.mark.parametrize(
+    ("contract", "question", "expected", "not_expected"),
+    [
+        (
+            "services-agreement",
+            "How is liability limited?",
+            ["total liability arising out of", "indirect or consequential loss"],
+            [],
+        ),
+        (
+            "supply-agreement",
+            "What limits or exclusions of liability apply?",
+            ["total liability arising out of", "indirect, special or consequential loss"],
+            ["insurance"],
+        ),
+        (
+            "mutual-nda",
+            "How are disputes resolved, and which law and courts apply?",
+            ["governed by the laws of England and Wales", "exclusive jurisdiction"],
+            ["Notices"],
+        ),
+        (
+            "supply-agreement",
+            "Where and how would a dispute under this contract be decided?",
+            ["governed by the laws of the State of California", "exclusive jurisdiction"],
+            ["Notices"],
+        ),
+        (
+            "mutual-nda",
+            "How must notices be given?",
+            ["Notices under this Agreement must be in writing"],
+            ["Assignment"],
+        ),
+        (
+            "services-agreement",
+            "What are the notice requirements?",
+            ["Notices must be in writing"],
+            ["governed"],
+        ),
+        (
+            "services-agreement",
+            "How can this agreement be amended?",
+            ["No change is binding unless it is agreed in writing"],
+            ["entire agreement"],
+        ),
+        (
+            "supply-agreement",
+            "What is required to change the terms of this contract? How are changes agreed?",
+            ["No amendment of this Agreement is effective unless it is in writing"],
+            ["entire agreement"],
+        ),
+        (
+            "services-agreement",
+            "Who owns the intellectual property?",
+            ["retains all intellectual property rights", "The Customer owns all Customer Data"],
+            [],
+        ),
+    ],
+)
+def test_a_subjects_own_sentences_are_planned(
+    contract: str, question: str, expected: list[str], not_expected: list[str]
+) -> None:
+    quotes = _planned(contract, question)
+    assert all(any(words in quote for quote in quotes) for words in expected), quotes
+    assert not any(words.lower() in quote.lower() for quote in quotes for words in not_expected), quotes
+
+
+LICENCE = """SOFTWARE DEVELOPMENT AGREEMENT
+
+1. Services. Developer shall develop the Software described in Exhibit A for Client.
+
+2. Fees. Client shall pay Developer the fees set out in Exhibit B within thirty (30) days of invoice.
+
+3. Proprietary Rights
+
+3.1 All deliverables and work product developed by Developer under this Agreement shall be the sole
+and exclusive property of Client.
+
+3.2 Developer hereby assigns to Client all right, title and interest in and to the Software,
+including all patents and copyrights.
+
+3.3 Developer shall execute any documents Client reasonably requests to register its rights.
+
+4. Governing Law. This Agreement is governed by the laws of the State of Ohio.
+"""
+
+
+def test_ownership_is_planned_on_a_development_agreement() -> None:
+    """The second contract for intellectual property: its "Proprietary Rights" section, whose title
+    names the subject, and the sentences that say who owns what."""
+    plan = plan_for("Who owns the work product and IP under this agreement?")
+    assert isinstance(plan, ASubjectsOwnSentences)
+    quotes = [" ".join(LICENCE[a:b].split()) for a, b in plan.spans(LICENCE, _tree(LICENCE))]
+    assert any("sole and exclusive property of Client" in q for q in quotes)
+    assert any("hereby assigns to Client all right, title and interest" in q for q in quotes)
+    assert not any("fees" in q or "governed" in q for q in quotes)
+
+
+@pytest.mark.parametrize(
+    ("contract", "question", "expected", "not_expected"),
+    [
+        (
+            "mutual-nda",
+            DEMO,
+            [
+                "survive the expiry or termination of this Agreement for three (3) years",
+                "do not apply to information",
+            ],
+            [
+                '"Confidential Information" means',
+                "is independently developed",
+            ],  # a definition; an item of the list
+        ),
+        (
+            "services-agreement",
+            "What are the confidentiality obligations, how long do they last, and what are the exceptions?",
+            ["Each Party shall keep confidential all information of the other Party"],
+            ["total liability"],
+        ),
+    ],
+)
+def test_a_question_on_some_aspects_gets_those(
+    contract: str, question: str, expected: list[str], not_expected: list[str]
+) -> None:
+    """How long and what exceptions: the sentences on those aspects of confidentiality, among them
+    one that refers to the confidentiality section by its number (the NDA's survival clause), and
+    a lead-in's list items not again beside it."""
+    quotes = _planned(contract, question)
+    assert all(any(words in quote for quote in quotes) for words in expected), quotes
+    assert not any(words in quote for quote in quotes for words in not_expected), quotes
+
+
+@pytest.mark.parametrize("contract", ["mutual-nda", "services-agreement"])
+def test_a_pages_running_text_is_no_clause(contract: str) -> None:
+    """Rule "a page's running text is no clause": a footer the contract repeats on every page,
+    numbers aside, is not planned though it names the subject; said once, it is a sentence."""
+    question = "What does the contract say about confidentiality?"
+    footer = "Confidential - Page {} of 3."
+    paragraphs = example_text(contract).split("\n\n")
+    third = len(paragraphs) // 3
+    pages = [paragraphs[:1], paragraphs[1:third], paragraphs[third : 2 * third], paragraphs[2 * third :]]
+    padded = "\n\n".join(
+        [*pages[0], footer.format(1), *pages[1], footer.format(2), *pages[2], footer.format(3), *pages[3]]
+    )
+    once = "\n\n".join([*pages[0], footer.format(1), *paragraphs[1:]])
+    assert RUNNING == 3
+    without_footers = [
+        " ".join(re.sub(r"Confidential - Page \d of 3\.", "", quote).split())
+        for quote in _planned(contract, question, padded + "\n")
+    ]
+    assert [quote for quote in without_footers if quote] == _planned(contract, question)
+    assert any("Page 1 of 3" in quote for quote in _planned(contract, question, once + "\n"))
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+def test_an_indemnity_is_no_limit_of_liability(contract: str) -> None:
+    """An indemnity names liabilities "including but not limited to" costs: it is beside the
+    subject of a question on how liability is limited."""
+    indemnity = (
+        "\n\nEach Party shall indemnify and hold harmless the other Party from any liability, including but "
+        "not limited to reasonable legal costs, arising from its breach.\n"
+    )
+    text = example_text(contract) + indemnity
+    quotes = _planned(contract, "How is liability limited?", text)
+    assert quotes and not any("indemnify" in quote for quote in quotes)
+
+
+def test_without_a_tree_the_whole_text_is_read() -> None:
+    text = example_text("supply-agreement")
+    plan = plan_for("How must notices be given?")
+    assert isinstance(plan, ASubjectsOwnSentences)
+    spans = subject_sentences(plan.subject, plan.question, text, None)
+    assert any("Notices must be in writing" in text[a:b] for a, b in spans)
