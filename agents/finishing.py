@@ -80,7 +80,7 @@ from tools.report_checks import (
     plain_sentences,
     prose_sentences,
 )
-from tools.text_plans import composed_from_the_text, plan_for
+from tools.text_plans import asked_as_yes_or_no_alone, composed_from_the_text, plan_for
 
 log = logging.getLogger(__name__)
 
@@ -214,8 +214,10 @@ def shown_short_answer(question: str, short: ShortAnswer | None, found: bool) ->
     settle "Can either party end this contract early?" alone; the value reader found no single
     amount for "How much is paid, and when?"), and one check-half report opened "Not stated in the
     contract" (the warranty's duration) above the warranties it quoted. A settled answer (a verdict,
-    a value read) stays."""
-    if short is None or not found or plan_for(question) is None:
+    a value read) stays, and so does the abstention on a question asked as yes or no alone ("Is
+    either party's liability capped or excluded?"): unclear, with the closest clause, is its answer,
+    and the plan's sentences below show what the contract says."""
+    if short is None or not found or plan_for(question) is None or asked_as_yes_or_no_alone(question):
         return short
     return None if short.verdict in _UNSETTLED and not short.value else short
 

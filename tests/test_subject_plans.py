@@ -34,8 +34,8 @@ DEMO = (
         ("How can this agreement be amended?", "amendment"),
         ("What must be kept confidential under this agreement?", "confidentiality"),
         (DEMO, "confidentiality"),
-        ("Can this agreement be assigned?", None),  # yes or no alone: the decider's
-        ("Is either party's liability capped or excluded?", None),
+        ("Can this agreement be assigned?", "assignment"),  # composed only if no decider settles it
+        ("Is either party's liability capped or excluded?", "liability"),
         (
             "Does the agreement provide that the Receiving Party may share Confidential Information?",
             None,

@@ -138,6 +138,8 @@ def test_a_termination_question_is_answered_by_the_plan_without_a_model(unanswer
         ("Is the liability capped, and at what amount?", "yes", False),  # no plan, decided
         ("How is liability limited?", "yes", True),  # planned: its subject's own sentences
         ("What insurance must the Supplier maintain?", "yes", False),  # an open question a decider answered
+        ("Is either party's liability capped or excluded?", "unclear", True),  # yes or no alone, unsettled
+        ("Is either party's liability capped or excluded?", "yes", False),
     ],
 )
 def test_a_planned_question_is_composed_unless_a_decider_settles_it(

@@ -371,13 +371,16 @@ def _without_running_text(text: str) -> str:
 
 
 def _under_a_lead_in(span: Span, taken: Sequence[Span], text: str, tree: ClauseTree | None) -> bool:
-    """Whether ``span`` lies in the clause of a lead-in already taken ("... do not apply to
-    information that ...:" then its items (a) to (d))."""
+    """Whether ``span`` is an item of the list a lead-in already taken introduces ("... do not
+    apply to information that ...:" then its items (a) to (d)): the lead-in ends its clause's own
+    text and the items are the clause's sub-clauses, cited with it."""
     if tree is None:
         return False
     for start, end in taken:
-        if text[start:end].rstrip().endswith(":"):
-            clause = tree.clause_of(tree.smallest_containing((start, end)))
-            if clause.span[0] <= span[0] and span[1] <= clause.span[1]:
-                return True
+        if not text[start:end].rstrip().endswith(":"):
+            continue
+        clause = tree.clause_of(tree.smallest_containing((start, end)))
+        ends_its_own_text = clause.children and not text[end : clause.own_end].strip()
+        if ends_its_own_text and clause.own_end <= span[0] and span[1] <= clause.span[1]:
+            return True
     return False

@@ -127,14 +127,18 @@ class ASubjectsOwnSentences:
         return f"a subject's own sentences ({self.subject.name})"
 
     def asks(self, question: str) -> bool:
-        """An open question naming the subject, or a compound one ("How long ..., and what
-        exceptions apply?", "Can it be assigned, and to whom?"); not one asked as yes or no alone
-        ("Can this agreement be assigned?" is its provision's decider's, whose abstention shows
-        as unclear with the closest clause) nor a hypothesis to check ("Does the agreement
-        provide that ...?")."""
-        if not self.subject.asked.search(question) or question_kind(question).hypothesis:
+        """A question naming the subject, open ("How is liability limited?"), compound ("How long
+        ..., and what exceptions apply?") or asked as yes or no ("Is either party's liability capped
+        or excluded?": composed from the plan only where no decider settles it,
+        :func:`composed_from_the_text`, under the decider's abstention); not a hypothesis to check
+        ("Does the agreement provide that ...?" is its decider's) nor one value ("What is the
+        governing law?" is the value reader's)."""
+        if not self.subject.asked.search(question):
             return False
-        return asks_for_an_account(question) or looks_compound(question)
+        kind = question_kind(question)
+        if kind.hypothesis:
+            return False
+        return asks_for_an_account(question) or kind.form == "verdict" or looks_compound(question)
 
     def spans(self, text: str, tree: ClauseTree | None) -> list[Span]:
         return subject_sentences(self.subject, self.question, text, tree)
@@ -174,6 +178,12 @@ def answered_by_its_plan(question: str) -> bool:
     9 and 10 calls. A question asked as yes or no ("Can either party end this contract early, and
     how?") keeps its decider's verdict and explanation when settled."""
     return plan_for(question) is not None and question_kind(question).form != "verdict"
+
+
+def asked_as_yes_or_no_alone(question: str) -> bool:
+    """Whether ``question`` is asked as yes or no and asks nothing more ("Can this agreement be
+    assigned?", not "Can either party end this contract early, and how?")."""
+    return question_kind(question).form == "verdict" and not looks_compound(question)
 
 
 def composed_from_the_text(question: str, decided: bool, settled: bool) -> bool:
