@@ -139,7 +139,7 @@ def test_a_subjects_own_sentences_are_planned(
 
 LICENCE = """SOFTWARE DEVELOPMENT AGREEMENT
 
-1. Services. Developer shall develop the Software described in Exhibit A for Client.
+1. Services. Developer shall develop the Software described in Exhibit A for Client at its own cost.
 
 2. Fees. Client shall pay Developer the fees set out in Exhibit B within thirty (30) days of invoice.
 
@@ -165,7 +165,7 @@ def test_ownership_is_planned_on_a_development_agreement() -> None:
     quotes = [" ".join(LICENCE[a:b].split()) for a, b in plan.spans(LICENCE, _tree(LICENCE))]
     assert any("sole and exclusive property of Client" in q for q in quotes)
     assert any("hereby assigns to Client all right, title and interest" in q for q in quotes)
-    assert not any("fees" in q or "governed" in q for q in quotes)
+    assert not any("fees" in q or "governed" in q or "its own cost" in q for q in quotes)
 
 
 @pytest.mark.parametrize(
@@ -243,3 +243,35 @@ def test_without_a_tree_the_whole_text_is_read() -> None:
     assert isinstance(plan, ASubjectsOwnSentences)
     spans = subject_sentences(plan.subject, plan.question, text, None)
     assert any("Notices must be in writing" in text[a:b] for a, b in spans)
+
+
+LEGEND = (
+    "Certain identified information has been excluded because it is both not material and would likely "
+    "cause competitive harm if publicly disclosed."
+)
+
+
+@pytest.mark.parametrize(
+    ("contract", "heading"),
+    [("mutual-nda", "2. CONFIDENTIALITY OBLIGATIONS"), ("services-agreement", "CONFIDENTIALITY")],
+)
+def test_a_filings_redaction_legend_is_running_text(contract: str, heading: str) -> None:
+    """Rule "a page's running text is no clause", sentences: a filing's redaction legend on every
+    page, once inside the confidentiality section, is not planned for "what information is
+    excluded" (restated, it read "Confidential information has been excluded")."""
+    question = "How long does confidentiality last, and what information is excluded?"
+    text = example_text(contract)
+    paragraphs = text.split("\n\n")
+    half = len(paragraphs) // 2
+    # on no line of its own: joined to the text of the page it sits in, as a filing's text has it
+    glued = [
+        *paragraphs[:1],
+        f"{LEGEND} {paragraphs[1]}",
+        *paragraphs[2:half],
+        f"{LEGEND} {paragraphs[half]}",
+    ]
+    padded = "\n\n".join([*glued, *paragraphs[half + 1 :]])
+    padded = padded.replace(f"\n{heading}\n\n", f"\n{heading}\n\n{LEGEND} ", 1)
+    assert padded.count(LEGEND) == 3
+    quotes = _planned(contract, question, padded)
+    assert quotes == _planned(contract, question) and not any("Certain identified" in q for q in quotes)

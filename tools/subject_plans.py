@@ -83,7 +83,7 @@ LIABILITY = Subject(
         rf"\bliab(?:le|ility)\b[^.;]{{0,120}}\b(?:not\s+exceed|exceed|limited\s+to|capped|cap\b)|"
         rf"\b(?:aggregate|total|maximum|cumulative|entire)\s+liability\b|"
         rf"\b{_DAMAGES_KINDS}\b[^.;]{{0,60}}\bdamages\b|\blimitation\s+of\s+liability\b|"
-        rf"\b(?:fully|unlimited|uncapped)\s+liab\w*|\bliable\b[^.;]{{0,40}}\bwithout\s+limitation\b|"
+        rf"\b(?:unlimited|uncapped)\s+liab\w*|\bliable\b[^.;]{{0,40}}\bwithout\s+limitation\b|"
         rf"\bsole\s+(?:and\s+exclusive\s+)?remedy\b|\bremed(?:y|ies)\s+shall\s+be\s+limited\b|"
         rf"\bmust\s+be\s+(?:commenced|brought)\s+within\b|\bno\s+action\b[^.;]{{0,80}}\bmay\s+be\s+brought\b",
         _I,
@@ -96,10 +96,11 @@ _IP_THINGS = (
     r"work\s+products?|deliverables?|technology|improvements?|software|know-how|trade\s+secrets?|goodwill|"
     r"works?\s+of\s+authorship|proprietary\s+rights?)"
 )
+#: Owning, not "at its own cost": "own" after a possessive is no ownership.
 _OWNING = (
-    r"(?:own(?:s|ed|er|ers|ership)?|property\s+of|right,?\s+title,?\s+and\s+interest|title\s+to|vest(?:s|ed)?\s+in|"
+    r"(?:(?<!\bits\s)(?<!\btheir\s)(?<!\bhis\s)(?<!\bher\s)(?<!\bour\s)(?<!\byour\s)own(?:s|ed|er|ers|ership)?|property\s+of|right,?\s+title,?\s+and\s+interest|title\s+to|vest(?:s|ed)?\s+in|"
     r"belong\w*\s+to|works?\s+made\s+for\s+hire|hereby\s+(?:irrevocably\s+)?assigns?|"
-    r"holders?|purchase|retain(?:s|ed)?|(?:exclusive|sole|separate)\s+property|assign(?:s|ed)?\s+to)"
+    r"holders?|purchase|retain(?:s|ed)?\s+(?:all\s+|its\s+|sole\s+|full\s+)*(?:right|title|ownership|intellectual|property)|(?:exclusive|sole|separate)\s+property|assign(?:s|ed)?\s+to)"
 )
 INTELLECTUAL_PROPERTY = Subject(
     name="intellectual property",
@@ -328,8 +329,9 @@ def subject_sentences(
     aspects = asked_aspects(subject, question)
     on_subject: list[Span] = []
     on_aspects: list[Span] = []
-    read = _without_running_text(text)
-    for span in sentences_within(text, units):
+    sentences = sentences_within(text, units)
+    read = _without_running_text(text, sentences)
+    for span in sentences:
         if span[1] - span[0] > SENTENCE_CHARS or _under_a_lead_in(span, on_aspects or on_subject, text, tree):
             continue
         sentence = read[span[0] : span[1]]
@@ -338,15 +340,18 @@ def subject_sentences(
         titled = _within(span, structure.sections) and bool(subject.mentioned.search(sentence))
         stated = titled or bool(subject.stated.search(sentence))
         on_an_aspect = any(aspect.stated.search(sentence) for aspect in aspects)
+        shown = _trimmed(span, read)
         if stated:
-            on_subject.append(span)
+            on_subject.append(shown)
         if on_an_aspect and (stated or _meets(span, structure.references)):
-            on_aspects.append(span)
+            on_aspects.append(shown)
     return (on_aspects or on_subject)[:limit]
 
 
 #: Times a line recurs, its numbers aside, to be a page's running header or footer.
 RUNNING = 3
+#: Shortest sentence whose recurrences count as running text ("Page 2 of 7." alone is a line's).
+RECURRING_CHARS = 40
 _LINE = re.compile(r"[^\n]+")
 
 
@@ -354,20 +359,40 @@ def _shape(line: str) -> str:
     return " ".join(re.sub(r"\d+", "#", line).split()).lower()
 
 
-def _without_running_text(text: str) -> str:
+def _without_running_text(text: str, sentences: Sequence[Span] = ()) -> str:
     """``text`` with its pages' running text blanked out (rule "a page's running text is no
     clause"): lines the contract repeats :data:`RUNNING` times or more, their numbers aside
-    ("Confidential - Page 2 of 7", a filing's redaction legend on every page), are its headers
-    and footers, whatever sentence the splitter joined them to. On the open-question bank's tune
-    half such lines were three of the eight sentences planned for a confidentiality question.
-    Offsets are kept: each character of a running line becomes a space."""
+    ("Confidential - Page 2 of 7"), are its headers and footers, whatever sentence the splitter
+    joined them to; so is every occurrence of one of its ``sentences`` whose words recur as often
+    (a filing's redaction legend, "Certain identified information has been excluded ...", inside
+    the text of each page, alone or joined to the clause beside it). On the open-question bank's
+    tune half such text was three of the eight sentences planned for a confidentiality question,
+    and the legend restated read "Confidential information has been excluded". Offsets are kept:
+    each blanked character becomes a space."""
+    blanked = list(text)
     lines = [(match.start(), match.end(), _shape(match.group())) for match in _LINE.finditer(text)]
     counts = Counter(shape for _, _, shape in lines if shape)
-    blanked = list(text)
     for start, end, shape in lines:
         if shape and counts[shape] >= RUNNING:
             blanked[start:end] = " " * (end - start)
+    for words in {text[start:end].strip() for start, end in sentences}:
+        if len(words) >= RECURRING_CHARS and text.count(words) >= RUNNING:
+            at = text.find(words)
+            while at >= 0:
+                blanked[at : at + len(words)] = " " * len(words)
+                at = text.find(words, at + len(words))
     return "".join(blanked)
+
+
+def _trimmed(span: Span, read: str) -> Span:
+    """``span`` without the running text blanked at its ends (a redaction legend the splitter
+    joined to the clause it precedes is not quoted with it)."""
+    start, end = span
+    while start < end and read[start].isspace():
+        start += 1
+    while end > start and read[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def _under_a_lead_in(span: Span, taken: Sequence[Span], text: str, tree: ClauseTree | None) -> bool:
