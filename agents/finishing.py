@@ -272,7 +272,10 @@ def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_
         if not sentence:
             continue
         place = source.node_id.split("/")[0]
-        place = place if source.title in ("", source.node_id) else f"{place} {source.title}"
+        # a title's semicolon ("Governing Law; Jurisdiction") would end the line's first sentence
+        # for the checks, which then held "At 9.10 Governing Law" as a claim apart and removed it
+        title = source.title.replace(";", ",")
+        place = place if source.title in ("", source.node_id) else f"{place} {title}"
         lines.append(f'At {place}, the contract provides: "{sentence.rstrip()}" [{source.number}].')
         if len(lines) == limit:
             break

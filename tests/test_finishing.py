@@ -729,3 +729,33 @@ def test_a_heading_is_no_answer(name, clause, sentence) -> None:
     quote = text[start : text.index(".", text.index(sentence) + len(sentence)) + 1]
     (line,) = filled_answer([quoted_source(1, quote, start)], "Who owns the intellectual property?")
     assert sentence in line and '"5." [1]' not in line and '"1." [1]' not in line
+
+
+@pytest.mark.parametrize(
+    ("name", "sentence", "title"),
+    [
+        (
+            "mutual-nda.txt",
+            "The courts of England and Wales have exclusive jurisdiction",
+            "Governing Law; Jurisdiction",
+        ),
+        (
+            "services-agreement.txt",
+            "This Agreement is governed by the laws of the State of New York",
+            "Law; Courts",
+        ),
+    ],
+)
+def test_a_titles_semicolon_ends_no_sentence(name, sentence, title) -> None:
+    """A quoted source's line names its clause and title; a semicolon in the title ("9.10
+    Governing Law; Jurisdiction") read as the end of a sentence left "Jurisdiction, the contract
+    provides: ..." shown and "At 9.10 Governing Law" judged as a claim of its own."""
+    from tools.decision.support import claims_of
+
+    text = (EXAMPLES / name).read_text(encoding="utf-8")
+    start = text.index(sentence)
+    quote = text[start : text.index(".", start) + 1]
+    source = quoted_source(1, quote, start, node_id="9.10").model_copy(update={"title": title})
+    (line,) = filled_answer([source], "Which courts decide disputes?")
+    assert line.startswith("At 9.10 ") and ";" not in line.split('"')[0]
+    assert len(claims_of(line)) == 1
