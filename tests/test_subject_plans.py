@@ -275,3 +275,18 @@ def test_a_filings_redaction_legend_is_running_text(contract: str, heading: str)
     assert padded.count(LEGEND) == 3
     quotes = _planned(contract, question, padded)
     assert quotes == _planned(contract, question) and not any("Certain identified" in q for q in quotes)
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+def test_an_amendment_of_a_law_is_no_amendment_of_the_contract(contract: str) -> None:
+    """A force majeure clause that names "amendment to law or policy" among its events, with
+    written notice, is not on how the contract is amended (restated, it read "The agreement can
+    be amended by either party if ... force majeure")."""
+    force_majeure = (
+        "\n\nNeither Party is liable for a delay caused by an earthquake, flood, war, amendment to law or "
+        "policy or any other event of force majeure, provided that it gives the other Party written notice "
+        "signed by an officer within ten (10) days.\n"
+    )
+    question = "How can this agreement be amended?"
+    quotes = _planned(contract, question, example_text(contract) + force_majeure)
+    assert quotes == _planned(contract, question) and not any("force majeure" in q for q in quotes)

@@ -98,9 +98,11 @@ _IP_THINGS = (
 )
 #: Owning, not "at its own cost": "own" after a possessive is no ownership.
 _OWNING = (
-    r"(?:(?<!\bits\s)(?<!\btheir\s)(?<!\bhis\s)(?<!\bher\s)(?<!\bour\s)(?<!\byour\s)own(?:s|ed|er|ers|ership)?|property\s+of|right,?\s+title,?\s+and\s+interest|title\s+to|vest(?:s|ed)?\s+in|"
-    r"belong\w*\s+to|works?\s+made\s+for\s+hire|hereby\s+(?:irrevocably\s+)?assigns?|"
-    r"holders?|purchase|retain(?:s|ed)?\s+(?:all\s+|its\s+|sole\s+|full\s+)*(?:right|title|ownership|intellectual|property)|(?:exclusive|sole|separate)\s+property|assign(?:s|ed)?\s+to)"
+    r"(?:(?<!\bits\s)(?<!\btheir\s)(?<!\bhis\s)(?<!\bher\s)(?<!\bour\s)(?<!\byour\s)own(?:s|ed|er|ers|ership)?|"
+    r"property\s+of|right,?\s+title,?\s+and\s+interest|title\s+to|vest(?:s|ed)?\s+in|"
+    r"belong\w*\s+to|works?\s+made\s+for\s+hire|hereby\s+(?:irrevocably\s+)?assigns?|holders?|purchase|"
+    r"retain(?:s|ed)?\s+(?:all\s+|its\s+|sole\s+|full\s+)*(?:right|title|ownership|intellectual|property)|"
+    r"(?:exclusive|sole|separate)\s+property|assign(?:s|ed)?\s+to)"
 )
 INTELLECTUAL_PROPERTY = Subject(
     name="intellectual property",
@@ -216,6 +218,13 @@ AMENDMENT = Subject(
         r"[^.;]{0,160}\b(?:in\s+writing|written|signed|executed|consent|instrument)\b|"
         r"\b(?:in\s+writing|written\s+instrument)\b[^.;]{0,100}\b(?:amend\w*|modif\w*)|"
         r"\bchanges?\b[^.;]{0,80}\bunless\b[^.;]{0,80}\b(?:in\s+writing|signed)\b",
+        _I,
+    ),
+    # an amendment of a law is no amendment of the contract ("... an earthquake, ..., amendment to
+    # law or policy or any other event of force majeure")
+    beside=re.compile(
+        r"\b(?:amend\w*|changes?)\s+(?:to|of|in)\s+(?:any\s+|the\s+|applicable\s+)?"
+        r"(?:laws?|legislation|regulations?|statutes?|polic(?:y|ies)|rules?)\b",
         _I,
     ),
 )
