@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from clausewise.core.domain import ClauseTree, Span
+from tools.retrieval.spans import covered, overlap
 from tools.structure.sentences import clause_bodies, sentences_within
 from tools.structure.xrefs import find_cross_references
 
@@ -282,11 +283,6 @@ SUBJECTS: tuple[Subject, ...] = (
 )
 
 
-def subject_of(question: str) -> Subject | None:
-    """The first subject ``question`` names, or None."""
-    return next((subject for subject in SUBJECTS if subject.asked.search(question)), None)
-
-
 def asked_aspects(subject: Subject, question: str) -> tuple[Aspect, ...]:
     """The subject's aspects ``question`` asks for ("How long ..., and what exceptions apply?":
     how long, exceptions); none when it asks for the whole subject."""
@@ -302,22 +298,18 @@ class _Structure:
     references: list[Span] = field(default_factory=list)
 
 
-def _structure(subject: Subject, text: str, tree: ClauseTree | None) -> _Structure:
+def _structure(subject: Subject, text: str, tree: ClauseTree | None, references: bool) -> _Structure:
+    """The subject's titled sections in ``tree``, and the references to them when wanted (only an
+    aspect question reads them)."""
     if tree is None:
         return _Structure()
     titled = {node.id: node.span for node in tree.walk() if node.title and subject.titles.search(node.title)}
     if not titled:
         return _Structure()
-    references = [ref.span for ref in find_cross_references(text, tree) if ref.target in titled]
-    return _Structure(sections=list(titled.values()), references=references)
-
-
-def _within(span: Span, spans: Sequence[Span]) -> bool:
-    return any(a <= span[0] and span[1] <= b for a, b in spans)
-
-
-def _meets(span: Span, spans: Sequence[Span]) -> bool:
-    return any(a < span[1] and span[0] < b for a, b in spans)
+    to_them = (
+        [ref.span for ref in find_cross_references(text, tree) if ref.target in titled] if references else []
+    )
+    return _Structure(sections=list(titled.values()), references=to_them)
 
 
 def subject_sentences(
@@ -334,26 +326,31 @@ def subject_sentences(
     subject's when none states them. A list item whose lead-in is taken is not taken again: the
     lead-in is cited with its list."""
     units = clause_bodies(text, tree) if tree is not None else []
-    structure = _structure(subject, text, tree)
     aspects = asked_aspects(subject, question)
+    structure = _structure(subject, text, tree, references=bool(aspects))
     on_subject: list[Span] = []
     on_aspects: list[Span] = []
+    subject_lists: list[Span] = []  # the items of the lead-ins taken, cited with them
+    aspect_lists: list[Span] = []
     sentences = sentences_within(text, units)
     read = _without_running_text(text, sentences)
     for span in sentences:
-        if span[1] - span[0] > SENTENCE_CHARS or _under_a_lead_in(span, on_aspects or on_subject, text, tree):
+        if span[1] - span[0] > SENTENCE_CHARS or covered(span, aspect_lists if on_aspects else subject_lists):
             continue
         sentence = read[span[0] : span[1]]
         if not sentence.strip() or (subject.beside is not None and subject.beside.search(sentence)):
             continue
-        titled = _within(span, structure.sections) and bool(subject.mentioned.search(sentence))
+        titled = covered(span, structure.sections) and bool(subject.mentioned.search(sentence))
         stated = titled or bool(subject.stated.search(sentence))
         on_an_aspect = any(aspect.stated.search(sentence) for aspect in aspects)
         shown = _trimmed(span, read)
+        items = _its_list(shown, text, tree)
         if stated:
             on_subject.append(shown)
-        if on_an_aspect and (stated or _meets(span, structure.references)):
+            subject_lists.extend(items)
+        if on_an_aspect and (stated or any(overlap(span, ref) for ref in structure.references)):
             on_aspects.append(shown)
+            aspect_lists.extend(items)
     return (on_aspects or on_subject)[:limit]
 
 
@@ -404,17 +401,13 @@ def _trimmed(span: Span, read: str) -> Span:
     return start, end
 
 
-def _under_a_lead_in(span: Span, taken: Sequence[Span], text: str, tree: ClauseTree | None) -> bool:
-    """Whether ``span`` is an item of the list a lead-in already taken introduces ("... do not
-    apply to information that ...:" then its items (a) to (d)): the lead-in ends its clause's own
-    text and the items are the clause's sub-clauses, cited with it."""
-    if tree is None:
-        return False
-    for start, end in taken:
-        if not text[start:end].rstrip().endswith(":"):
-            continue
-        clause = tree.clause_of(tree.smallest_containing((start, end)))
-        ends_its_own_text = clause.children and not text[end : clause.own_end].strip()
-        if ends_its_own_text and clause.own_end <= span[0] and span[1] <= clause.span[1]:
-            return True
-    return False
+def _its_list(span: Span, text: str, tree: ClauseTree | None) -> list[Span]:
+    """The items of the list ``span`` introduces, when it is a lead-in ("... do not apply to
+    information that ...:" then its items (a) to (d)) that ends its clause's own text: the
+    clause's sub-clauses, which the Researcher cites with it and no plan takes again."""
+    if tree is None or not text[span[0] : span[1]].rstrip().endswith(":"):
+        return []
+    clause = tree.clause_of(tree.smallest_containing(span))
+    if clause.children and not text[span[1] : clause.own_end].strip():
+        return [(clause.own_end, clause.span[1])]
+    return []
