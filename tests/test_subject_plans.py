@@ -290,3 +290,56 @@ def test_an_amendment_of_a_law_is_no_amendment_of_the_contract(contract: str) ->
     question = "How can this agreement be amended?"
     quotes = _planned(contract, question, example_text(contract) + force_majeure)
     assert quotes == _planned(contract, question) and not any("force majeure" in q for q in quotes)
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        # a limitation period and an exclusive remedy limit liability
+        (
+            "How is liability limited?",
+            "Any action arising out of this Agreement must be commenced within two (2) years.",
+        ),
+        (
+            "How is liability limited?",
+            "Repair or replacement is the Buyer's sole and exclusive remedy for defects.",
+        ),
+        # ownership in the words contracts use for it
+        ("Who owns the intellectual property?", "The designs are the intellectual property of the Supplier."),
+        (
+            "Who owns the intellectual property?",
+            "The Supplier has registered the trademark CORVANE in the United States.",
+        ),
+        (
+            "Who owns the intellectual property?",
+            "All deliverables shall be the sole and exclusive property of the Buyer.",
+        ),
+        (
+            "Who owns the intellectual property?",
+            "The Supplier hereby assigns to the Buyer all right, title and interest in its copyright.",
+        ),
+        (
+            "How can this agreement be amended?",
+            "Changes in scope may be agreed in writing signed by both Parties.",
+        ),
+        # a transfer of the contract, a change of control, subcontracting
+        (
+            "Can either party transfer the contract, and to whom?",
+            "Neither Party may assign this Agreement without consent.",
+        ),
+        (
+            "Can either party transfer the contract, and to whom?",
+            "A change of control of a Party requires notice.",
+        ),
+        (
+            "Can either party transfer the contract, and to whom?",
+            "The Supplier shall not subcontract any work.",
+        ),
+    ],
+)
+def test_a_subjects_words_put_a_sentence_on_it(contract: str, question: str, sentence: str) -> None:
+    """Each subject's words, on two contracts: a sentence added at the end, under no title of its
+    subject, is planned for a question on it."""
+    quotes = _planned(contract, question, example_text(contract) + "\n\n" + sentence + "\n")
+    assert sentence in quotes, quotes

@@ -101,7 +101,7 @@ _IP_THINGS = (
 _OWNING = (
     r"(?:(?<!\bits\s)(?<!\btheir\s)(?<!\bhis\s)(?<!\bher\s)(?<!\bour\s)(?<!\byour\s)own(?:s|ed|er|ers|ership)?|"
     r"property\s+of|right,?\s+title,?\s+and\s+interest|title\s+to|vest(?:s|ed)?\s+in|"
-    r"belong\w*\s+to|works?\s+made\s+for\s+hire|hereby\s+(?:irrevocably\s+)?assigns?|holders?|purchase|"
+    r"belong\w*\s+to|works?\s+made\s+for\s+hire|hereby\s+(?:irrevocably\s+)?assigns?|"
     r"retain(?:s|ed)?\s+(?:all\s+|its\s+|sole\s+|full\s+)*(?:right|title|ownership|intellectual|property)|"
     r"(?:exclusive|sole|separate)\s+property|assign(?:s|ed)?\s+to)"
 )
@@ -119,7 +119,8 @@ INTELLECTUAL_PROPERTY = Subject(
     mentioned=re.compile(rf"\b{_OWNING}\b", _I),
     stated=re.compile(
         rf"\b{_OWNING}\b[^;]{{0,160}}\b{_IP_THINGS}\b|\b{_IP_THINGS}\b[^;]{{0,160}}\b{_OWNING}\b|"
-        rf"\bintellectual\s+property\s+(?:rights\s+)?of\b|\bregistered\s+(?:the\s+)?(?:marks?|trade\s*marks?|patents?|copyrights?)\b",
+        rf"\bintellectual\s+property\s+(?:rights\s+)?of\b|"
+        rf"\bregistered\s+(?:the\s+)?(?:marks?|trade\s*marks?|patents?|copyrights?)\b",
         _I,
     ),
     beside=_INDEMNITY,
