@@ -297,6 +297,8 @@ def composed_lines(
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
         if sentence.source not in numbers or sentence.source in seen or not _states_something(text):
             continue
+        if not _whole(text):
+            continue
         if not of_its_own_source(text, sentence.source, offered):
             continue
         if addresses_a_model(text) or _said(text) in said:
@@ -330,6 +332,15 @@ def _states_something(text: str) -> bool:
     return len(re.findall(r"[A-Za-z]{2,}", text)) >= 3 and not _SOURCE_HEADER.search(text)
 
 
+def _whole(text: str) -> bool:
+    """Rule "a restated sentence is whole": its brackets close and it does not end on an opening
+    one. The writer, quoting 'the International Chamber of Commerce ("ICC")' inside its JSON
+    string, ended the string at the quotation mark, and the line shown was "... resolved by the
+    International Chamber of Commerce ( [3]."; the source is quoted instead (:func:`unstated_sources`)."""
+    body = text.rstrip(" .;:")
+    return text.count("(") == text.count(")") and not body.endswith(("(", "[", '"', "“"))
+
+
 def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
     """Rule "the summary names each side": the first composed line about each party or thing
     (the party acting in it, else what the writer says it is about), in answer order, then the
@@ -351,6 +362,7 @@ def unstated_sources(restatement: Restatement, stated: Sequence[int]) -> list[in
     a repeated restatement (rule "a repeated restatement is no restatement": the writer gave four
     clauses of a trademark licence the same sentence, "Either party may terminate this contract
     early, but only if ..."; the first is kept), a heading (rule "a heading is no restatement"), a
+    sentence cut short (rule "a restated sentence is whole"), a
     restatement of another source (rule "a restatement is of its own source"). The writer did not
     read them; they are quoted in the contract's words instead (the fill pass)."""
     return list(

@@ -34,6 +34,7 @@ from tests.fakes import ScriptedChatModel
 from tests.helpers import ConstantNli, quoted_source
 from tools.citations import QuoteVerifier
 from tools.decision.support import support
+from tools.report_checks import prose_sentences
 
 CONTRACTS = {
     "mutual-nda.txt": {
@@ -527,6 +528,38 @@ def test_a_heading_is_no_restatement_and_its_source_is_quoted(contract) -> None:
     }
     answer = composed_from(contract, restated).preliminary_answer
     assert "(p. 1)" not in answer and f'"{texts["other"]}" [2].' in answer
+
+
+def test_a_restated_sentence_cut_short_is_no_restatement_and_its_source_is_quoted(contract) -> None:
+    """Rule "a restated sentence is whole": the writer's second sentence stops on an opening
+    bracket (its JSON string ended at a quotation mark it meant to quote); the clause is quoted."""
+    texts = CONTRACTS[contract[0]]
+    first = f"The agreement is governed by the laws of {texts['law']}."
+    cut = f"The obligations {' '.join(texts['other'].split()[:5])} ("  # the source's own words, cut
+    restated = {
+        "sentences": [
+            {"source": 1, "about": "the agreement", "text": first},
+            {"source": 2, "about": "the obligations", "text": cut},
+        ]
+    }
+    answer = composed_from(contract, restated).preliminary_answer
+    assert f"{cut} [2]" not in answer and f"{texts['other']}" in answer and '" [2].' in answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "All notices under this Agreement will be sent by receipted courier (e.g., U. P. S.).",
+        "This Agreement is signed for the Supplier by J. R. Smith, its President.",
+    ],
+)
+def test_an_initial_ends_no_sentence(text: str) -> None:
+    """Rule "an initial ends no sentence": "(e.g., U. P. S.)" was split into three claims, and the
+    first was cited as "(e.g., U [1]."."""
+    assert prose_sentences(f"{text} The next sentence starts here.") == [
+        text,
+        "The next sentence starts here.",
+    ]
 
 
 def test_a_restatement_is_of_its_own_source(contract) -> None:

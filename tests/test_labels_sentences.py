@@ -71,3 +71,52 @@ def test_sentences_keep_abbreviations_and_exact_offsets() -> None:
 def test_short_fragments_merge_into_neighbours() -> None:
     text = "Yes. The Supplier shall deliver the goods on time and in full."
     assert len(sentence_spans(text)) == 1
+
+
+DISTRIBUTION = (
+    "DISTRIBUTOR AGREEMENT\n\nThis Agreement is made between Tripath Technology Inc. and Etelos, Inc.\n\n"
+    "18. Term and Termination\n\n"
+    "18.5 Either party may terminate this Agreement on ninety (90) days' written notice.\n\n"
+    "18.6 On termination of this Agreement for whatever cause, Distributor will immediately\n"
+    "(a) cease to engage in marketing and distribution activities as Tripath's official distributor, and\n"
+    "(b) cease representing in any manner that it is a distributor of Tripath Products.\n\n"
+    "18.7 All obligations of Distributor to make payments survive any termination of this Agreement.\n"
+)
+DEVELOPMENT = (
+    "TECHNOLOGY DEVELOPMENT AGREEMENT\n\nThis Agreement is made between DSS and the Developer.\n\n"
+    "5. Warranties\n\n"
+    "5.1 DSS represents and warrants to Developer\n"
+    "(i) that the Technology is the sole and exclusive property of DSS, and\n"
+    "(ii) that DSS possesses all legal right, title and interest in and to the Technology.\n\n"
+    "5.2 Developer represents and warrants that it has the skills to develop the Improvements.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "lead_in", "last_item"),
+    [
+        (DISTRIBUTION, "On termination of this Agreement", "distributor of Tripath Products."),
+        (DEVELOPMENT, "DSS represents and warrants to Developer", "interest in and to the Technology."),
+    ],
+)
+def test_a_lead_in_that_stops_mid_sentence_runs_on_into_its_items(
+    text: str, lead_in: str, last_item: str
+) -> None:
+    """Rule "a lead-in that stops mid-sentence runs on into its items": read alone, the lead-in
+    was quoted as an answer ending "Distributor will immediately"."""
+    from clausewise.core.config import StructureSettings
+    from tools.parsing.text import document_from_text
+    from tools.structure.sentences import clause_bodies
+    from tools.structure.tree_builder import build_tree
+
+    tree = build_tree(document_from_text(text, "c.txt"), StructureSettings())
+    bodies = [" ".join(text[a:b].split()) for a, b in clause_bodies(text, tree)]
+    whole = next(b for b in bodies if b.startswith(lead_in))
+    assert whole.endswith(last_item)
+    assert not any(b.startswith(("(a)", "(b)", "(i)", "(ii)")) for b in bodies)  # read once, with it
+    # a lead-in that ends on its colon is a sentence of its own, its items apart
+    colon = text.replace("immediately\n", "immediately:\n")
+    colon = colon.replace("to Developer\n", "to Developer:\n")
+    tree = build_tree(document_from_text(colon, "c.txt"), StructureSettings())
+    bodies = [" ".join(colon[a:b].split()) for a, b in clause_bodies(colon, tree)]
+    assert any(b.endswith(("immediately:", "to Developer:")) for b in bodies)

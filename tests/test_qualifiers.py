@@ -49,7 +49,13 @@ SERVICES, NDA, SUPPLY = "services-agreement", "mutual-nda", "supply-agreement"
         (NDA, "6.1", "Either Party may end it early on thirty (30) days' written notice [1].", False),
         # assignment needs consent in the NDA and the supply agreement
         (NDA, "9.4", "Either Party may assign this Agreement without consent [1].", True),
-        (NDA, "9.4", "Neither Party may assign it without the other's prior written consent [1].", False),
+        (
+            NDA,
+            "9.4",
+            "Neither Party may assign it without the other's prior written consent, except to an Affiliate "
+            "that agrees in writing to be bound by it [1].",
+            False,
+        ),
         (SUPPLY, "8.1", "A Party may freely transfer the Agreement without the other's consent [1].", True),
     ],
 )

@@ -36,6 +36,16 @@ the ones it cites ([n]), or every source of the report when it cites none. The c
   Customer may terminate this Agreement for convenience" shares every word but one; "The
   Supplier grants the Developer a licence" against "DSS hereby grants to Developer" names a
   party the contract does not call so (a role word the writer supplied).
+- a party named anywhere (always, given the parties; rule "a party the contract does not have",
+  :func:`_invented_party`): a role word no party is called by and no cited source uses, also where
+  no act has it as its subject ("The intellectual property rights are owned by the Supplier").
+- the party acted on (always, given the parties; rule "a party swapped", :func:`_object_contradiction`):
+  a restatement whose verb falls on one party where its source's falls on another ("by giving the
+  Company notice" restating "by the Company electing to give the Consultant ... notice").
+- qualifiers (always; rule "a restatement keeps its qualifiers", :mod:`tools.kept_qualifiers`): a
+  restatement of one source sentence that leaves out its lead-in condition or a scope ("On any
+  termination ... under Section 5.1 (a), (b), or (c)" restated "Upon the termination"), or adds a
+  condition it does not state ("Upon termination or expiry" for "Upon termination").
 - the hypothesis classifier (``interrogation.claim_check = "values+nli"``): the claim read as a
   hypothesis against each sentence of its sources; contradiction at or above the calibrated
   threshold, with no sentence entailing it, is a contradiction. Trained on ContractNLI, it knows
@@ -51,6 +61,7 @@ from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
 from tools.attribution import SentenceScorer
+from tools.kept_qualifiers import added_condition, content_words, dropped_qualifier
 from tools.negation import negated_alike
 from tools.party_roles import EACH, ROLE_WORDS, Party, acts_of, side_of
 from tools.qualifiers import contradicted_conditions, names
@@ -267,6 +278,78 @@ def _party_contradiction(
     return None
 
 
+#: A role word written as a party's name ("the Supplier"), which rule "a party the contract does
+#: not have" reads wherever it stands, acting or acted on ("owned by the Supplier").
+_ROLE_NAME = re.compile(rf"\b(?:{'|'.join(sorted(w.title() for w in ROLE_WORDS))})\b")
+
+
+def _invented_party(claim: str, cited: Sequence[Source], parties: Sequence[Party]) -> Contradiction | None:
+    """Rule "a party the contract does not have", wherever the claim names it: the writer gave a
+    services agreement between Kubient and a Customer the sentence "The intellectual property
+    rights are owned by the Supplier"; no act has the Supplier as its subject, so the act reading
+    of :func:`_party_contradiction` did not see it."""
+    own = {word for p in parties for word in re.findall(r"[a-z]+", p.label.lower())}
+    for match in _ROLE_NAME.finditer(_plain(claim)):
+        role = match.group(0)
+        if role.lower() not in own and not any(_mentions_party(s.quote, role) for s in cited):
+            reason = f"it names the {role}, whom neither the contract's parties nor its source name"
+            return Contradiction(claim, cited[0].number if cited else 0, reason)
+    return None
+
+
+#: Words that stand before a party without acting on it: a preposition, a conjunction or a
+#: determiner ("by the Company", "and Customer") says nothing of the party's role.
+_NOT_GOVERNING = frozenset(
+    "the a an by to of for from with and or nor between that which than against on upon in at "
+    "as if whether whom who its their such each either neither both any all".split()
+)
+_GOVERNED = r"\b([A-Za-z]+)\s+(?:(?i:the)\s+)?"
+
+
+def _verb_stem(word: str) -> str:
+    """A verb without its ending ("giving", "gives" and "give" alike)."""
+    word = word.lower()
+    for ending in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def _governed(text: str, parties: Sequence[Party]) -> set[tuple[str, str]]:
+    """The (verb, party) pairs of ``text`` in which the verb acts on the party ("give the
+    Consultant notice": ("giv", "Consultant"))."""
+    pairs = set()
+    for party in parties:
+        pattern = re.compile(_GOVERNED + rf"{re.escape(party.label)}\b")
+        for match in pattern.finditer(text):
+            if match.group(1).lower() not in _NOT_GOVERNING:
+                pairs.add((_verb_stem(match.group(1)), party.label))
+    return pairs
+
+
+def _object_contradiction(
+    claim: str, cited: Sequence[Source], parties: Sequence[Party]
+) -> Contradiction | None:
+    """Rule "a party swapped", of the party acted on: a restatement that has a verb act on one
+    party where the sentence it restates has the same verb act on another ("(b) by giving the
+    Company 3 months prior notice" restating "(b) by the Company electing to give the Consultant
+    3 months prior notice": the Company's right to end the agreement read as the Consultant's)."""
+    if len(parties) < 2:
+        return None
+    restated = _restated_sentence(_plain(claim), cited)
+    if restated is None:
+        return None
+    source, piece = restated
+    theirs = _governed(piece, parties)
+    for verb, party in sorted(_governed(_plain(claim), parties)):
+        others = sorted(p for v, p in theirs if v == verb and p != party)
+        if others and (verb, party) not in theirs:
+            where = " ".join(piece.split())[:200]
+            reason = f'it has the act fall on {party} where the source has it fall on {others[0]}: "{where}"'
+            return Contradiction(claim, source.number, reason)
+    return None
+
+
 def _unit_contradiction(
     claim: str, cited: Sequence[Source], asked: list[ValueMention]
 ) -> Contradiction | None:
@@ -281,6 +364,42 @@ def _unit_contradiction(
             if bare.search(source.quote):
                 reason = f"it reads {value.text} where the source gives {number} with no unit of time"
                 return Contradiction(claim, source.number, reason)
+    return None
+
+
+#: Share of a claim's content words the source sentence it restates holds (rule "a restatement
+#: keeps its qualifiers" reads a claim against the one sentence it restates, not a summary of many).
+RESTATES_ONE = 0.6
+
+
+def _restated_sentence(claim: str, cited: Sequence[Source]) -> tuple[Source, str] | None:
+    """The sentence of ``cited`` that ``claim`` restates: the one holding most of its content
+    words, if it holds at least :data:`RESTATES_ONE` of them."""
+    words = content_words(claim)
+    pieces = [(s, piece) for s in cited for piece in claims(s.quote)]
+    if not words or not pieces:
+        return None
+    source, piece = max(pieces, key=lambda pair: len(words & content_words(pair[1])))
+    return (source, piece) if len(words & content_words(piece)) >= RESTATES_ONE * len(words) else None
+
+
+def _qualifier_contradiction(claim: str, cited: Sequence[Source]) -> Contradiction | None:
+    plain = _plain(claim)
+    restated = _restated_sentence(plain, cited)
+    if restated is None:
+        return None
+    source, piece = restated
+    dropped = dropped_qualifier(plain, piece)
+    if dropped is not None:
+        return Contradiction(
+            claim, source.number, f'it leaves out what the source makes it depend on: "{dropped.text}"'
+        )
+    added = added_condition(plain, piece)
+    if added is not None:
+        where = " ".join(piece.split())[:200]
+        return Contradiction(
+            claim, source.number, f'it adds a condition ("{added}") the source does not state: "{where}"'
+        )
     return None
 
 
@@ -337,6 +456,9 @@ def contradictions(
                 or _condition_contradiction(claim, cited)
                 or _unit_contradiction(claim, cited, asked)
                 or _party_contradiction(claim, cited, parties)
+                or _invented_party(claim, cited, parties)
+                or _object_contradiction(claim, cited, parties)
+                or _qualifier_contradiction(claim, cited)
             )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)

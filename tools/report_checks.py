@@ -24,8 +24,12 @@ _INLINE_QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 #: Shortest quotation checked: a quoted term ("Affiliate") is a name, not a claim on the text.
 QUOTE_MIN_CHARS = 12
 #: A break between two sentences: after . ; ! or ? (or a quotation they close), before a capital,
-#: a parenthesis or a quotation mark (so "e.g. section 4" and "3.1 (a)" stay whole).
-_SENTENCE = re.compile(r"(?:(?<=[.;!?])|(?<=[.;!?][\"”]))\s+(?=[A-Z(\"“])")
+#: a parenthesis or a quotation mark (so "e.g. section 4" and "3.1 (a)" stay whole); never after
+#: an initial, a capital letter standing alone before its full stop ("U. P. S.", "J. R. Smith"), as
+#: the contract's own splitter reads it (:mod:`tools.structure.sentences`): a courier written
+#: "(e.g., U. P. S.)" was three sentences, and the first was cited as "(e.g., U [1]." (rule "an
+#: initial ends no sentence").
+_SENTENCE = re.compile(r"(?:(?<=[.;!?])|(?<=[.;!?][\"”]))(?<![\s(.,][A-Z]\.)\s+(?=[A-Z(\"“])")
 
 
 def plain_sentences(text: str) -> list[str]:

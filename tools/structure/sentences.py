@@ -204,14 +204,39 @@ def clause_bodies(text: str, tree: ClauseTree) -> list[Span]:
     short heading joined the sentence after it, and a restatement opened "2.1 Supply. The
     Supplier shall manufacture ..."). A node whose own text is its heading alone has no body."""
     bodies = []
+    run_on_to = -1  # the end of a lead-in read with its items; their nodes are read with it
     for node in tree.walk():
-        if node.id == tree.root_id or node.own_end <= node.start:
+        if node.id == tree.root_id or node.own_end <= node.start or node.start < run_on_to:
             continue
         own = text[node.start : node.own_end]
         label = rf"{re.escape(node.label)}[.):]?\s*" if node.label else ""
         title = rf"{re.escape(node.title)}\s*[.:\-–—]?\s*" if node.title else ""
         heading = re.match(rf"\s*{label}{title}", own, re.IGNORECASE) if label or title else None
         start = node.start + (heading.end() if heading else 0)
-        if own[start - node.start :].strip():
-            bodies.append((start, node.own_end))
+        body = text[start : node.own_end]
+        if not body.strip():
+            continue
+        end = node.own_end
+        if _runs_on_into_its_items(body, node.own_end, node.end):
+            end = run_on_to = node.end
+        bodies.append((start, start + len(text[start:end].rstrip())))
     return bodies
+
+
+#: Where a sentence may end: a lead-in that ends elsewhere stops mid-sentence.
+_SENTENCE_END = tuple('.;:?!"”)')
+
+
+def _runs_on_into_its_items(own: str, own_end: int, end: int) -> bool:
+    """Rule "a lead-in that stops mid-sentence runs on into its items": a clause whose own text
+    ends with no stop before its sub-items ("On termination ..., Distributor will immediately"
+    before "(a) cease to engage ... and (b) cease representing ...") is one sentence with them,
+    read whole when it is short enough to cite (:data:`LIST_SENTENCE_CHARS`). Read alone, the
+    lead-in was quoted as an answer that ends on "will immediately"."""
+    stripped = own.rstrip()
+    return (
+        end > own_end
+        and bool(stripped)
+        and not stripped.endswith(_SENTENCE_END)
+        and (end - own_end + len(stripped) <= LIST_SENTENCE_CHARS)
+    )
