@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import cached_property
 
@@ -71,6 +71,7 @@ from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
 from tools.decision.support import Support, claims_of, supports, uncited
+from tools.list_lead_ins import lead_in_of
 from tools.party_roles import Party, acts_of, contract_parties
 from tools.report_checks import (
     Failures,
@@ -262,10 +263,17 @@ def _answering_sentence(source: Source, question: str) -> str:
     return max(sentences, key=lambda s: len(asked & set(bm25_tokens(s))))
 
 
-def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_SOURCES) -> list[str]:
+def filled_answer(
+    sources: Sequence[Source],
+    question: str,
+    limit: int = FILLED_SOURCES,
+    lead_ins: Mapping[int, str] | None = None,
+) -> list[str]:
     """An answer built from verified sources alone: for each (in the report's order), its sentence
-    closest to the question, quoted with its place and number. Quotes of the contract's own
-    words, so the support check's quote rule holds them by construction."""
+    closest to the question, quoted with its place and number, a list item after its lead-in
+    (``lead_ins`` by source number; rule "a list item is read under its lead-in"). Quotes of the
+    contract's own words, so the support check's quote rule holds them by construction."""
+    lead_ins = lead_ins or {}
     lines = []
     for source in sources:
         sentence = _answering_sentence(source, question)
@@ -276,7 +284,10 @@ def filled_answer(sources: Sequence[Source], question: str, limit: int = FILLED_
         # for the checks, which then held "At 9.10 Governing Law" as a claim apart and removed it
         title = source.title.replace(";", ",")
         place = place if source.title in ("", source.node_id) else f"{place} {title}"
-        lines.append(f'At {place}, the contract provides: "{sentence.rstrip()}" [{source.number}].')
+        lead = lead_ins.get(source.number)
+        opening = lead and sentence == _answering_sentence(source, "")  # the item, not a later sentence
+        after = f', after "{lead}"' if opening else ""
+        lines.append(f'At {place}{after}, the contract provides: "{sentence.rstrip()}" [{source.number}].')
         if len(lines) == limit:
             break
     return lines
@@ -431,6 +442,11 @@ class Finisher:
         swapped" reads them)."""
         return contract_parties(self.verifier.text)
 
+    def lead_ins(self, sources: Sequence[Source]) -> dict[int, str]:
+        """The lead-in of each source that is a list item, by number (rule "a list item is read
+        under its lead-in", :mod:`tools.list_lead_ins`)."""
+        return {s.number: lead for s in sources if (lead := lead_in_of(self.verifier.text, s.span))}
+
     def _actor(self, line: str) -> str:
         """The party ``line`` has act (its first duty or right), lowercased; "" for none. What a
         composed line is about for the summary (rule "the summary names each side"): the writer's
@@ -499,11 +515,14 @@ class Finisher:
         if not offered:
             return c
         # numbered 1..k as the writer reads them (a small model given [2] alone answers "source": 1)
+        leads = self.lead_ins(offered)
         messages = load_prompt("answer_restate").messages(
             question=c.inquiry.question,
             parts="\n".join(f"- {part}" for part in c.inquiry.parts) or "none",
             sources="\n".join(
-                f'[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else "?"}): "{s.quote[:600]}"'
+                f"[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else '?'}): "
+                + (f'after "{leads[s.number]}" ' if s.number in leads else "")
+                + f'"{s.quote[:600]}"'
                 for n, s in enumerate(offered, start=1)
             ),
         )
@@ -536,6 +555,7 @@ class Finisher:
         valid = [s for s in composition.sources if s.number not in citations.bad_sources]
         scorer = self.scorer if self.settings.claim_check == "values+nli" else None
         texts = composition.written()
+        leads = self.lead_ins(valid)
         contradicted = contradictions(
             texts,
             valid,
@@ -543,6 +563,7 @@ class Finisher:
             scorer=scorer,
             at=self.contradiction_at,
             parties=self.parties,
+            lead_ins=leads,
         )
         flagged = {c.claim for c in contradicted}
         checked = supports(
@@ -564,7 +585,13 @@ class Finisher:
         disagreeing = [d for d in disagreements(texts, decided, question) if d.claim not in flagged]
         gaps = composition.draft.gaps  # the writer's; the composed "not answered yet" lines are not
         gap_contradicted = contradictions(
-            gaps, valid, question, scorer=scorer, at=self.contradiction_at, parties=self.parties
+            gaps,
+            valid,
+            question,
+            scorer=scorer,
+            at=self.contradiction_at,
+            parties=self.parties,
+            lead_ins=leads,
         )
         contradicted_gaps = {c.claim for c in gap_contradicted}
         failed_gaps: list[Contradiction | Disagreement] = [*gap_contradicted]
@@ -683,10 +710,11 @@ class Finisher:
         by_number = {s.number: s for s in c.sources}
         lost = [by_number[n] for n in c.restating if n not in cited and n in by_number]
         question = c.inquiry.question
+        leads = self.lead_ins(c.sources)
         if lost:
-            lines = filled_answer(lost, question, limit=len(lost))
+            lines = filled_answer(lost, question, limit=len(lost), lead_ins=leads)
         else:
-            lines = [] if answered else filled_answer(c.sources, question)
+            lines = [] if answered else filled_answer(c.sources, question, lead_ins=leads)
         summary = c.draft.summary or self._summary_of(c, lines)
         return replace(c, draft=c.draft.model_copy(update={"summary": summary}), filled=lines)
 

@@ -243,7 +243,7 @@ class Interrogator:
         sources = number_sources(findings)
         cited = {(c.contract_id, c.span) for f in session for c in f.citations}
         mine = [s for s in sources if (s.contract_id, s.span) in cited]
-        lines = filled_answer(mine, inquiry.question, limit=len(mine))
+        lines = filled_answer(mine, inquiry.question, limit=len(mine), lead_ins=self.finisher.lead_ins(mine))
         return Draft(
             title=inquiry.question,
             summary="",

@@ -217,3 +217,44 @@ def test_an_act_that_falls_on_the_other_party_is_contradicted(
     assert bool(found) == contradicted
     if contradicted:
         assert "fall on" in found[0].reason
+
+
+@pytest.mark.parametrize(
+    ("contract", "item", "lead_in", "claim"),
+    [
+        (
+            SERVICES,
+            "the Supplier shall, at the Customer's option, return or delete all Customer Data",
+            "On expiry or termination of this Agreement for any reason:",
+            "The Supplier shall, at the Customer's option, return or delete all Customer Data within thirty "
+            "(30) days [1].",
+        ),
+        (
+            NDA,
+            "gives the Disclosing Party prompt written notice of the requirement;",
+            "If the Receiving Party is required by law, regulation or order of a competent court to disclose "
+            "any Confidential Information, it may do so, provided that, to the extent permitted by law, it:",
+            "The Receiving Party gives the Disclosing Party prompt written notice of the requirement [1].",
+        ),
+    ],
+)
+def test_a_list_item_is_read_under_its_lead_in(contract: str, item: str, lead_in: str, claim: str) -> None:
+    """Rule "a list item is read under its lead-in": the item's condition is its lead-in's; a
+    restatement of the item without it is contradicted, and the quoted item is shown after it."""
+    from agents.finishing import filled_answer
+    from tools.list_lead_ins import lead_in_of
+
+    text = example_text(contract)
+    start = text.index(item)
+    end = text.index("\n", start)
+    assert lead_in_of(text, (start, end)) == lead_in
+    assert lead_in_of(text, (text.index(lead_in[:20]), start)) is None  # the lead-in is no item
+    source = quoted_source(1, text[start:end], start)
+    assert contradictions([claim], [source], "What happens?") == []  # the item alone holds it
+    found = contradictions([claim], [source], "What happens?", lead_ins={1: lead_in})
+    assert found and "makes it depend on" in found[0].reason
+    condition = lead_in.split(", it may")[0].removesuffix(":")  # the lead-in's condition, whole
+    kept = f"{condition}, {claim[0].lower()}{claim[1:]}"
+    assert contradictions([kept], [source], "What happens?", lead_ins={1: lead_in}) == []
+    (line,) = filled_answer([source], "What happens?", lead_ins={1: lead_in})
+    assert f'after "{lead_in}", the contract provides: "{text[start:end].strip()}" [1].' in line

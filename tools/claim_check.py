@@ -56,7 +56,7 @@ the ones it cites ([n]), or every source of the report when it cites none. The c
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from clausewise.core.report import REFERENCE, Source
@@ -383,12 +383,18 @@ def _restated_sentence(claim: str, cited: Sequence[Source]) -> tuple[Source, str
     return (source, piece) if len(words & content_words(piece)) >= RESTATES_ONE * len(words) else None
 
 
-def _qualifier_contradiction(claim: str, cited: Sequence[Source]) -> Contradiction | None:
+def _qualifier_contradiction(
+    claim: str, cited: Sequence[Source], lead_ins: Mapping[int, str]
+) -> Contradiction | None:
     plain = _plain(claim)
     restated = _restated_sentence(plain, cited)
     if restated is None:
         return None
     source, piece = restated
+    if source.number in lead_ins and piece == claims(source.quote)[0]:
+        # rule "a list item is read under its lead-in": "Upon termination of the Agreement:" is
+        # the condition of "(iii) Customer will promptly cease use of the Services"
+        piece = f"{lead_ins[source.number]} {piece}"
     dropped = dropped_qualifier(plain, piece)
     if dropped is not None:
         return Contradiction(
@@ -434,10 +440,12 @@ def contradictions(
     scorer: SentenceScorer | None = None,
     at: float = 0.5,
     parties: Sequence[Party] = (),
+    lead_ins: Mapping[int, str] | None = None,
 ) -> list[Contradiction]:
     """The claims of ``texts`` that their sources contradict (value, exception, join, condition, unit
-    and, given the contract's ``parties``, party checks, then the classifier when ``scorer`` is
-    given), at most one per claim."""
+    and, given the contract's ``parties``, party checks, qualifiers, read for a list item with its
+    lead-in in ``lead_ins`` by source number, then the classifier when ``scorer`` is given), at most
+    one per claim."""
     by_number = {s.number: s for s in sources}
     asked = find_values(question)
     found: list[Contradiction] = []
@@ -458,7 +466,7 @@ def contradictions(
                 or _party_contradiction(claim, cited, parties)
                 or _invented_party(claim, cited, parties)
                 or _object_contradiction(claim, cited, parties)
-                or _qualifier_contradiction(claim, cited)
+                or _qualifier_contradiction(claim, cited, lead_ins or {})
             )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)
