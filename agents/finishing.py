@@ -723,7 +723,10 @@ class Finisher:
         """A summary where the checks left none: the sentence of the short answer's grounds
         closest to the question (so a decided question's summary states what decided it), then
         the answer's own sentences, then the filled ones, then each part's, two at most and one
-        per source (a part line quotes a whole clause: it comes last)."""
+        per source (a part line quotes a whole clause: it comes last). Rule "a fragment is no
+        summary": a piece that asserts nothing the checks read (under three words and no value,
+        such as a writer's bare "no" left once its sentence failed) is not shown as one; the
+        short answer states the verdict."""
         by_number = {s.number: s for s in c.sources}
         grounds = [by_number[n] for n in (c.short.sources if c.short else []) if n in by_number]
         candidates = [
@@ -736,7 +739,7 @@ class Finisher:
         stated: set[str] = set()
         for sentence in candidates:
             numbers = set(REFERENCE.findall(sentence))
-            if not sentence.strip() or (numbers and numbers <= stated):
+            if not claims_of(sentence) or (numbers and numbers <= stated):
                 continue
             chosen.append(sentence.strip())
             stated |= numbers

@@ -792,3 +792,14 @@ def test_a_titles_semicolon_ends_no_sentence(name, sentence, title) -> None:
     (line,) = filled_answer([source], "Which courts decide disputes?")
     assert line.startswith("At 9.10 ") and ";" not in line.split('"')[0]
     assert len(claims_of(line)) == 1
+
+
+def test_a_fragment_is_no_summary(contract) -> None:
+    """A writer's bare verdict word, left once its summary failed the checks, is not shown as the
+    summary's sentence; the summary is the decided question's ground."""
+    finisher, texts, decision, findings = setup(contract)
+    draft = Draft(title="t", summary=UNSUPPORTED, reasoning=[], preliminary_answer="no")
+    composed = finisher.compose(inquiry(), draft, findings, findings, decision)
+    filled = finisher.fill(finisher.remove(composed, finisher.verify(composed)))
+    summary = filled.draft.summary
+    assert texts["ground"] in summary and summary.rstrip(".").endswith("[1]")
