@@ -120,3 +120,39 @@ def test_a_lead_in_that_stops_mid_sentence_runs_on_into_its_items(
     tree = build_tree(document_from_text(colon, "c.txt"), StructureSettings())
     bodies = [" ".join(colon[a:b].split()) for a, b in clause_bodies(colon, tree)]
     assert any(b.endswith(("immediately:", "to Developer:")) for b in bodies)
+
+
+#: A long sentence before a lead-in in its clause's own text (one contract's 3.1 opens so).
+BEFORE = (
+    "Subject to the other party's expressly granted rights under this Agreement, each party acknowledges and "
+    "agrees that the owner of the Technology shall own all right, title, and interest in and to the "
+    "Technology, the Improvements, its Intellectual Property, and all future derivative works derived "
+    "therefrom or developed hereunder, whether developed before or after the date of this Agreement, and "
+    "whether alone or jointly with the other party or any third party engaged by either of them. "
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "lead_in", "last_item"),
+    [
+        (DISTRIBUTION, "18.6 ", "On termination of this Agreement", "distributor of Tripath Products."),
+        (DEVELOPMENT, "5.1 ", "DSS represents and warrants to Developer", "in and to the Technology."),
+    ],
+)
+def test_a_clauses_sentence_before_its_items_runs_on_into_them(
+    text: str, number: str, lead_in: str, last_item: str
+) -> None:
+    """Rule "a lead-in that stops mid-sentence runs on into its items", for a lead-in that is the
+    second sentence of its clause (the tree reads the clause as its sentences, then the items):
+    restated alone, it read "Developer agrees that it will not at any time"."""
+    from clausewise.core.config import StructureSettings
+    from tools.parsing.text import document_from_text
+    from tools.structure.sentences import clause_bodies, sentences_within
+    from tools.structure.tree_builder import build_tree
+
+    longer = text.replace(number, number + BEFORE, 1)
+    tree = build_tree(document_from_text(longer, "c.txt"), StructureSettings())
+    spans = sentences_within(longer, clause_bodies(longer, tree))
+    sentences = [" ".join(longer[a:b].split()) for a, b in spans]
+    read = next(s for s in sentences if s.startswith(lead_in))
+    assert read.endswith(last_item), sentences

@@ -224,6 +224,35 @@ def test_a_pages_running_text_is_no_clause(contract: str) -> None:
     assert any("Page 1 of 3" in quote for quote in _planned(contract, question, once + "\n"))
 
 
+@pytest.mark.parametrize("contract", ["mutual-nda", "services-agreement"])
+def test_a_footer_joined_to_a_pages_last_line_is_running_text(contract: str) -> None:
+    """Rule "a page's running text is no clause", joined: a footer at the end of each page's last
+    line, alike but for the page's number, is not planned though it says "Confidential"; words
+    that end three lines with numbers of their own (not counting up) stay."""
+    question = "What does the contract say about confidentiality?"
+    footer = "Confidential Page {} of 3 Initials: AB CD Version Mar2_v1"
+    paragraphs = example_text(contract).split("\n\n")
+    third = len(paragraphs) // 3
+    ends = [third - 1, 2 * third - 1, len(paragraphs) - 1]
+    joined = [f"{p} {footer.format(ends.index(n) + 1)}" if n in ends else p for n, p in enumerate(paragraphs)]
+    quotes = _planned(contract, question, "\n\n".join(joined) + "\n")
+    assert quotes and not any("Initials" in quote for quote in quotes), quotes
+    clause = "Each Party shall keep confidential all notices it receives within {} days after written notice."
+
+    def with_clauses(days: tuple[str, ...]) -> list[str]:
+        kept = list(paragraphs)
+        for n, said in zip(ends, days, strict=True):
+            kept[n] = f"{paragraphs[n]} {clause.format(said)}"
+        return _planned(contract, question, "\n\n".join(kept) + "\n")
+
+    in_figures, in_words = with_clauses(("30", "10", "20")), with_clauses(("thirty", "ten", "twenty"))
+    assert len(in_figures) == len(in_words)
+    assert [q.count("keep confidential all notices") for q in in_figures] == [
+        q.count("keep confidential all notices") for q in in_words
+    ]
+    assert any("within 30 days after written notice." in q for q in in_figures)
+
+
 @pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
 def test_an_indemnity_is_no_limit_of_liability(contract: str) -> None:
     """An indemnity names liabilities "including but not limited to" costs: it is beside the

@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from clausewise.core.domain import ClauseTree, Span
 from tools.retrieval.spans import covered, overlap
@@ -382,6 +383,8 @@ def _without_running_text(text: str, sentences: Sequence[Span] = ()) -> str:
     for start, end, shape in lines:
         if shape and counts[shape] >= RUNNING:
             blanked[start:end] = " " * (end - start)
+    for start, end in _footer_tails(text, lines):
+        blanked[start:end] = " " * (end - start)
     for words in {text[start:end].strip() for start, end in sentences}:
         if len(words) >= RECURRING_CHARS and text.count(words) >= RUNNING:
             at = text.find(words)
@@ -389,6 +392,50 @@ def _without_running_text(text: str, sentences: Sequence[Span] = ()) -> str:
                 blanked[at : at + len(words)] = " " * len(words)
                 at = text.find(words, at + len(words))
     return "".join(blanked)
+
+
+#: A verb that makes words a clause's, not a page's ("The provisions of this Section 7 shall survive
+#: ..." ends the sections of one contract, numbered up, and is no footer).
+_STATING = re.compile(r"\b(?:shall|will|must|may|means?|agrees?|is|are|has|have)\b", re.I)
+#: Words of a line's end read for a footer joined to it, at most.
+TAIL_WORDS = 16
+_WORD_AT = re.compile(r"\S+")
+
+
+def _footer_tails(text: str, lines: Sequence[tuple[int, int, str]]) -> list[Span]:
+    """The footers a page's text ends on (rule "a page's running text is no clause", joined): the
+    longest run of a line's last words, :data:`RECURRING_CHARS` or more, that ends
+    :data:`RUNNING` lines or more alike but for their numbers, one of which counts up from line to
+    line (the page's). A filing's text joins "Confidential Page 1 of 7 Initials: CL MD Version
+    Jan16_v1" to the last sentence of every page; as one line of its own it was blanked, joined it
+    was planned for a confidentiality question with the signature block before it. A clause's
+    words recurring at the end of three lines ("... within 30 days after written notice to the
+    other party.") keep their own numbers, which do not count up line by line, and stay; so do
+    words that state something (:data:`_STATING`) or open mid-sentence or on an item's marker."""
+    tails: dict[str, list[tuple[Span, str]]] = {}
+    for start, end, _ in lines:
+        words = [m.span() for m in _WORD_AT.finditer(text, start, end)][-TAIL_WORDS:]
+        for first in range(len(words)):
+            span = (words[first][0], words[-1][1])
+            if span[1] - span[0] < RECURRING_CHARS:
+                break
+            if text[span[0]].islower() or text[span[0]] == "(":
+                continue  # a footer opens on its own words, not inside a sentence or an item
+            tails.setdefault(_shape(text[span[0] : span[1]]), []).append((span, text[span[0] : span[1]]))
+    found: dict[int, Span] = {}
+    for run in tails.values():
+        if len(run) >= RUNNING and not _STATING.search(run[0][1]) and _counts_up([w for _, w in sorted(run)]):
+            for span, _ in run:
+                if span[1] - span[0] > found.get(span[1], (0, 0))[1] - found.get(span[1], (0, 0))[0]:
+                    found[span[1]] = span
+    return list(found.values())
+
+
+def _counts_up(tails: Sequence[str]) -> bool:
+    """Whether some number of ``tails`` (alike but for their numbers, in document order) grows
+    from each tail to the next."""
+    numbers = [[int(n) for n in re.findall(r"\d+", tail)] for tail in tails]
+    return any(all(a[i] < b[i] for a, b in pairwise(numbers)) for i in range(len(numbers[0])))
 
 
 def _trimmed(span: Span, read: str) -> Span:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from clausewise.core.domain import ClauseTree, Span
+from clausewise.core.domain import ClauseNode, ClauseTree, Span
 
 _ABBREVIATIONS = {
     "inc",
@@ -217,10 +217,22 @@ def clause_bodies(text: str, tree: ClauseTree) -> list[Span]:
         if not body.strip():
             continue
         end = node.own_end
-        if _runs_on_into_its_items(body, node.own_end, node.end):
-            end = run_on_to = node.end
+        items_end = node.end if node.end > node.own_end else _items_after(tree, node)
+        if _runs_on_into_its_items(body, node.own_end, items_end):
+            end = run_on_to = items_end
         bodies.append((start, start + len(text[start:end].rstrip())))
     return bodies
+
+
+def _items_after(tree: ClauseTree, node: ClauseNode) -> int:
+    """Where the items that follow ``node`` in its parent end, when ``node`` is an unnumbered
+    sentence of its clause and every node after it there is numbered ("3.1/s2" "Developer agrees
+    that it will not at any time" before "3.1(i)" and "3.1(ii)"); else ``node``'s own end."""
+    if node.label or node.parent is None:
+        return node.own_end
+    siblings = tree.children(node.parent)
+    after = siblings[[s.id for s in siblings].index(node.id) + 1 :]
+    return after[-1].end if after and all(s.label for s in after) else node.own_end
 
 
 #: Where a sentence may end: a lead-in that ends elsewhere stops mid-sentence.
@@ -232,7 +244,10 @@ def _runs_on_into_its_items(own: str, own_end: int, end: int) -> bool:
     ends with no stop before its sub-items ("On termination ..., Distributor will immediately"
     before "(a) cease to engage ... and (b) cease representing ...") is one sentence with them,
     read whole when it is short enough to cite (:data:`LIST_SENTENCE_CHARS`). Read alone, the
-    lead-in was quoted as an answer that ends on "will immediately"."""
+    lead-in was quoted as an answer that ends on "will immediately". A sentence of its clause
+    followed by numbered nodes only runs on into them too (:func:`_items_after`): "Developer agrees
+    that it will not at any time", the clause's second sentence before its "(i)" and "(ii)", was
+    planned alone and restated as it stood."""
     stripped = own.rstrip()
     return (
         end > own_end
