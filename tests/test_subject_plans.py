@@ -254,6 +254,29 @@ def test_a_footer_joined_to_a_pages_last_line_is_running_text(contract: str) -> 
 
 
 @pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+def test_a_sections_name_states_nothing(contract: str) -> None:
+    """Rule "a section's name states nothing": a cap on liability that does not apply to claims
+    under "clause 26 (Proprietary Information)" is no confidentiality sentence; the same words as
+    its own ("claims for disclosing proprietary information") are read."""
+    question = "How long does confidentiality last, and what information is excluded?"
+    cap = (
+        "Each Party's total liability shall be limited to the fees paid in the twelve (12) months before "
+        "the claim, provided that this limitation shall not apply to claims {}.\n\n"
+    )
+    paragraphs = example_text(contract).split("\n\n")
+
+    def planned(claims: str) -> list[str]:
+        """The plan with the cap as a paragraph after the contract's title and preamble."""
+        text = "\n\n".join([*paragraphs[:2], cap.format(claims).rstrip(), *paragraphs[2:]])
+        return _planned(contract, question, text)
+
+    named = planned("under clause 26 (Proprietary Information)")
+    assert named and not any("total liability" in quote for quote in named), named
+    said = planned("for disclosing proprietary information")
+    assert any("total liability" in quote for quote in said), said
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
 def test_an_indemnity_is_no_limit_of_liability(contract: str) -> None:
     """An indemnity names liabilities "including but not limited to" costs: it is beside the
     subject of a question on how liability is limited."""

@@ -343,7 +343,7 @@ def subject_sentences(
         if not sentence.strip() or (subject.beside is not None and subject.beside.search(sentence)):
             continue
         titled = covered(span, structure.sections) and bool(subject.mentioned.search(sentence))
-        stated = titled or bool(subject.stated.search(sentence))
+        stated = titled or bool(subject.stated.search(_NAMED_SECTION.sub(" ", sentence)))
         on_an_aspect = any(aspect.stated.search(sentence) for aspect in aspects)
         shown = _trimmed(span, read)
         items = _its_list(shown, text, tree)
@@ -354,6 +354,16 @@ def subject_sentences(
             on_aspects.append(shown)
             aspect_lists.extend(items)
     return (on_aspects or on_subject)[:limit]
+
+
+#: A section named by its number and title in brackets ("clause 6 (Inventions and Proprietary
+#: Information)"): rule "a section's name states nothing", the title is no statement of its subject
+#: (a cap on liability that does not apply to claims under the confidentiality clause is no
+#: confidentiality sentence).
+_NAMED_SECTION = re.compile(
+    r"\b(?:sections?|clauses?|articles?|paragraphs?)\s+\d+(?:\.\d+)*(?:\s*\([a-z0-9]{1,4}\))*\s*\([^()]{1,80}\)",
+    _I,
+)
 
 
 #: Times a line recurs, its numbers aside, to be a page's running header or footer.
