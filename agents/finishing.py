@@ -301,6 +301,7 @@ def composed_lines(
     mention); one sentence per source (its first), none for a source not offered or one that
     instructs an assistant. Each line comes with what it is about, lowercased."""
     numbers = {s.number for s in offered}
+    by_number = {s.number: s for s in offered}
     seen: set[int] = set()
     said: set[str] = set()
     kept = []
@@ -308,7 +309,7 @@ def composed_lines(
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
         if sentence.source not in numbers or sentence.source in seen or not _states_something(text):
             continue
-        if not _whole(text):
+        if not _whole(text) or _cut_at_a_quotation(text, by_number[sentence.source]):
             continue
         if not of_its_own_source(text, sentence.source, offered):
             continue
@@ -350,6 +351,17 @@ def _whole(text: str) -> bool:
     International Chamber of Commerce ( [3]."; the source is quoted instead (:func:`unstated_sources`)."""
     body = text.rstrip(" .;:")
     return text.count("(") == text.count(")") and not body.endswith(("(", "[", '"', "“"))
+
+
+def _cut_at_a_quotation(text: str, source: Source) -> bool:
+    """Rule "a restated sentence is whole", at a quotation mark: the writer, copying a sentence
+    that quotes a defined term, ended its JSON string at the term's opening quotation mark, and the
+    lines shown were "In this Agreement, [4]." and "without limiting the generality of the forgoing
+    [5]." for 'In this Agreement, "Confidential Information" shall mean ...'. A restated line that
+    is its source's words up to a quotation mark is cut short; the source is quoted instead."""
+    said = " ".join(text.rstrip(" .,;:").split()).lower()
+    words = " ".join(source.quote.split()).lower()
+    return len(said) >= 8 and any(f"{said}{gap}{mark}" in words for gap in ("", " ") for mark in '"“')
 
 
 def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
@@ -515,14 +527,11 @@ class Finisher:
         if not offered:
             return c
         # numbered 1..k as the writer reads them (a small model given [2] alone answers "source": 1)
-        leads = self.lead_ins(offered)
         messages = load_prompt("answer_restate").messages(
             question=c.inquiry.question,
             parts="\n".join(f"- {part}" for part in c.inquiry.parts) or "none",
             sources="\n".join(
-                f"[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else '?'}): "
-                + (f'after "{leads[s.number]}" ' if s.number in leads else "")
-                + f'"{s.quote[:600]}"'
+                f'[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else "?"}): "{s.quote[:600]}"'
                 for n, s in enumerate(offered, start=1)
             ),
         )

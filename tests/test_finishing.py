@@ -14,6 +14,7 @@ from agents.finishing import (
     Composition,
     Finisher,
     claims_shown,
+    composed_lines,
     filled_answer,
     renumbered,
     texts_shown,
@@ -803,3 +804,26 @@ def test_a_fragment_is_no_summary(contract) -> None:
     filled = finisher.fill(finisher.remove(composed, finisher.verify(composed)))
     summary = filled.draft.summary
     assert texts["ground"] in summary and summary.rstrip(".").endswith("[1]")
+
+
+@pytest.mark.parametrize(
+    ("name", "other"), [("services-agreement", "Customer"), ("supply-agreement", "Buyer")]
+)
+def test_a_restatement_cut_at_a_quotation_mark_is_no_restatement(name: str, other: str) -> None:
+    """Rule "a restated sentence is whole", at a quotation mark: the writer's JSON string ended at
+    a defined term's opening quotation mark ("In this Agreement, [4]."); a restatement that is its
+    source's words up to a quotation mark is not kept (the source is quoted), a whole one is."""
+    from tests.helpers import example_text
+
+    text = example_text(name)
+    sentence = f'The {other} and the Supplier are each a "Party" and together the "Parties".'
+    source = quoted_source(1, sentence, text.index(sentence))
+    cut = f"The {other} and the Supplier are each a"
+    whole = f"The {other} and the Supplier are each a party to this Agreement."
+
+    def kept(said: str) -> list[str]:
+        restated = Restatement(sentences=[RestatedSentence(source=1, about="the parties", text=said)])
+        return [line for _, line in composed_lines(restated, [source], [])]
+
+    assert kept(cut) == [] and kept(f"{cut},") == []
+    assert kept(whole) == [f"{whole[:-1]} [1]."]
