@@ -255,25 +255,42 @@ def test_a_footer_joined_to_a_pages_last_line_is_running_text(contract: str) -> 
 
 @pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
 def test_a_sections_name_states_nothing(contract: str) -> None:
-    """Rule "a section's name states nothing": a cap on liability that does not apply to claims
-    under "clause 26 (Proprietary Information)" is no confidentiality sentence; the same words as
-    its own ("claims for disclosing proprietary information") are read."""
+    """Rule "a section's name states nothing": a sentence whose exception names "clause 26
+    (Proprietary Information)" is not on confidentiality for it; the same words as its own
+    ("services that use proprietary information") put it there."""
     question = "How long does confidentiality last, and what information is excluded?"
-    cap = (
-        "Each Party's total liability shall be limited to the fees paid in the twelve (12) months before "
-        "the claim, provided that this limitation shall not apply to claims {}.\n\n"
-    )
+    sentence = "The service levels in Schedule 2 shall not apply to services {}."
     paragraphs = example_text(contract).split("\n\n")
 
-    def planned(claims: str) -> list[str]:
-        """The plan with the cap as a paragraph after the contract's title and preamble."""
-        text = "\n\n".join([*paragraphs[:2], cap.format(claims).rstrip(), *paragraphs[2:]])
+    def planned(services: str) -> list[str]:
+        """The plan with the sentence as a paragraph after the contract's title and preamble."""
+        text = "\n\n".join([*paragraphs[:2], sentence.format(services), *paragraphs[2:]])
         return _planned(contract, question, text)
 
     named = planned("under clause 26 (Proprietary Information)")
-    assert named and not any("total liability" in quote for quote in named), named
-    said = planned("for disclosing proprietary information")
-    assert any("total liability" in quote for quote in said), said
+    assert named and not any("service levels in Schedule 2" in quote for quote in named), named
+    said = planned("that use proprietary information")
+    assert any("service levels in Schedule 2" in quote for quote in said), said
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+def test_a_limit_of_liability_is_no_confidentiality_clause(contract: str) -> None:
+    """Rule "a limit of liability is no confidentiality clause": an exclusion of damages that
+    excepts a breach of confidentiality is not planned for a confidentiality question, and is for
+    a liability one."""
+    exclusion = (
+        "Except for a breach of its confidentiality obligations, neither Party shall be liable for any "
+        "indirect or consequential damages."
+    )
+    paragraphs = example_text(contract).split("\n\n")
+    text = "\n\n".join([*paragraphs[:2], exclusion, *paragraphs[2:]])
+    confidentiality = _planned(
+        contract, "What are the confidentiality obligations and their exceptions?", text
+    )
+    assert confidentiality and not any("consequential damages" in quote for quote in confidentiality)
+    assert any(
+        "consequential damages" in quote for quote in _planned(contract, "How is liability limited?", text)
+    )
 
 
 @pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])

@@ -270,6 +270,10 @@ CONFIDENTIALITY = Subject(
     mentioned=re.compile(r"\binformation\b|\bdisclos\w*|\bconfidential\w*", _I),
     stated=re.compile(rf"\b{_KEEPING}\b", _I),
     aspects=(_HOW_LONG, _EXCEPTIONS, _WHAT_IS_KEPT, _DUTIES),
+    # rule "a limit of liability is no confidentiality clause": a cap or an exclusion of damages
+    # that excepts a breach of confidentiality is on liability ("... shall not apply with respect to
+    # any claims ... relating to clause 6 (Inventions and Proprietary Information)")
+    beside=LIABILITY.stated,
 )
 
 #: The subjects in the order a question is tried against them: the narrower first ("Who owns the
