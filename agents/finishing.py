@@ -89,6 +89,8 @@ PASSES = ("compose", "restate", "verify", "repair", "recheck", "remove", "fill",
 #: Sources the filled answer states, at most (one sentence each), and how many open the summary.
 FILLED_SOURCES = 4
 FILLED_SUMMARY = 2
+#: Characters of a source's quote the writer is shown.
+QUOTE_SHOWN = 600
 #: Longest quote of a ground or a part's source the findings show (a clause with its list).
 LIST_QUOTE_CHARS = 800
 NOT_ADDRESSED = (
@@ -309,7 +311,8 @@ def composed_lines(
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
         if sentence.source not in numbers or sentence.source in seen or not _states_something(text):
             continue
-        if not _whole(text) or _cut_at_a_quotation(text, by_number[sentence.source]):
+        source = by_number[sentence.source]
+        if not _whole(text) or _cut_at_a_quotation(text, source) or _ends_where_shown(text, source):
             continue
         if not of_its_own_source(text, sentence.source, offered):
             continue
@@ -362,6 +365,18 @@ def _cut_at_a_quotation(text: str, source: Source) -> bool:
     said = " ".join(text.rstrip(" .,;:").split()).lower()
     words = " ".join(source.quote.split()).lower()
     return len(said) >= 8 and any(f"{said}{gap}{mark}" in words for gap in ("", " ") for mark in '"“')
+
+
+def _ends_where_shown(text: str, source: Source) -> bool:
+    """Rule "a restated sentence is whole", at the end of what was shown: the writer is shown
+    :data:`QUOTE_SHOWN` characters of a long quote, and restated a definition up to where they
+    stopped, inside a word ("... customers, suppliers, lenders, under [5]." for "underwriters").
+    A restatement of a quote cut for the prompt that ends on the cut's last two words is cut
+    short; the source is quoted instead."""
+    if len(source.quote) <= QUOTE_SHOWN:
+        return False
+    shown = re.findall(r"\w+", source.quote[:QUOTE_SHOWN].lower())[-2:]
+    return bool(shown) and re.findall(r"\w+", REFERENCE.sub("", text).lower())[-2:] == shown
 
 
 def summary_lines(lines: Sequence[tuple[str, str]], limit: int = FILLED_SUMMARY) -> list[str]:
@@ -531,7 +546,8 @@ class Finisher:
             question=c.inquiry.question,
             parts="\n".join(f"- {part}" for part in c.inquiry.parts) or "none",
             sources="\n".join(
-                f'[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else "?"}): "{s.quote[:600]}"'
+                f"[{n}] {s.node_id} {s.title} (p. {s.pages[0] if s.pages else '?'}): "
+                f'"{s.quote[:QUOTE_SHOWN]}"'
                 for n, s in enumerate(offered, start=1)
             ),
         )
@@ -714,7 +730,11 @@ class Finisher:
         c = composition
         if not c.supported:
             return c
-        answered = " ".join([c.draft.preliminary_answer, *c.part_lines]).strip()
+        # rule "a fragment is no summary", in the answer too: a writer's bare "no" left once its
+        # sentences failed is no answer, and the sources are quoted in its place
+        stated = " ".join(p for p in prose_sentences(c.draft.preliminary_answer) if claims_of(p))
+        c = replace(c, draft=c.draft.model_copy(update={"preliminary_answer": stated}))
+        answered = " ".join([stated, *c.part_lines]).strip()
         cited = {int(n) for n in REFERENCE.findall(answered)}
         by_number = {s.number: s for s in c.sources}
         lost = [by_number[n] for n in c.restating if n not in cited and n in by_number]

@@ -361,7 +361,8 @@ def decided(verdict: str, ground: VerifiedCitation) -> Decision:
 def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> None:
     """Rule "the writer answers as decided": under a short answer of "unclear" a written "Yes" is
     a guess beside the report's own bottom line; it is removed (repair off here), while the
-    supported finding beside it stays, and a "yes" under a decided "yes" stands."""
+    supported finding beside it stays, and a "yes" under a decided "yes" is not removed as a guess
+    (though, a fragment, it is not shown as the answer: rule "a fragment is no summary")."""
     _, settings, _ = contract
     finisher, texts, value_decision, findings = setup(contract)
     finisher.settings = settings.interrogation.model_copy(update={"repair": False})
@@ -375,7 +376,7 @@ def test_the_writer_answers_as_decided_or_its_verdict_is_removed(contract) -> No
         decision = decided(verdict, value_decision.grounds[0])
         report = finished(finisher, draft, findings, decision, asked=ASKED)
         assert report.short_answer.verdict == verdict
-        assert (report.preliminary_answer == "Yes.") is kept
+        assert report.preliminary_answer != "Yes." and texts["ground"] in report.preliminary_answer
         assert texts["supported"] in report.summary
         assert any("answers yes" in r for r in report.metadata.removed_claims) is not kept
 
@@ -803,7 +804,10 @@ def test_a_fragment_is_no_summary(contract) -> None:
     composed = finisher.compose(inquiry(), draft, findings, findings, decision)
     filled = finisher.fill(finisher.remove(composed, finisher.verify(composed)))
     summary = filled.draft.summary
-    assert texts["ground"] in summary and summary.rstrip(".").endswith("[1]")
+    assert texts["ground"] in summary and all(p.rstrip(".").endswith("]") for p in prose_sentences(summary))
+    # nor is it the answer: the sources are quoted in its place
+    assert filled.draft.preliminary_answer == ""
+    assert any(texts["ground"] in line or texts["other"] in line for line in filled.filled)
 
 
 @pytest.mark.parametrize(
@@ -827,3 +831,27 @@ def test_a_restatement_cut_at_a_quotation_mark_is_no_restatement(name: str, othe
 
     assert kept(cut) == [] and kept(f"{cut},") == []
     assert kept(whole) == [f"{whole[:-1]} [1]."]
+
+
+@pytest.mark.parametrize("name", ["services-agreement", "supply-agreement"])
+def test_a_restatement_ending_where_its_shown_quote_was_cut_is_no_restatement(name: str) -> None:
+    """Rule "a restated sentence is whole", at the end of what was shown: the writer, shown the
+    first 600 characters of a long quote, restated it up to where they stopped ("... lenders,
+    under [5]." for "underwriters"); such a line is not kept, one that ends on the quote's own
+    words is."""
+    from agents.finishing import QUOTE_SHOWN
+    from tests.helpers import example_text
+
+    text = example_text(name)
+    start = text.index("\n\n", len(text) // 3) + 2
+    quote = text[start : start + QUOTE_SHOWN + 200]
+    source = quoted_source(1, quote, start)
+    cut = " ".join(quote[:QUOTE_SHOWN].split()[-12:])
+    whole = " ".join(quote[:QUOTE_SHOWN].split()[-12:-2])
+
+    def kept(said: str) -> list[str]:
+        restated = Restatement(sentences=[RestatedSentence(source=1, about="the clause", text=said)])
+        return [line for _, line in composed_lines(restated, [source], [])]
+
+    assert kept(cut) == [] and kept(f"{cut}.") == []
+    assert kept(whole)
