@@ -34,6 +34,12 @@ def test_a_sentences_qualifiers_are_its_lead_in_and_its_scopes() -> None:
     )
 
 
+def _checked(contract: str, opening: str, claim: str) -> list:
+    """The contradictions found in ``claim`` against the line of ``contract`` that ``opening`` opens."""
+    source = quoted_source(1, example_line(contract, opening), 0, node_id="1.1")
+    return contradictions([claim], [source], "What does the contract say?")
+
+
 @pytest.mark.parametrize(
     ("contract", "opening", "claim", "contradicted"),
     [
@@ -93,8 +99,7 @@ def test_a_sentences_qualifiers_are_its_lead_in_and_its_scopes() -> None:
 def test_a_restatement_that_drops_a_condition_or_scope_is_contradicted(
     contract: str, opening: str, claim: str, contradicted: bool
 ) -> None:
-    source = quoted_source(1, example_line(contract, opening), 0, node_id="1.1")
-    found = contradictions([claim], [source], "What does the contract say?")
+    found = _checked(contract, opening, claim)
     assert bool(found) == contradicted
     if contradicted:
         assert "makes it depend on" in found[0].reason
@@ -135,12 +140,11 @@ def test_a_restatement_that_drops_a_condition_or_scope_is_contradicted(
 def test_a_restatement_that_widens_its_condition_is_contradicted(
     contract: str, opening: str, claim: str, contradicted: bool
 ) -> None:
-    source = quoted_source(1, example_line(contract, opening), 0, node_id="1.1")
-    found = contradictions([claim], [source], "What does the contract say?")
+    found = _checked(contract, opening, claim)
     assert bool(found) == contradicted
     if contradicted:
         assert "adds a condition" in found[0].reason
-        assert added_condition(claim, source.quote)
+        assert added_condition(claim, example_line(contract, opening))
 
 
 DEVELOPMENT = (
