@@ -135,3 +135,30 @@ def test_the_parties_are_read_from_the_preamble(preamble, value) -> None:
     assert (reading.value() if reading else None) == value
     if reading:
         assert preamble[reading.span[0] : reading.span[1]] == reading.text
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "obligation", "lasts"),
+    [
+        (NDA, "6.1 This Agreement starts", "8.1 During the term", "twelve (12) months"),
+        (MSA, "Section 4.1 Term.", "Section 6.2", "five (5) years"),
+    ],
+)
+def test_the_agreements_term_is_no_obligations_duration(
+    text: str, term: str, obligation: str, lasts: str
+) -> None:
+    """Rule "the agreement's term is no obligation's duration": over the term's sentence alone, how
+    long confidentiality lasts reads nothing; how long the agreement lasts reads the term; a
+    sentence that names the obligation beside the term still answers for it."""
+    start = text.index(term)
+    term_span = [(start, text.index("\n", start))]
+    assert value_readings("How long does confidentiality last?", "duration", text, term_span) == []
+    assert value_readings("How long does the agreement last?", "duration", text, term_span)
+    start = text.index(obligation)
+    line = text[start : text.index("\n", start)]
+    asked = (
+        "How long does the non-solicitation last?"
+        if "solicit" in line
+        else "How long does confidentiality last?"
+    )
+    assert value_readings(asked, "duration", text, [(start, start + len(line))])[0].mention.text == lasts

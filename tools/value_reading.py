@@ -151,11 +151,33 @@ def relevance(question: str, value_kind: str, sentence: str, mention: ValueMenti
     return score
 
 
+#: The agreement's own term stated ("continues for an initial term of three (3) years", "It then
+#: renews automatically for successive periods of one (1) year").
+_OWN_TERM = re.compile(
+    rf"{_TERM.pattern}|\b(?:initial|renewal)\s+term\b|\brenews?\s+automatically\b|\bterm\s+of\s+(?:this|the)\s+(?:agreement|contract)\b",
+    re.I,
+)
+
+
+def _the_agreements_term_for_another(question: str, value_kind: str, sentence: str) -> bool:
+    """Rule "the agreement's term is no obligation's duration": asked how long an obligation lasts
+    ("How long does confidentiality last?"), a sentence that states the agreement's own term and
+    neither names the obligation nor says what outlives the agreement does not answer. Over
+    sentences that left the confidentiality clause out, the value reader answered "one (1) year"
+    from "The initial term of this Agreement shall be one (1) year"."""
+    asked = _OBLIGATION_QUESTION.search(question)
+    if value_kind != "duration" or asked is None or not _OWN_TERM.search(sentence):
+        return False
+    return not (_SURVIVAL.search(sentence) or re.search(re.escape(asked.group()), sentence, re.I))
+
+
 def value_readings(
     question: str, value_kind: str, text: str, spans: Sequence[Span] = ()
 ) -> list[ValueReading]:
     """Every value of the kind ``question`` asks for stated in the sentences of ``text`` within
-    ``spans`` (the whole text when none), best answer first; equal scores keep text order."""
+    ``spans`` (the whole text when none), best answer first; equal scores keep text order. A
+    sentence stating the agreement's own term is no answer to how long an obligation lasts
+    (:func:`_the_agreements_term_for_another`)."""
     types = READ_AS.get(value_kind)
     if not types:
         return []
@@ -164,6 +186,8 @@ def value_readings(
     for start, end in spans or [(0, len(text))]:
         for sentence_span in sentence_spans(text, start, end, min_chars=1):
             sentence = text[sentence_span[0] : sentence_span[1]]
+            if _the_agreements_term_for_another(question, value_kind, sentence):
+                continue
             for mention in find_values(sentence, types):
                 key = (sentence_span, mention.span)
                 if key in seen:
