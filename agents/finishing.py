@@ -302,14 +302,13 @@ def composed_lines(
     question's parts (in their order), then by whom or what each is about (in order of first
     mention); one sentence per source (its first), none for a source not offered or one that
     instructs an assistant. Each line comes with what it is about, lowercased."""
-    numbers = {s.number for s in offered}
     by_number = {s.number: s for s in offered}
     seen: set[int] = set()
     said: set[str] = set()
     kept = []
     for sentence in restatement.sentences:
         text = " ".join(REFERENCE.sub("", sentence.text).split()).strip()
-        if sentence.source not in numbers or sentence.source in seen or not _states_something(text):
+        if sentence.source not in by_number or sentence.source in seen or not _states_something(text):
             continue
         source = by_number[sentence.source]
         if not _whole(text) or _cut_at_a_quotation(text, source) or _ends_where_shown(text, source):

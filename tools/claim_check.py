@@ -328,16 +328,13 @@ def _governed(text: str, parties: Sequence[Party]) -> set[tuple[str, str]]:
 
 
 def _object_contradiction(
-    claim: str, cited: Sequence[Source], parties: Sequence[Party]
+    claim: str, restated: tuple[Source, str] | None, parties: Sequence[Party]
 ) -> Contradiction | None:
     """Rule "a party swapped", of the party acted on: a restatement that has a verb act on one
     party where the sentence it restates has the same verb act on another ("(b) by giving the
     Company 3 months prior notice" restating "(b) by the Company electing to give the Consultant
     3 months prior notice": the Company's right to end the agreement read as the Consultant's)."""
-    if len(parties) < 2:
-        return None
-    restated = _restated_sentence(_plain(claim), cited)
-    if restated is None:
+    if len(parties) < 2 or restated is None:
         return None
     source, piece = restated
     theirs = _governed(piece, parties)
@@ -384,12 +381,11 @@ def _restated_sentence(claim: str, cited: Sequence[Source]) -> tuple[Source, str
 
 
 def _qualifier_contradiction(
-    claim: str, cited: Sequence[Source], lead_ins: Mapping[int, str]
+    claim: str, restated: tuple[Source, str] | None, lead_ins: Mapping[int, str]
 ) -> Contradiction | None:
-    plain = _plain(claim)
-    restated = _restated_sentence(plain, cited)
     if restated is None:
         return None
+    plain = _plain(claim)
     source, piece = restated
     if source.number in lead_ins and piece == claims(source.quote)[0]:
         # rule "a list item is read under its lead-in": "Upon termination of the Agreement:" is
@@ -457,6 +453,7 @@ def contradictions(
             cited = [by_number[n] for n in numbers if n in by_number] or list(sources)
             if _only_quotes(claim, cited):
                 continue
+            restated = _restated_sentence(_plain(claim), cited)  # read by the object and qualifier checks
             contradiction = (
                 _value_contradiction(claim, cited, asked)
                 or _exception_contradiction(claim, cited)
@@ -465,8 +462,8 @@ def contradictions(
                 or _unit_contradiction(claim, cited, asked)
                 or _party_contradiction(claim, cited, parties)
                 or _invented_party(claim, cited, parties)
-                or _object_contradiction(claim, cited, parties)
-                or _qualifier_contradiction(claim, cited, lead_ins or {})
+                or _object_contradiction(claim, restated, parties)
+                or _qualifier_contradiction(claim, restated, lead_ins or {})
             )
             if contradiction is None and scorer is not None:
                 contradiction = _nli_contradiction(claim, cited, scorer, at)

@@ -6,8 +6,9 @@ it depend on only through the lead-in. The obligations plan cited "(iii) Custome
 cease use of the Services and the Auction Platform;", whose lead-in is "(c) Upon termination of
 the Agreement:"; the writer restated it "Customer agrees to promptly cease use of the Services",
 a duty the contract imposes only on termination, and the quote alone would have said the same.
-The writer is shown the lead-in beside the item, the checks read the item's condition from it
-(rule "a restatement keeps its qualifiers"), and a quoted item is shown after its lead-in.
+The checks read the item's condition from its lead-in (rule "a restatement keeps its
+qualifiers"), and a quoted item is shown after its lead-in. The writer is shown the item alone:
+shown the lead-in too, it copied it into its sentences ("After '...:' '(c) ...'").
 """
 
 from __future__ import annotations
