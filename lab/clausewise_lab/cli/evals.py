@@ -727,6 +727,12 @@ def eval_changes(
         None,
         "Also hold each round against a playbook, timed (the text not read ingested, every position decided)",
     ),
+    verdicts: bool = typer.Option(
+        False,
+        "--verdicts",
+        help="Aim the edits at the CUAD benchmark playbook's clauses, hold each round against it and score "
+        "each position's verdict before and as proposed against CUAD's annotations carried through the edits",
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="JSON results file (default: bench-results/changes-HALF.json)."
     ),
@@ -734,12 +740,14 @@ def eval_changes(
     """Tracked changes read and compared: Word files built from CUAD contracts by a negotiation
     round's edits (a value, a struck, an inserted and a moved clause, words in and out, a format
     change and a comment), scored against the edits: both texts exact, change precision and recall,
-    change type."""
+    change type; with --verdicts, the positions' verdicts after the change."""
     import tempfile
 
     from clausewise_lab.evals import changes_bench
+    from clausewise_lab.evals.playbook_bench import bench_playbook
     from tools.clause_compare import MIN_SIMILARITY, compare_texts
     from tools.parsing.word_file import parse_docx_file
+    from tools.playbook.positions import load_positions
     from tools.structure.tree_builder import build_tree
 
     if half not in ("tune", "check"):
@@ -747,6 +755,11 @@ def eval_changes(
     settings = state_of(ctx).settings()
     root = require(Path(data or settings.paths.bench_data))
     similarity = MIN_SIMILARITY if min_similarity is None else min_similarity
+    if verdicts and playbook:
+        raise typer.BadParameter(
+            "--verdicts holds the rounds against the benchmark's own playbook", param_hint="--playbook"
+        )
+    held = bench_playbook() if verdicts else load_positions(playbook) if playbook else None
 
     def compare(document: Any) -> Any:
         before = document.as_version("before")
@@ -767,15 +780,24 @@ def eval_changes(
             compare=compare,
             folder=Path(folder),
             log=lambda message: console.print(message, markup=False, highlight=False),
-            assess=_round_assessor(state_of(ctx).runtime(), playbook, Path(folder)) if playbook else None,
+            assess=_round_assessor(state_of(ctx).runtime(), held, Path(folder)) if held else None,
+            verdicts=held if verdicts else None,
         )
     results["min_similarity"] = similarity
-    results["playbook"] = playbook
+    results["playbook"] = held.name if held else None
+    if results["verdicts"]:
+        after, moved = results["verdicts"]["after"], results["verdicts"]["after_moved"]
+        console.print(
+            f"verdicts as proposed: right of committed {after['accuracy']}, refused {after['refused_share']} "
+            f"({after['scored']} scored); of the {moved['scored']} the round moved: {moved['accuracy']}, "
+            f"refused {moved['refused_share']}; before: {results['verdicts']['before']['accuracy']}, refused "
+            f"{results['verdicts']['before']['refused_share']}"
+        )
     if results["assessment"]:
         slowest = results["assessment"]["slowest_up_to_50_pages"] or {}
         console.print(
-            f"held against {playbook}: median {results['assessment']['seconds_median']} s; slowest up to 50 "
-            f"pages {slowest.get('seconds')} s ({slowest.get('pages')} pages)"
+            f"held against {results['playbook']}: median {results['assessment']['seconds_median']} s; "
+            f"slowest up to 50 pages {slowest.get('seconds')} s ({slowest.get('pages')} pages)"
         )
     console.print(
         f"{results['contracts']} contracts ({half}): texts exact {results['texts_exact']}, precision "
@@ -786,15 +808,13 @@ def eval_changes(
     write_results(ctx, results, out or Path(f"bench-results/changes-{half}.json"))
 
 
-def _round_assessor(runtime: Any, playbook: str, folder: Path) -> Any:
+def _round_assessor(runtime: Any, positions: Any, folder: Path) -> Any:
     """Each round's Word file ingested into a data folder of the benchmark's own (the models of
-    ``runtime`` shared), then held against ``playbook`` by the API, timed."""
+    ``runtime`` shared), then held against the playbook ``positions`` by the API, timed."""
     from clausewise.api import Clausewise
     from clausewise.core.config import with_overrides
     from clausewise.runtime import Runtime
-    from tools.playbook.positions import load_positions
 
-    positions = load_positions(playbook)
     settings = with_overrides(runtime.settings, {"paths": {"data_dir": str(folder / "data")}})
     api = Clausewise(runtime=Runtime(settings, hub=runtime.hub), audit=False)
 
@@ -807,6 +827,10 @@ def _round_assessor(runtime: Any, playbook: str, folder: Path) -> Any:
             "positions": len(assessed.positions),
             "worse": sum(p.movement == "worse" for p in assessed.positions),
             "offers": sum(p.offer is not None for p in assessed.positions),
+            "verdicts": {
+                p.position_id: [[p.before.verdict, p.before.fallback], [p.after.verdict, p.after.fallback]]
+                for p in assessed.positions
+            },
         }
 
     return assess

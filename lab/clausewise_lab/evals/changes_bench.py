@@ -35,15 +35,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.data import GoldDocument, cuad_documents
 from clausewise_lab.evals.folds import is_heldout
+from clausewise_lab.evals.playbook_bench import gold_verdict, position_type
+from clausewise_lab.evals.round_gold import (
+    Annotated,
+    LineEdit,
+    Preferences,
+    annotated,
+    donor_categories,
+    line_edit,
+    preferences,
+    round_annotations,
+)
 from clausewise_lab.evals.shares import share
 from clausewise_lab.evals.word_files import Change, Comment, Para, WordFile, write_word_file
+from tools.playbook.positions import Playbook
 
 AUTHORS = ("Opposing Counsel", "Their Associate")
 #: A page of a contract, in characters, for the time per pages (CUAD texts have no page breaks).
 PAGE_CHARACTERS = 3_000
 GOALS = {"texts_exact": 1.0, "precision": 0.98, "recall": 0.98, "type_right": 0.95}
+VERDICT_GOALS = {"accuracy": 0.93, "refused_share": 0.20}
 #: A paragraph the generator may edit: it starts with a clause number and has enough words.
 _NUMBERED = re.compile(r"^(?:Section\s+)?\d{1,2}(?:\.\d{1,2})*\.?\s+\S")
 _MIN_WORDS = 12
@@ -111,8 +125,12 @@ def _value_rewrite(line: str, rng: random.Random) -> tuple[str, str, str] | None
     return None
 
 
-def build_round(document: GoldDocument, donors: Sequence[GoldDocument], seed: int) -> Round | None:
-    """The contract's edited Word file, or None when it has too few numbered clauses to edit."""
+def build_round(
+    document: GoldDocument, donors: Sequence[GoldDocument], seed: int, prefer: Preferences | None = None
+) -> Round | None:
+    """The contract's edited Word file, or None when it has too few numbered clauses to edit. With
+    ``prefer``, the struck line, the value rewritten and the inserted clause are taken from its
+    candidates where one is free (:func:`clausewise_lab.evals.round_gold.preferences`)."""
     rng = random.Random(f"{seed}:{document.name}")
     lines = _collapsed_lines(document.text)
     numbered = [
@@ -122,17 +140,19 @@ def build_round(document: GoldDocument, donors: Sequence[GoldDocument], seed: in
         return None
     chosen: set[int] = set()
 
-    def pick(candidates: Sequence[int]) -> int | None:
+    def pick(candidates: Sequence[int], preferred: set[int] | None = None) -> int | None:
         free = [i for i in candidates if all(abs(i - c) > 1 for c in chosen)]
         if not free:
             return None
+        aimed = [i for i in free if preferred and i in preferred]
+        free = aimed or free
         found = rng.choice(free)
         chosen.add(found)
         return found
 
     valued = [i for i in numbered if _value_rewrite(lines[i], random.Random(0)) is not None]
-    value_at = pick(valued)
-    struck_at = pick(numbered)
+    value_at = pick(valued, prefer.valued if prefer else None)
+    struck_at = pick(numbered, prefer.struck if prefer else None)
     moved_at = pick(numbered)
     inserted_words_at = pick(numbered)
     deleted_words_at = pick(numbered)
@@ -140,7 +160,7 @@ def build_round(document: GoldDocument, donors: Sequence[GoldDocument], seed: in
     comment_at = pick(numbered)
     insert_after = pick(range(1, len(lines) - 1))
     move_after = pick(range(1, len(lines) - 1))
-    donor_clauses = [
+    donor_clauses = (prefer.donor_clauses if prefer else None) or [
         " ".join(d.text[s:e].split())
         for d in donors
         if d.name != document.name
@@ -325,18 +345,37 @@ def run(
     folder: Path,
     log: Callable[[str], None] = print,
     assess: Callable[[Path], dict[str, Any]] | None = None,
+    verdicts: Playbook | None = None,
 ) -> dict[str, Any]:
     """Build and score ``contracts`` rounds from the ``half`` (tune or check) of CUAD's contracts;
     with ``assess``, each Word file is also held against a playbook by the product (``assess``
-    returns its seconds and what it found), timed apart from the reading."""
+    returns its seconds and what it found, with each position's verdict before and as proposed),
+    timed apart from the reading. With ``verdicts`` (the playbook ``assess`` holds the rounds
+    against), the edits are aimed at its positions' clauses and the verdicts scored against the gold
+    CUAD's annotations give once carried through the edits (:mod:`clausewise_lab.evals.round_gold`)."""
     documents = [d for d in cuad_documents(root) if is_heldout(d.name) == (half == "check")]
     documents.sort(key=lambda d: d.name)
+    located: dict[str, Annotated] = {}
+    donors: dict[str, tuple[set[str], set[str]]] = {}
+    if verdicts is not None:
+        located = {
+            c.title: annotated(c.title, c.text, c.answers)
+            for c in cuad_contracts(root)
+            if is_heldout(c.title) == (half == "check")
+        }
+        donors = donor_categories(list(located.values()))
+    categories = {position.clause for position in verdicts.positions} if verdicts else set()
     rows: list[dict[str, Any]] = []
     seconds: list[float] = []
     for document in documents:
         if len(rows) >= contracts:
             break
-        round_ = build_round(document, documents, seed)
+        prefer = (
+            preferences(located[document.name], list(located.values()), categories)
+            if document.name in located
+            else None
+        )
+        round_ = build_round(document, documents, seed, prefer)
         if round_ is None:
             continue
         path = word_file(round_, folder)
@@ -348,6 +387,10 @@ def run(
         row["pages"] = round(len(document.text) / PAGE_CHARACTERS, 1)
         if assess is not None:
             row["assessment"] = assess(path)
+        if verdicts is not None and assess is not None:
+            row["verdicts"] = verdict_rows(
+                round_, located[document.name], donors, verdicts, row["assessment"]["verdicts"]
+            )
         log(
             f"{len(rows)}/{contracts} {document.name[:60]}: texts {row['texts_exact']}, found {row['found']}/"
             f"{row['gold']}, reported {row['reported']} ({row['true_reported']} true)"
@@ -372,10 +415,86 @@ def run(
             default=None,
         ),
         "assessment": assessment_summary(rows) if assess is not None else None,
+        "verdicts": verdict_summary([v for r in rows for v in r.get("verdicts", [])])
+        if verdicts is not None
+        else None,
         "missed_by_kind": _counts(kind for r in rows for kind in r["missed"]),
         "wrong_type": _counts(f"{gold_kind} as {kind}" for r in rows for gold_kind, kind in r["wrong_type"]),
         "false_by_kind": _counts(change["kind"] for r in rows for change in r["false_changes"]),
         "rows": rows,
+    }
+
+
+def verdict_rows(
+    round_: Round,
+    contract: Annotated,
+    donors: dict[str, tuple[set[str], set[str]]],
+    playbook: Playbook,
+    decided: dict[str, list[list[Any]]],
+) -> list[dict[str, Any]]:
+    """Each position's verdicts before and as proposed (``decided``: position id -> [[verdict,
+    fallback] before, [verdict, fallback] as proposed]) beside the gold of the round's annotations;
+    no rows when the contract's lines are not the round's (its annotations could not be placed)."""
+    if contract.lines.lines != round_.before_lines:
+        return []
+    edits: dict[int, LineEdit] = {}
+    inserted: str | None = None
+    for edit in round_.edits:
+        if edit.kind == "clause_struck" and edit.before is not None:
+            edits[edit.before] = LineEdit(struck=True)
+        elif edit.kind in ("value_changed", "words_inserted", "words_deleted"):
+            assert edit.before is not None and edit.after is not None
+            edits[edit.before] = line_edit(round_.before_lines[edit.before], round_.after_lines[edit.after])
+        elif edit.kind == "clause_inserted" and edit.after is not None:
+            inserted = round_.after_lines[edit.after]
+    carried = round_annotations(contract, edits, inserted, donors)
+    rows = []
+    for position in playbook.positions:
+        after_texts = carried.after.get(position.clause, [])
+        gold = {
+            "before": gold_verdict(position, carried.before.get(position.clause, [])),
+            "after": None if after_texts is None else gold_verdict(position, after_texts),
+        }
+        (before_verdict, before_fallback), (after_verdict, after_fallback) = decided[position.id]
+        found = {"before": (before_verdict, before_fallback), "after": (after_verdict, after_fallback)}
+        rows.append(
+            {
+                "contract": round_.name,
+                "position": position.id,
+                "type": position_type(position),
+                **{f"gold_{side}": list(gold[side]) if gold[side] else None for side in gold},
+                **{f"verdict_{side}": found[side][0] for side in found},
+                **{f"correct_{side}": gold[side] is not None and found[side] == gold[side] for side in gold},
+                "moved": gold["before"] is not None
+                and gold["after"] is not None
+                and gold["before"] != gold["after"],
+            }
+        )
+    return rows
+
+
+def _verdict_scores(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
+    scored = [r for r in rows if r[f"gold_{side}"] is not None]
+    committed = [r for r in scored if not r[f"verdict_{side}"].startswith("refused")]
+    return {
+        "scored": len(scored),
+        "committed": len(committed),
+        "accuracy": share(sum(r[f"correct_{side}"] for r in committed), len(committed)),
+        "refused_share": share(len(scored) - len(committed), len(scored)),
+    }
+
+
+def verdict_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The verdicts' accuracy (of those committed) and refused share, on the text as proposed (all
+    positions, and those the round's edits moved) and before."""
+    moved = [r for r in rows if r["moved"]]
+    return {
+        "goals": VERDICT_GOALS,
+        "after": _verdict_scores(rows, "after"),
+        "after_moved": _verdict_scores(moved, "after"),
+        "before": _verdict_scores(rows, "before"),
+        "moved_by_position": _counts(r["position"] for r in moved),
+        "undetermined_after": sum(r["gold_after"] is None and r["gold_before"] is not None for r in rows),
     }
 
 
