@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -87,6 +88,8 @@ def code_state(where: Path | None = None) -> dict[str, Any]:
 
 
 _STARTED = "clausewise.eval.started"
+#: The author of the benchmark's replies to a round (theirs are the generator's).
+REPLY_AUTHOR = "Our Counsel"
 
 
 @eval_app.callback()
@@ -733,6 +736,12 @@ def eval_changes(
         help="Aim the edits at the CUAD benchmark playbook's clauses, hold each round against it and score "
         "each position's verdict before and as proposed against CUAD's annotations carried through the edits",
     ),
+    reply: bool = typer.Option(
+        False,
+        "--reply",
+        help="Also answer each round held against a playbook (--playbook or --verdicts) and read the "
+        "reply back with the benchmark's own readers and LibreOffice",
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="JSON results file (default: bench-results/changes-HALF.json)."
     ),
@@ -760,6 +769,8 @@ def eval_changes(
             "--verdicts holds the rounds against the benchmark's own playbook", param_hint="--playbook"
         )
     held = bench_playbook() if verdicts else load_positions(playbook) if playbook else None
+    if reply and held is None:
+        raise typer.BadParameter("a reply answers a round held against a playbook", param_hint="--reply")
 
     def compare(document: Any) -> Any:
         before = document.as_version("before")
@@ -780,8 +791,9 @@ def eval_changes(
             compare=compare,
             folder=Path(folder),
             log=lambda message: console.print(message, markup=False, highlight=False),
-            assess=_round_assessor(state_of(ctx).runtime(), held, Path(folder)) if held else None,
+            assess=_round_assessor(state_of(ctx).runtime(), held, Path(folder), reply) if held else None,
             verdicts=held if verdicts else None,
+            office=shutil.which("soffice") or shutil.which("libreoffice") if reply else None,
         )
     results["min_similarity"] = similarity
     results["playbook"] = held.name if held else None
@@ -792,6 +804,16 @@ def eval_changes(
             f"({after['scored']} scored); of the {moved['scored']} the round moved: {moved['accuracy']}, "
             f"refused {moved['refused_share']}; before: {results['verdicts']['before']['accuracy']}, refused "
             f"{results['verdicts']['before']['refused_share']}"
+        )
+    if results["replies"]:
+        replies = results["replies"]
+        console.print(
+            f"replies: {replies['replies']}, answered {replies['answered']}; opened by python-docx "
+            f"{replies['opened_python_docx']}, LibreOffice {replies['opened_libreoffice']}; every change "
+            f"accepted as intended {replies['accept_all_intended']} (LibreOffice "
+            f"{replies['libreoffice_intended']}); ours rejected as theirs {replies['reject_ours_theirs']}; "
+            f"all rejected as before {replies['reject_all_before']}; edits rejected "
+            f"{replies['rejected_edits']}, offered {replies['offered_edits']}"
         )
     if results["assessment"]:
         slowest = results["assessment"]["slowest_up_to_50_pages"] or {}
@@ -808,12 +830,28 @@ def eval_changes(
     write_results(ctx, results, out or Path(f"bench-results/changes-{half}.json"))
 
 
-def _round_assessor(runtime: Any, positions: Any, folder: Path) -> Any:
+def _round_assessor(runtime: Any, positions: Any, folder: Path, reply: bool = False) -> Any:
     """Each round's Word file ingested into a data folder of the benchmark's own (the models of
-    ``runtime`` shared), then held against the playbook ``positions`` by the API, timed."""
+    ``runtime`` shared), then held against the playbook ``positions`` by the API, timed; with
+    ``reply``, also answered by the API (the reply's bytes and the spans of the changes it rejected
+    and offered for, or the error that stopped it)."""
     from clausewise.api import Clausewise
     from clausewise.core.config import with_overrides
     from clausewise.runtime import Runtime
+    from tools.round_reply import NotAnswerable
+
+    def answered(assessed: Any) -> dict[str, Any]:
+        try:
+            done = api.answer_round(assessed, author=REPLY_AUTHOR)
+        except NotAnswerable as error:
+            return {"error": str(error)}
+        changes = {change.id: (change.before, change.proposed) for change in assessed.round.revisions}
+        return {
+            "data": done.data,
+            "author": REPLY_AUTHOR,
+            "rejected": [changes[number] for number in done.rejected if number in changes],
+            "offered": [changes[number] for number in done.offered if number in changes],
+        }
 
     settings = with_overrides(runtime.settings, {"paths": {"data_dir": str(folder / "data")}})
     api = Clausewise(runtime=Runtime(settings, hub=runtime.hub), audit=False)
@@ -831,6 +869,7 @@ def _round_assessor(runtime: Any, positions: Any, folder: Path) -> Any:
                 p.position_id: [[p.before.verdict, p.before.fallback], [p.after.verdict, p.after.fallback]]
                 for p in assessed.positions
             },
+            **({"reply": answered(assessed)} if reply else {}),
         }
 
     return assess

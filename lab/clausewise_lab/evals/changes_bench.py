@@ -26,12 +26,14 @@ Halves: tune is the development contracts outside the held-out fold, check the h
 
 from __future__ import annotations
 
+import io
 import random
 import re
 import statistics
 import time
+import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.data import GoldDocument, cuad_documents
 from clausewise_lab.evals.folds import is_heldout
 from clausewise_lab.evals.playbook_bench import gold_verdict, position_type
+from clausewise_lab.evals.reply_reading import libreoffice_lines, lines_as
 from clausewise_lab.evals.round_gold import (
     Annotated,
     LineEdit,
@@ -58,6 +61,9 @@ AUTHORS = ("Opposing Counsel", "Their Associate")
 PAGE_CHARACTERS = 3_000
 GOALS = {"texts_exact": 1.0, "precision": 0.98, "recall": 0.98, "type_right": 0.95}
 VERDICT_GOALS = {"accuracy": 0.93, "refused_share": 0.20}
+REPLY_GOALS = {"opened": 1.0, "accept_all_intended": 1.0, "reject_ours_theirs": 1.0}
+#: The most words a fallback offered in a value's place may differ by from their line, each side.
+_OFFER_WORDS = 8
 #: A paragraph the generator may edit: it starts with a clause number and has enough words.
 _NUMBERED = re.compile(r"^(?:Section\s+)?\d{1,2}(?:\.\d{1,2})*\.?\s+\S")
 _MIN_WORDS = 12
@@ -95,6 +101,9 @@ class Round:
     before_lines: list[str]
     after_lines: list[str]
     edits: list[GoldEdit]
+    #: each paragraph of the file, in order: its line in the text before and in the text as
+    #: proposed (None where it has none), to write the text a reply is meant to make
+    slots: list[tuple[int | None, int | None]] = field(default_factory=list)
 
 
 def _collapsed_lines(text: str) -> list[str]:
@@ -180,6 +189,7 @@ def build_round(
         name: rng.choice(AUTHORS) for name in ("value", "struck", "moved", "inserted", "words", "format")
     }
     paragraphs: list[Para] = []
+    slots: list[tuple[int | None, int | None]] = []
     after: list[str] = []
     after_of: dict[int, int] = {}
     edits: list[GoldEdit] = []
@@ -241,6 +251,7 @@ def build_round(
             paragraphs.append(Para([line]))
             after_of[i] = len(after)
             after.append(line)
+        slots.append((i, after_of.get(i)))
         if i == insert_after:
             paragraphs.append(
                 Para(
@@ -250,6 +261,7 @@ def build_round(
             )
             inserted_after_index = len(after)
             after.append(inserted_clause)
+            slots.append((None, inserted_after_index))
         if i == move_after:
             paragraphs.append(
                 Para(
@@ -259,9 +271,10 @@ def build_round(
             )
             moved_after_index = len(after)
             after.append(moved_line)
+            slots.append((None, moved_after_index))
     edits.append(GoldEdit("clause_inserted", None, inserted_after_index))
     edits.append(GoldEdit("clause_moved", moved_at, moved_after_index))
-    return Round(document.name, WordFile(paragraphs), lines, after, edits)
+    return Round(document.name, WordFile(paragraphs), lines, after, edits, slots)
 
 
 def _line_spans(lines: Sequence[str]) -> list[tuple[int, int]]:
@@ -346,13 +359,16 @@ def run(
     log: Callable[[str], None] = print,
     assess: Callable[[Path], dict[str, Any]] | None = None,
     verdicts: Playbook | None = None,
+    office: str | None = None,
 ) -> dict[str, Any]:
     """Build and score ``contracts`` rounds from the ``half`` (tune or check) of CUAD's contracts;
     with ``assess``, each Word file is also held against a playbook by the product (``assess``
     returns its seconds and what it found, with each position's verdict before and as proposed),
     timed apart from the reading. With ``verdicts`` (the playbook ``assess`` holds the rounds
     against), the edits are aimed at its positions' clauses and the verdicts scored against the gold
-    CUAD's annotations give once carried through the edits (:mod:`clausewise_lab.evals.round_gold`)."""
+    CUAD's annotations give once carried through the edits (:mod:`clausewise_lab.evals.round_gold`).
+    Where ``assess`` also answers the round (its result's ``reply``), the reply is read back by the
+    benchmark's own readers (:func:`reply_row`; LibreOffice too where ``office`` names it)."""
     documents = [d for d in cuad_documents(root) if is_heldout(d.name) == (half == "check")]
     documents.sort(key=lambda d: d.name)
     located: dict[str, Annotated] = {}
@@ -387,6 +403,9 @@ def run(
         row["pages"] = round(len(document.text) / PAGE_CHARACTERS, 1)
         if assess is not None:
             row["assessment"] = assess(path)
+            answered = row["assessment"].pop("reply", None)
+            if answered is not None:
+                row["reply"] = reply_row(round_, answered, office)
         if verdicts is not None and assess is not None:
             row["verdicts"] = verdict_rows(
                 round_, located[document.name], donors, verdicts, row["assessment"]["verdicts"]
@@ -418,6 +437,7 @@ def run(
         "verdicts": verdict_summary([v for r in rows for v in r.get("verdicts", [])])
         if verdicts is not None
         else None,
+        "replies": reply_summary(rows) if any("reply" in r for r in rows) else None,
         "missed_by_kind": _counts(kind for r in rows for kind in r["missed"]),
         "wrong_type": _counts(f"{gold_kind} as {kind}" for r in rows for gold_kind, kind in r["wrong_type"]),
         "false_by_kind": _counts(change["kind"] for r in rows for change in r["false_changes"]),
@@ -488,13 +508,161 @@ def verdict_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The verdicts' accuracy (of those committed) and refused share, on the text as proposed (all
     positions, and those the round's edits moved) and before."""
     moved = [r for r in rows if r["moved"]]
+    left_alone = [
+        r for r in rows if not r["moved"] and r["gold_before"] is not None and r["gold_after"] is not None
+    ]
     return {
         "goals": VERDICT_GOALS,
         "after": _verdict_scores(rows, "after"),
         "after_moved": _verdict_scores(moved, "after"),
         "before": _verdict_scores(rows, "before"),
         "moved_by_position": _counts(r["position"] for r in moved),
+        # positions the round's edits left alone whose verdict the product still changed
+        "left_alone": len(left_alone),
+        "left_alone_changed": sum(r["verdict_before"] != r["verdict_after"] for r in left_alone),
         "undetermined_after": sum(r["gold_after"] is None and r["gold_before"] is not None for r in rows),
+    }
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A line a reply answers with words of its own in one place (a fallback offered for their
+    value): ``proposed`` is their line."""
+
+    proposed: str
+
+
+def intended_lines(round_: Round, undone: set[int], offered: set[int]) -> list[str | Offered]:
+    """The round's text as proposed with the edits ``undone`` (indexes of ``round_.edits``) put back
+    as they were before, and those ``offered`` answered in their place, paragraph by paragraph."""
+    by_before = {e.before: n for n, e in enumerate(round_.edits) if e.before is not None}
+    by_after = {e.after: n for n, e in enumerate(round_.edits) if e.after is not None}
+    lines: list[str | Offered] = []
+    for before, after in round_.slots:
+        edit = by_before.get(before) if before is not None else None
+        if edit is None and after is not None:
+            edit = by_after.get(after)
+        if edit in offered and after is not None:
+            lines.append(Offered(round_.after_lines[after]))
+        elif edit in undone:
+            if before is not None:
+                lines.append(round_.before_lines[before])
+        elif after is not None:
+            lines.append(round_.after_lines[after])
+    return lines
+
+
+def _answers(line: str, offered: Offered) -> bool:
+    """``line`` differs from their line in one stretch of at most a few words on each side."""
+    ours, theirs = line.split(), offered.proposed.split()
+    head = 0
+    while head < min(len(ours), len(theirs)) and ours[head] == theirs[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(ours), len(theirs)) - head and ours[-1 - tail] == theirs[-1 - tail]:
+        tail += 1
+    return ours != theirs and max(len(ours), len(theirs)) - head - tail <= _OFFER_WORDS
+
+
+def reads_as(found: Sequence[str] | None, intended: Sequence[str | Offered]) -> bool:
+    """Whether the lines ``found`` are the ``intended`` ones (an offered line: any that answers it)."""
+    return (
+        found is not None
+        and len(found) == len(intended)
+        and all(
+            _answers(line, want) if isinstance(want, Offered) else line == want
+            for line, want in zip(found, intended, strict=True)
+        )
+    )
+
+
+def edits_touched(
+    round_: Round, changes: Sequence[tuple[Sequence[int] | None, Sequence[int] | None]]
+) -> set[int]:
+    """The round's edits (indexes) whose paragraph holds the words of one of ``changes`` (each its
+    span in the text before and as proposed; an empty span, the point where words would be, is
+    not read: it may sit at a neighbour's edge)."""
+    before_spans, after_spans = _line_spans(round_.before_lines), _line_spans(round_.after_lines)
+    touched: set[int] = set()
+    for before, proposed in changes:
+        for number, edit in enumerate(round_.edits):
+            if (
+                before is not None
+                and before[1] > before[0]
+                and edit.before is not None
+                and _meets((before[0], before[1]), before_spans[edit.before])
+            ) or (
+                proposed is not None
+                and proposed[1] > proposed[0]
+                and edit.after is not None
+                and _meets((proposed[0], proposed[1]), after_spans[edit.after])
+            ):
+                touched.add(number)
+    return touched
+
+
+def _opens_in_python_docx(data: bytes) -> bool:
+    from docx import Document
+    from docx.opc.exceptions import PackageNotFoundError
+    from lxml.etree import XMLSyntaxError
+
+    try:
+        Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, XMLSyntaxError):
+        return False
+    return True
+
+
+def reply_row(round_: Round, reply: dict[str, Any], office: str | None) -> dict[str, Any]:
+    """The product's reply to the round (``reply``: its file's bytes under ``data``, or the
+    ``error`` that stopped it; our ``author``; the spans of the changes it ``rejected`` and of
+    those where it ``offered`` words of its own) read by the benchmark's own readers: it opens in
+    python-docx and in LibreOffice (``office``, when installed); with every change accepted it
+    reads as their proposal with exactly the rejected edits undone (the offered ones answered);
+    with our changes rejected, as their proposal; with every change rejected, as their text before."""
+    data = reply.get("data")
+    if data is None:
+        return {"answered": False, "error": reply.get("error")}
+    author = reply["author"]
+    undone = edits_touched(round_, reply["rejected"])
+    offered = edits_touched(round_, reply["offered"])
+    intended = intended_lines(round_, undone, offered)
+    office_lines = libreoffice_lines(data, office) if office else None
+    return {
+        "answered": True,
+        "opened_python_docx": _opens_in_python_docx(data),
+        "opened_libreoffice": None if office is None else office_lines is not None,
+        "rejected_edits": sorted(round_.edits[n].kind for n in undone),
+        "offered_edits": sorted(round_.edits[n].kind for n in offered),
+        "accept_all_intended": reads_as(lines_as(data, lambda _: True), intended),
+        "libreoffice_intended": None if office is None else reads_as(office_lines, intended),
+        "reject_ours_theirs": lines_as(data, lambda who: who != author) == round_.after_lines,
+        "reject_all_before": lines_as(data, lambda _: False) == round_.before_lines,
+    }
+
+
+def reply_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The replies: how many were written, opened, and read as intended."""
+    replies = [r["reply"] for r in rows if "reply" in r]
+    answered = [r for r in replies if r["answered"]]
+    office = [r for r in answered if r["opened_libreoffice"] is not None]
+
+    def of(rows_: Sequence[dict[str, Any]], key: str) -> float | None:
+        return share(sum(bool(r[key]) for r in rows_), len(rows_))
+
+    return {
+        "goals": REPLY_GOALS,
+        "replies": len(replies),
+        "answered": share(len(answered), len(replies)),
+        "not_answered": [r["error"] for r in replies if not r["answered"]],
+        "opened_python_docx": of(answered, "opened_python_docx"),
+        "opened_libreoffice": of(office, "opened_libreoffice") if office else None,
+        "accept_all_intended": of(answered, "accept_all_intended"),
+        "libreoffice_intended": of(office, "libreoffice_intended") if office else None,
+        "reject_ours_theirs": of(answered, "reject_ours_theirs"),
+        "reject_all_before": of(answered, "reject_all_before"),
+        "rejected_edits": _counts(kind for r in answered for kind in r["rejected_edits"]),
+        "offered_edits": _counts(kind for r in answered for kind in r["offered_edits"]),
     }
 
 
