@@ -21,6 +21,7 @@ from lxml import etree
 
 from clausewise.core.config import load_settings
 from clausewise.runtime import Runtime
+from clausewise_lab.evals.reply_reading import odt_accepted_lines
 from clausewise_lab.evals.word_files import Change, Para, WordFile, write_word_file
 from tests.test_playbook import as_odt
 from tests.test_round_assessment import EXAMPLES
@@ -196,35 +197,6 @@ def test_the_nda_reply_puts_the_struck_clause_back_whole(api) -> None:
     assert len(answered.rejected) == 1
 
 
-def _drop(element: etree._Element) -> None:
-    """Remove an element, keeping the text that follows it (lxml's tail)."""
-    parent, previous = element.getparent(), element.getprevious()
-    if element.tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + element.tail
-        else:
-            parent.text = (parent.text or "") + element.tail
-    parent.remove(element)
-
-
-def _libreoffice_accepted(odt: Path) -> list[str]:
-    """The ODT's text as LibreOffice keeps it: the body holds the inserted text and leaves the
-    deleted text in its tracked-changes list, so the body is the text with every change accepted."""
-    ns = {
-        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
-        "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
-    }
-    with zipfile.ZipFile(odt) as opened:
-        root = etree.fromstring(opened.read("content.xml"))
-    body = root.find("office:body/office:text", ns)
-    for aside in [*body.findall(".//text:tracked-changes", ns), *body.findall(".//office:annotation", ns)]:
-        _drop(aside)  # the deleted text, and the comments
-    lines = [
-        " ".join("".join(p.itertext()).split()) for p in body.iter(f"{{{ns['text']}}}p", f"{{{ns['text']}}}h")
-    ]
-    return [line for line in lines if line]
-
-
 def test_libreoffice_reads_the_reply_as_intended_and_shows_our_changes(
     services_reply, tmp_path: Path
 ) -> None:
@@ -233,7 +205,7 @@ def test_libreoffice_reads_the_reply_as_intended_and_shows_our_changes(
         pytest.skip("LibreOffice is not installed (apt-get install libreoffice-writer-nogui)")
     answered = services_reply
     odt = as_odt(office, answered.data, tmp_path)
-    assert _libreoffice_accepted(odt) == _unnumbered(text_of(answered.data, "proposed"))
+    assert odt_accepted_lines(odt) == _unnumbered(text_of(answered.data, "proposed"))
     with zipfile.ZipFile(odt) as opened:
         content = opened.read("content.xml").decode("utf-8")
     assert (

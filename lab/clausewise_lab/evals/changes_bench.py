@@ -47,6 +47,7 @@ from clausewise_lab.evals.round_gold import (
     LineEdit,
     Preferences,
     annotated,
+    common_ends,
     donor_categories,
     line_edit,
     preferences,
@@ -555,12 +556,7 @@ def intended_lines(round_: Round, undone: set[int], offered: set[int]) -> list[s
 def _answers(line: str, offered: Offered) -> bool:
     """``line`` differs from their line in one stretch of at most a few words on each side."""
     ours, theirs = line.split(), offered.proposed.split()
-    head = 0
-    while head < min(len(ours), len(theirs)) and ours[head] == theirs[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(ours), len(theirs)) - head and ours[-1 - tail] == theirs[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(ours, theirs)
     return ours != theirs and max(len(ours), len(theirs)) - head - tail <= _OFFER_WORDS
 
 

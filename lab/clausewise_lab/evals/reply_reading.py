@@ -80,10 +80,27 @@ def _drop_keeping_tail(element: etree._Element) -> None:
     parent.remove(element)
 
 
+def odt_accepted_lines(odt: Path) -> list[str] | None:
+    """The lines of an ODT's body as LibreOffice keeps them: the body holds the text with every
+    change accepted and lists the deleted text apart (dropped here, with the comments); None when
+    it has no text body."""
+    with zipfile.ZipFile(odt) as opened:
+        root = etree.fromstring(opened.read("content.xml"))
+    body = root.find(f"{{{_ODT_OFFICE}}}body/{{{_ODT_OFFICE}}}text")
+    if body is None:
+        return None
+    asides = [*body.iter(f"{{{_ODT_TEXT}}}tracked-changes"), *body.iter(f"{{{_ODT_OFFICE}}}annotation")]
+    for aside in asides:
+        _drop_keeping_tail(aside)
+    lines = [
+        " ".join("".join(p.itertext()).split()) for p in body.iter(f"{{{_ODT_TEXT}}}p", f"{{{_ODT_TEXT}}}h")
+    ]
+    return [line for line in lines if line]
+
+
 def libreoffice_lines(data: bytes, office: str) -> list[str] | None:
-    """The lines LibreOffice keeps in the body when it opens the file (``office``: its program):
-    converted to ODT, the body holds the text with every change accepted and lists the deleted
-    text apart, with the comments; None when LibreOffice could not open it."""
+    """The lines LibreOffice keeps in the body when it opens the DOCX ``data`` (``office``: its
+    program), converted to ODT (:func:`odt_accepted_lines`); None when it could not open it."""
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         (folder / "reply.docx").write_bytes(data)
@@ -97,15 +114,4 @@ def libreoffice_lines(data: bytes, office: str) -> list[str] | None:
         odt = folder / "reply.odt"
         if done.returncode != 0 or not odt.is_file():
             return None
-        with zipfile.ZipFile(odt) as opened:
-            root = etree.fromstring(opened.read("content.xml"))
-    body = root.find(f"{{{_ODT_OFFICE}}}body/{{{_ODT_OFFICE}}}text")
-    if body is None:
-        return None
-    asides = [*body.iter(f"{{{_ODT_TEXT}}}tracked-changes"), *body.iter(f"{{{_ODT_OFFICE}}}annotation")]
-    for aside in asides:
-        _drop_keeping_tail(aside)
-    lines = [
-        " ".join("".join(p.itertext()).split()) for p in body.iter(f"{{{_ODT_TEXT}}}p", f"{{{_ODT_TEXT}}}h")
-    ]
-    return [line for line in lines if line]
+        return odt_accepted_lines(odt)

@@ -30,6 +30,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 #: An annotation's place in the round's lines: (line, first column, column after the last).
 Piece = tuple[int, int, int]
@@ -171,14 +172,20 @@ class LineEdit:
     new: str = ""
 
 
-def line_edit(before: str, after: str) -> LineEdit:
-    """The one region in which ``after`` differs from ``before`` (their common head and tail kept)."""
+def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
+    """How many items the two sequences share at their head, and then at their tail."""
     head = 0
     while head < min(len(before), len(after)) and before[head] == after[head]:
         head += 1
     tail = 0
     while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def line_edit(before: str, after: str) -> LineEdit:
+    """The one region in which ``after`` differs from ``before`` (their common head and tail kept)."""
+    head, tail = common_ends(before, after)
     return LineEdit(start=head, end=len(before) - tail, new=after[head : len(after) - tail])
 
 
