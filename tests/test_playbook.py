@@ -14,6 +14,7 @@ from lxml import etree
 
 from clausewise.core.errors import ConfigError
 from clausewise.core.results import Decision, PlaybookCitation, PositionReview
+from clausewise_lab.evals.office import converted
 from tests.helpers import real_api
 from tools.playbook.outcomes import outcome, verdict
 from tools.playbook.positions import Requirement, load_positions, parse_positions
@@ -385,17 +386,9 @@ def soffice() -> str:
 def as_odt(soffice: str, data: bytes, folder: Path) -> Path:
     """A DOCX converted by headless LibreOffice to ODT (its tracked changes become changed
     regions): the ODT's path."""
-    import subprocess
-
-    (folder / "redline.docx").write_bytes(data)
-    subprocess.run(
-        [soffice, "--headless", "--convert-to", "odt", "--outdir", str(folder), str(folder / "redline.docx")],
-        check=True,
-        capture_output=True,
-        timeout=180,
-        env={"HOME": str(folder), "PATH": "/usr/bin:/bin"},
-    )
-    return folder / "redline.odt"
+    odt = converted(data, soffice, folder, "odt", name="redline")
+    assert odt is not None, "LibreOffice could not open the DOCX"
+    return odt
 
 
 def test_libreoffice_opens_the_redline_with_its_insertions_and_deletions_as_changes(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -753,6 +752,7 @@ def eval_changes(
     import tempfile
 
     from clausewise_lab.evals import changes_bench
+    from clausewise_lab.evals.office import office_program
     from clausewise_lab.evals.playbook_bench import bench_playbook
     from tools.clause_compare import MIN_SIMILARITY, compare_texts
     from tools.parsing.word_file import parse_docx_file
@@ -793,7 +793,7 @@ def eval_changes(
             log=lambda message: console.print(message, markup=False, highlight=False),
             assess=_round_assessor(state_of(ctx).runtime(), held, Path(folder), reply) if held else None,
             verdicts=held if verdicts else None,
-            office=shutil.which("soffice") or shutil.which("libreoffice") if reply else None,
+            office=office_program() if reply else None,
         )
     results["min_similarity"] = similarity
     results["playbook"] = held.name if held else None

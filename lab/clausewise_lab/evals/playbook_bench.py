@@ -25,9 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 import zipfile
@@ -44,6 +42,7 @@ from clausewise_lab.evals.bank import Half, in_half
 from clausewise_lab.evals.cuad_bench import cuad_contracts
 from clausewise_lab.evals.data import document_ids, ingest_text
 from clausewise_lab.evals.data_files import data_file
+from clausewise_lab.evals.office import converted, office_program
 from clausewise_lab.evals.shares import share
 from tools.playbook.positions import Playbook, Position, Requirement, parse_positions
 
@@ -197,20 +196,11 @@ def docx_texts(data: bytes) -> tuple[str, str, int]:
 
 def libreoffice_opens(data: bytes) -> bool | None:
     """Whether headless LibreOffice converts the DOCX to text (None: not installed)."""
-    office = shutil.which("soffice") or shutil.which("libreoffice")
+    office = office_program()
     if office is None:
         return None
     with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "redline.docx"
-        path.write_bytes(data)
-        done = subprocess.run(
-            [office, "--headless", "--convert-to", "txt:Text", "--outdir", scratch, str(path)],
-            capture_output=True,
-            timeout=180,
-            check=False,
-            env={"HOME": scratch, "PATH": "/usr/bin:/bin"},
-        )
-        return done.returncode == 0 and (Path(scratch) / "redline.txt").is_file()
+        return converted(data, office, Path(scratch), "txt:Text", name="redline") is not None
 
 
 # -- the run -----------------------------------------------------------------------------------------

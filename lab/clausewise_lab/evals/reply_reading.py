@@ -14,13 +14,14 @@ keeps them. A paragraph mark that does not stay joins its paragraph to the next.
 from __future__ import annotations
 
 import io
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 from lxml import etree
+
+from clausewise_lab.evals.office import converted
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _ODT_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -102,16 +103,5 @@ def libreoffice_lines(data: bytes, office: str) -> list[str] | None:
     """The lines LibreOffice keeps in the body when it opens the DOCX ``data`` (``office``: its
     program), converted to ODT (:func:`odt_accepted_lines`); None when it could not open it."""
     with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch)
-        (folder / "reply.docx").write_bytes(data)
-        done = subprocess.run(
-            [office, "--headless", "--convert-to", "odt", "--outdir", scratch, str(folder / "reply.docx")],
-            capture_output=True,
-            timeout=180,
-            check=False,
-            env={"HOME": scratch, "PATH": "/usr/bin:/bin"},
-        )
-        odt = folder / "reply.odt"
-        if done.returncode != 0 or not odt.is_file():
-            return None
-        return odt_accepted_lines(odt)
+        odt = converted(data, office, Path(scratch), "odt", name="reply")
+        return None if odt is None else odt_accepted_lines(odt)
