@@ -476,8 +476,8 @@ def verdict_rows(
             "before": gold_verdict(position, carried.before.get(position.clause, [])),
             "after": None if after_texts is None else gold_verdict(position, after_texts),
         }
-        (before_verdict, before_fallback), (after_verdict, after_fallback) = decided[position.id]
-        found = {"before": (before_verdict, before_fallback), "after": (after_verdict, after_fallback)}
+        before, after = decided[position.id]
+        found = {"before": tuple(before), "after": tuple(after)}
         rows.append(
             {
                 "contract": round_.name,
