@@ -10,7 +10,7 @@ from clausewise.core.report import REFERENCE
 from clausewise.core.results import Draft, Finding
 from graphs.research_graph import ResearchMethod
 from graphs.state import QAState, StopReason
-from tools.text_plans import answered_by_its_plan, composed_from_the_text
+from tools.text_plans import composed_from_the_text
 
 # An answer without verified evidence (the contract is silent, or nothing could be cited) is
 # accepted only after this many searches, or all the turns there are: one search that finds
@@ -53,12 +53,11 @@ def composes(state: QAState, settings: InterrogationSettings) -> bool:
     decider settles is drafted from its findings' verified sentences without the writer, and the
     report's restate pass states each in one plain sentence. A writer's paragraph per turn cost a
     call and half a minute each, and failed the support check at the end (issue 54: 11.6 calls
-    and p50 442 s a report). So is a question a text plan answers whose decider did not settle
-    it (:func:`tools.text_plans.composed_from_the_text`)."""
-    decision = state.get("decision")
-    settled = decision is not None and decision.settled
+    and p50 442 s a report). So is any question a text plan recognises, settled or not: a settled
+    verdict is its short answer, the plan's sentences its account
+    (:func:`tools.text_plans.composed_from_the_text`)."""
     return settings.compose_answer and composed_from_the_text(
-        state.get("question", ""), decided=decision is not None, settled=settled
+        state.get("question", ""), decided=state.get("decision") is not None
     )
 
 
@@ -122,9 +121,10 @@ def after_refine(state: QAState, threshold: float) -> Literal["question", "final
 
 def after_intake(state: QAState) -> Literal["question", "refine"]:
     """Straight to the draft when a decider settled the question and it has no parts to research,
-    unless a plan answers it (:func:`tools.text_plans.answered_by_its_plan`: the decider's value
-    is its short answer, the plan's sentences its account)."""
+    unless its account is composed from a plan's sentences (:func:`tools.text_plans.composed_from_the_text`:
+    the decider's verdict or value is its short answer, the plan's sentences its account)."""
     decision = state.get("decision")
     settled = decision is not None and decision.settled and (decision.grounds or decision.closest)
-    drafted = settled and not state.get("parts") and not answered_by_its_plan(state.get("question", ""))
+    composed = composed_from_the_text(state.get("question", ""), decided=True)
+    drafted = settled and not state.get("parts") and not composed
     return "refine" if drafted and DECIDED_TURNS == 0 else "question"

@@ -548,6 +548,27 @@ def test_a_restated_sentence_cut_short_is_no_restatement_and_its_source_is_quote
     assert f"{cut} [2]" not in answer and f"{texts['other']}" in answer and '" [2].' in answer
 
 
+@pytest.mark.parametrize("last", ["including", "of the"])
+def test_a_restated_sentence_ending_on_a_word_no_sentence_ends_with_is_cut_short(contract, last) -> None:
+    """Rule "a restated sentence is whole", at its last word: a lead-in restated up to its list
+    ("... inconsistent with such ownership, including [5].") says less than its source, which is
+    quoted instead; "Exhibit A", capitalised, ends a sentence."""
+    from agents.finishing import _whole
+
+    texts = CONTRACTS[contract[0]]
+    first = f"The agreement is governed by the laws of {texts['law']}."
+    cut = f"The obligations {' '.join(texts['other'].split()[:5])}, {last}."
+    restated = {
+        "sentences": [
+            {"source": 1, "about": "the agreement", "text": first},
+            {"source": 2, "about": "the obligations", "text": cut},
+        ]
+    }
+    answer = composed_from(contract, restated).preliminary_answer
+    assert cut[:-1] not in answer and f"{texts['other']}" in answer and '" [2].' in answer
+    assert _whole("A copy of the NDA is attached hereto as Exhibit A.")
+
+
 @pytest.mark.parametrize(
     "text",
     [

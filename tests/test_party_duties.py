@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import research_turn
 from tests.helpers import ingested_example, scripted_researcher
-from tools.party_duties import DUTIES_PER_PARTY, asks_each_partys_duties, party_duties
+from tools.party_duties import DUTIES_PER_PARTY, asks_each_partys_duties, is_a_main_duty, party_duties
 from tools.structure.sentences import clause_bodies
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -118,3 +118,58 @@ def test_a_duty_read_within_the_clause_tree_never_runs_into_the_next_heading(
         assert not any(re.match(r"\d+(?:\.\d+)*\.?\s", text[d.span[0] : d.span[1]]) for d in duties)
     finally:
         index.close()
+
+
+#: A distribution agreement written here: the Distributor's first duties are the ones every
+#: contract carries (law, the other's marks, notice), its main duty to market comes later.
+DISTRIBUTION = """DISTRIBUTION AGREEMENT
+
+This Distribution Agreement is made between Northwind Foods Inc. (the "Company") and Harbour
+Trading Ltd. (the "Distributor").
+
+1. Appointment. The Company appoints the Distributor as its exclusive distributor in the Territory.
+
+2. Conduct. The Distributor shall comply with all laws applicable to its business. The Distributor
+shall not contest the Company's ownership of the Marks. The Distributor shall notify the Company of
+any infringement of the Marks of which it becomes aware.
+
+3. Sales. The Distributor shall use commercially reasonable efforts to market and promote the
+Products in the Territory. The Distributor shall purchase at least 1,000 units in each quarter.
+
+4. Supply. The Company shall supply the Products ordered by the Distributor within thirty (30) days.
+The Company shall provide the Distributor with marketing materials at no charge.
+"""
+
+
+@pytest.mark.parametrize(
+    ("contract", "party", "main", "passed_over"),
+    [
+        (
+            "services-agreement",
+            "Supplier",
+            "the Supplier shall provide reasonable transition assistance",
+            "The Supplier shall not subcontract",
+        ),
+        (
+            "distribution",
+            "Distributor",
+            "The Distributor shall purchase at least 1,000 units",
+            "The Distributor shall notify the Company",
+        ),
+    ],
+)
+def test_a_partys_main_duties_come_first(contract: str, party: str, main: str, passed_over: str) -> None:
+    """Rule "a party's main duties come first": a party's duties to perform what the contract is
+    for (supply, buy, market, provide) take its places before the duties every contract carries
+    (comply with law, keep out of the other's rights, notify), and are shown in the contract's
+    order."""
+    text = (
+        DISTRIBUTION
+        if contract == "distribution"
+        else (EXAMPLES / f"{contract}.txt").read_text(encoding="utf-8")
+    )
+    duties = [d for d in party_duties(text) if d.party == party]
+    shown = [" ".join(text[d.span[0] : d.span[1]].split()) for d in duties]
+    assert any(main in s for s in shown) and not any(passed_over in s for s in shown)
+    assert [d.span for d in duties] == sorted(d.span for d in duties)
+    assert is_a_main_duty(main) and not is_a_main_duty(passed_over + " any part of the Services.")

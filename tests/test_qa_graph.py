@@ -610,6 +610,8 @@ def test_a_settled_question_stops_after_its_decided_turns() -> None:
     # rule "a plan answers its open question": the value is its short answer, the plan its account
     assert after_intake({"decision": grounded, "question": "What warranties are given?"}) == "question"
     assert after_intake({"decision": grounded, "question": "Is there a warranty?"}) == "refine"
+    # rule "a verdict shows what the contract says on it": the plan's sentences are its account
+    assert after_intake({"decision": grounded, "question": "Can this agreement be assigned?"}) == "question"
     assert DECIDED_TURNS == 0
     assert reason(0, 3) == "decided"
     assert reason(1, 3, verdict="unclear") == ""  # an unclear answer keeps researching
@@ -674,3 +676,52 @@ def test_a_planned_question_has_no_parts(contract, embedder) -> None:
     )
     assert "plan" not in [c["event"] for c in chunks] and questioner.calls == []
     assert [c["turn"] for c in chunks if c["event"] == "research"] == [1]
+
+
+@pytest.fixture(scope="module", params=["services-agreement.txt", "mutual-nda.txt"])
+def assignable(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder):
+    """An example contract whose assignment clause a decider can ground a verdict on."""
+    overrides = {
+        "retrieval": {"reranker": "none", "rewrite_queries": False},
+        "interrogation": {"decompose": False},
+    }
+    with ingested_sample(
+        tmp_path_factory.mktemp("assign"), embedder, overrides, name=request.param
+    ) as ingested:
+        yield ingested
+
+
+def test_a_settled_verdict_shows_what_the_contract_says_on_it(assignable, embedder) -> None:
+    """Rule "a verdict shows what the contract says on it": a question asked as yes or no that a
+    decider settles keeps the verdict as its short answer, and a turn cites its plan's sentences
+    (on the services agreement change of control and subcontracting beside the assignment clause;
+    on the NDA the assignment clause alone, the verdict's own ground, cited once), no model asked
+    to read them; rule "a verdict's account is quoted": in the contract's words, no writer call."""
+    from tools.text_plans import plan_for
+
+    _, index = assignable
+    question = "Can this agreement be assigned?"
+    text = index.document.text
+    planned = plan_for(question).spans(text, index.tree)
+    ground = next(text[a:b] for a, b in planned if "may assign" in text[a:b])
+    decider = FixedDecider(index, ground)
+    answerer = ScriptedChatModel(replies=[])  # the plan's turn asks no model
+    writer = ScriptedChatModel(replies=[])
+    _, result = run(
+        assignable,
+        embedder,
+        answerer=answerer,
+        writer=writer,
+        decider=decider,
+        payload={"question": question, "max_turns": 3},
+    )
+    report = result["report"]
+    assert answerer.calls == [] and writer.calls == []
+    assert report.metadata.turns_used == 1  # one turn, the plan's
+    assert (report.short_answer.verdict, report.short_answer.text()) == ("no", "No [1]")
+    cited = [s.span for s in report.sources]
+    assert all(any(c[0] <= a and b <= c[1] for c in cited) for a, b in planned)
+    assert sum(1 for s in report.sources if ground in s.quote) == 1
+    assert len(report.sources) == len(planned) > 0
+    shown = " ".join(report.preliminary_answer.split())
+    assert all(" ".join(text[a:b].split())[:60] in shown for a, b in planned)  # each one quoted

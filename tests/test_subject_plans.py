@@ -412,3 +412,23 @@ def test_a_subjects_words_put_a_sentence_on_it(contract: str, question: str, sen
     subject, is planned for a question on it."""
     quotes = _planned(contract, question, example_text(contract) + "\n\n" + sentence + "\n")
     assert sentence in quotes, quotes
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+def test_successors_and_assigns_named_as_beneficiaries_are_no_assignment(contract: str) -> None:
+    """A duty owed to a party "and its successors and assigns" names who benefits, not how the
+    contract passes to another (a secrecy covenant held "for the sole benefit of the Customer, its
+    successors and assigns" had been planned and shown for "Can this agreement be assigned?"); a
+    contract binding on the parties' successors and assigns is on assignment."""
+    owed = (
+        "\n\nThe Supplier shall hold all know-how of the Buyer in trust for the sole benefit of the Buyer, "
+        "its successors and assigns.\n"
+    )
+    binding = (
+        "\n\nThis Agreement shall be binding upon and inure to the benefit of the Parties and their "
+        "successors and assigns.\n"
+    )
+    question = "Can this agreement be assigned?"
+    quotes = _planned(contract, question, example_text(contract) + owed + binding)
+    assert not any("in trust" in q for q in quotes)
+    assert any("binding upon" in q for q in quotes)

@@ -128,25 +128,29 @@ def test_a_termination_question_is_answered_by_the_plan_without_a_model(unanswer
     [
         ("Can either party end this contract early, and how?", None, True),  # no decider
         ("Can either party end this contract early, and how?", "unclear", True),
-        ("Can either party end this contract early, and how?", "yes", False),  # a decider settled it
+        # rule "a verdict shows what the contract says on it": settled, the plan is its account
+        ("Can either party end this contract early, and how?", "yes", True),
         ("Can the Buyer terminate for convenience?", "unclear", False),  # no plan: the writer drafts
         ("What are the termination rights?", None, True),
         ("What are each party's main obligations?", None, True),
         # rule "a plan answers its open question": a value read for it is its short answer only
         ("What does the contract warrant, and are any warranties disclaimed?", "yes", True),
         ("How much is paid, and when?", "yes", True),
-        ("Is the liability capped, and at what amount?", "yes", False),  # no plan, decided
+        ("Is the liability capped, and at what amount?", "yes", True),  # the liability plan's account
         ("How is liability limited?", "yes", True),  # planned: its subject's own sentences
         ("What insurance must the Supplier maintain?", "yes", False),  # an open question a decider answered
         ("Is either party's liability capped or excluded?", "unclear", True),  # yes or no alone, unsettled
-        ("Is either party's liability capped or excluded?", "yes", False),
+        ("Is either party's liability capped or excluded?", "yes", True),
+        ("Can this agreement be assigned?", "no", True),
+        ("Can the Buyer terminate for convenience?", "yes", False),  # no plan: the writer explains
     ],
 )
-def test_a_planned_question_is_composed_unless_a_decider_settles_it(
+def test_a_planned_question_is_composed_settled_or_not(
     question: str, verdict: str | None, composed: bool
 ) -> None:
     """Rule "a planned question is composed": asked as yes or no with an account, it is answered
-    from the plan's sentences, not drafted by the writer turn after turn."""
+    from the plan's sentences, not drafted by the writer turn after turn; rule "a verdict shows
+    what the contract says on it": settled, the plan's sentences are still its account."""
     from clausewise.core.config import InterrogationSettings
     from clausewise.core.results import Decision
     from graphs.routing import composes

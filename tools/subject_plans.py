@@ -206,7 +206,8 @@ ASSIGNMENT = Subject(
     stated=re.compile(
         r"\bassign(?:ed|s|ment)?\b[^.;]{0,120}\b(?:this\s+agreement|the\s+agreement|its\s+rights|any\s+(?:of\s+its\s+)?"
         r"rights|obligations|consent)\b|\bchange\s+(?:of|in)\s+(?:the\s+)?(?:effective\s+)?(?:control|ownership)\b|"
-        r"\b(?:may|shall|will)\s+(?:not\s+)?(?:subcontract|delegate)\b|\bsuccessors\s+and\s+(?:permitted\s+)?assigns\b",
+        r"\b(?:may|shall|will)\s+(?:not\s+)?(?:subcontract|delegate)\b|"
+        r"\b(?:binding\s+(?:up)?on|inure\w*\s+to)\b[^.;]{0,120}\bsuccessors\s+and\s+(?:permitted\s+)?assigns\b",
         _I,
     ),
 )

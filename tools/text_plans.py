@@ -186,18 +186,19 @@ def asked_as_yes_or_no_alone(question: str) -> bool:
     return question_kind(question).form == "verdict" and not looks_compound(question)
 
 
-def composed_from_the_text(question: str, decided: bool, settled: bool) -> bool:
+def composed_from_the_text(question: str, decided: bool) -> bool:
     """Whether ``question`` is answered from its verified sentences, each restated or quoted,
-    rather than by the writer's draft: a question its plan answers (:func:`answered_by_its_plan`),
-    an open question ("What are the termination rights?") that no decider answered
-    (``decided``), or one asked as yes or no with an account ("Can either party end this contract
-    early, and how?", which a plan recognises) that no decider ``settled``: rule "a planned
-    question is composed". Before the rule, that last wording was drafted by the writer per turn:
-    on the open-question bank's tune half its two reports ran 3 turns, 12 model calls and 306 and
-    340 s, and each ended "not addressed" though the plan had found every gold clause. The
-    graph's routing and the report's restate pass both ask this."""
-    if answered_by_its_plan(question):
-        return True
-    if asks_for_an_account(question):
-        return not decided
-    return plan_for(question) is not None and not settled
+    rather than by the writer's draft: an open question ("What are the termination rights?") that
+    no decider answered (``decided``), and any question a plan recognises, decided or not.
+
+    Rule "a planned question is composed": "Can either party end this contract early, and how?"
+    had been drafted by the writer per turn; on the open-question bank's tune half its two reports
+    ran 3 turns, 12 model calls and 306 and 340 s, and each ended "not addressed" though the plan
+    had found every gold clause. Rule "a verdict shows what the contract says on it": a question
+    asked as yes or no that a decider settles ("Can this agreement be assigned?": "Yes [1]") keeps
+    its verdict as the short answer, and its account is the plan's sentences, not the writer's
+    paraphrase of the one clause the decider grounded the verdict on. Before the rule, the tune
+    half's five assignment reports each cited that one clause: 5 of the 19 gold clauses, where the
+    assignment plan reaches 15 (a party's own right to assign, change of control, successors and
+    assigns). The graph's routing and the report's restate pass both ask this."""
+    return plan_for(question) is not None or (asks_for_an_account(question) and not decided)
