@@ -81,6 +81,7 @@ from tools.report_checks import (
     plain_sentences,
     prose_sentences,
 )
+from tools.retrieval.spans import overlap
 from tools.text_plans import asked_as_yes_or_no_alone, composed_from_the_text, plan_for
 
 log = logging.getLogger(__name__)
@@ -319,7 +320,8 @@ def composed_lines(
             continue
         seen.add(sentence.source)
         said.add(_said(text))
-        text = text if text.endswith((".", "!", "?")) else f"{text}."
+        # a sentence copied from a list item ends as a sentence, not on its ";" ("creditors [4];.")
+        text = text if text.endswith((".", "!", "?")) else f"{text.rstrip(';:, ')}."
         kept.append((sentence, _cited(text, sentence.source)))
     part_rank = {p.lower(): i for i, p in enumerate(parts)}
     about_rank: dict[str, int] = {}
@@ -565,8 +567,11 @@ class Finisher:
             # item after its lead-in), no model call. Restated, on the open-question bank's tune
             # half, "(g) not to divulge ..." under "CRO agrees:" became "The agreement cannot
             # divulge ...", and a ground to terminate "(d) On either party assigning ..." was
-            # shown without the right it is a ground for.
-            return replace(c, restating=[s.number for s in offered])
+            # shown without the right it is a ground for. The verdict's grounds lead, and a
+            # planned sentence within one is not quoted again.
+            grounds = [s for s in c.sources if s.number in c.short.sources]
+            rest = [s for s in offered if not any(overlap(s.span, g.span) for g in grounds)]
+            return replace(c, restating=[*(g.number for g in grounds), *(s.number for s in rest)])
         # numbered 1..k as the writer reads them (a small model given [2] alone answers "source": 1)
         messages = load_prompt("answer_restate").messages(
             question=c.inquiry.question,

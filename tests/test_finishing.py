@@ -569,6 +569,16 @@ def test_a_restated_sentence_ending_on_a_word_no_sentence_ends_with_is_cut_short
     assert _whole("A copy of the NDA is attached hereto as Exhibit A.")
 
 
+def test_a_restated_list_item_ends_as_a_sentence(contract) -> None:
+    """A restatement copied from a list item keeps its words, not its ";": it ends "[1]." (it
+    had ended "[1];.")."""
+    texts = CONTRACTS[contract[0]]
+    item = f"The agreement is governed by the laws of {texts['law']};"
+    restated = {"sentences": [{"source": 1, "about": "the agreement", "text": item}]}
+    answer = composed_from(contract, restated).preliminary_answer
+    assert f"{item[:-1]} [1]." in answer and ";." not in answer
+
+
 @pytest.mark.parametrize(
     "text",
     [
