@@ -532,19 +532,23 @@ def test_a_heading_is_no_restatement_and_its_source_is_quoted(contract) -> None:
     assert "(p. 1)" not in answer and f'"{texts["other"]}" [2].' in answer
 
 
+def law_and(texts: dict[str, str], second: str) -> dict:
+    """A writer's restatement: the governing law for source 1, ``second`` for source 2."""
+    first = f"The agreement is governed by the laws of {texts['law']}."
+    return {
+        "sentences": [
+            {"source": 1, "about": "the agreement", "text": first},
+            {"source": 2, "about": "the obligations", "text": second},
+        ]
+    }
+
+
 def test_a_restated_sentence_cut_short_is_no_restatement_and_its_source_is_quoted(contract) -> None:
     """Rule "a restated sentence is whole": the writer's second sentence stops on an opening
     bracket (its JSON string ended at a quotation mark it meant to quote); the clause is quoted."""
     texts = CONTRACTS[contract[0]]
-    first = f"The agreement is governed by the laws of {texts['law']}."
     cut = f"The obligations {' '.join(texts['other'].split()[:5])} ("  # the source's own words, cut
-    restated = {
-        "sentences": [
-            {"source": 1, "about": "the agreement", "text": first},
-            {"source": 2, "about": "the obligations", "text": cut},
-        ]
-    }
-    answer = composed_from(contract, restated).preliminary_answer
+    answer = composed_from(contract, law_and(texts, cut)).preliminary_answer
     assert f"{cut} [2]" not in answer and f"{texts['other']}" in answer and '" [2].' in answer
 
 
@@ -556,15 +560,8 @@ def test_a_restated_sentence_ending_on_a_word_no_sentence_ends_with_is_cut_short
     from agents.finishing import _whole
 
     texts = CONTRACTS[contract[0]]
-    first = f"The agreement is governed by the laws of {texts['law']}."
     cut = f"The obligations {' '.join(texts['other'].split()[:5])}, {last}."
-    restated = {
-        "sentences": [
-            {"source": 1, "about": "the agreement", "text": first},
-            {"source": 2, "about": "the obligations", "text": cut},
-        ]
-    }
-    answer = composed_from(contract, restated).preliminary_answer
+    answer = composed_from(contract, law_and(texts, cut)).preliminary_answer
     assert cut[:-1] not in answer and f"{texts['other']}" in answer and '" [2].' in answer
     assert _whole("A copy of the NDA is attached hereto as Exhibit A.")
 

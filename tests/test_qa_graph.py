@@ -708,14 +708,8 @@ def test_a_settled_verdict_shows_what_the_contract_says_on_it(assignable, embedd
     decider = FixedDecider(index, ground)
     answerer = ScriptedChatModel(replies=[])  # the plan's turn asks no model
     writer = ScriptedChatModel(replies=[])
-    _, result = run(
-        assignable,
-        embedder,
-        answerer=answerer,
-        writer=writer,
-        decider=decider,
-        payload={"question": question, "max_turns": 3},
-    )
+    asked = {"question": question, "max_turns": 3}
+    _, result = run(assignable, embedder, answerer=answerer, writer=writer, decider=decider, payload=asked)
     report = result["report"]
     assert answerer.calls == [] and writer.calls == []
     assert report.metadata.turns_used == 1  # one turn, the plan's
