@@ -432,3 +432,25 @@ def test_successors_and_assigns_named_as_beneficiaries_are_no_assignment(contrac
     quotes = _planned(contract, question, example_text(contract) + owed + binding)
     assert not any("in trust" in q for q in quotes)
     assert any("binding upon" in q for q in quotes)
+
+
+@pytest.mark.parametrize("contract", ["services-agreement", "supply-agreement"])
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        (
+            "Can this agreement be assigned?",
+            "The Buyer shall not assign the rights granted in this Section 1.01 without the prior written "
+            "consent of the Supplier.",
+        ),
+        (
+            "How is liability limited?",
+            "The liability of the Buyer under Section 4.2 shall be capped at the Fees.",
+        ),
+    ],
+)
+def test_a_numbers_point_ends_no_sentence(contract: str, question: str, sentence: str) -> None:
+    """Rule "a number's point ends no sentence": a section number between a subject's words ("assign
+    ... Section 1.01 ... consent") does not stop them being read as one statement."""
+    quotes = _planned(contract, question, example_text(contract) + "\n\n" + sentence + "\n")
+    assert sentence in quotes, quotes
