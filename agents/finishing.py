@@ -66,7 +66,7 @@ from clausewise.core.results import Decision, Draft, Finding, Inquiry, Restateme
 from clausewise.core.tracing import annotate, span
 from indexes.bm25 import bm25_tokens
 from tools.attribution import SentenceScorer
-from tools.citations import QuoteVerifier
+from tools.citations import QuoteVerifier, last_word
 from tools.claim_check import Contradiction, contradictions
 from tools.decision.agreement import Disagreement, disagreements
 from tools.decision.instructions import addresses_a_model
@@ -359,21 +359,20 @@ def _whole(text: str) -> bool:
     the appointment of a receiver of [1]." (in the open-question bank's stored tune-half reports, 4
     such sentences among 1,116 restated, and no whole one)."""
     body = REFERENCE.sub("", text).rstrip(" .;:,")
-    last = _LAST_WORD.search(body)
     return (
         text.count("(") == text.count(")")
         and not body.endswith(("(", "[", '"', "“"))
-        and not (last is not None and last.group(1) in _NO_END)
+        and last_word(body) not in _NO_END
     )
 
 
 #: Words no sentence ends with, as written (lowercase): a restated sentence ending on one stops
-#: in the middle of what it says.
+#: in the middle of what it says. Those of :data:`tools.citations.DANGLING` that even a full stop
+#: cannot end ("as the case may be.", "if any." end sentences; "including." does not).
 _NO_END = frozenset(
     """including a an the of to by for with and or nor from into than such shall will must its
     their every each""".split()
 )
-_LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
 
 
 def _cut_at_a_quotation(text: str, source: Source) -> bool:

@@ -118,6 +118,14 @@ DANGLING = frozenset(
 #: A sentence's end after a quote's last word: a stop before white space or the text's end.
 _SENTENCE_END = re.compile(r"[.;!?](?=[\"”')\]]?(?:\s|$))")
 _LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
+
+
+def last_word(text: str) -> str:
+    """The last word of ``text`` as written, whatever punctuation follows it ("" when none)."""
+    found = _LAST_WORD.search(text)
+    return found.group(1) if found is not None else ""
+
+
 #: Longest tail of its sentence a cut quote is extended by (one that stops further from its
 #: sentence's end keeps its own end, widened to a whole word).
 SENTENCE_TAIL_CHARS = 400
@@ -137,10 +145,7 @@ def whole_quote(text: str, span: Span) -> Span:
     cut = end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
     while end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
         end += 1
-    last = _LAST_WORD.search(text[start:end])
-    dangling = (
-        last is not None and last.group(1).lower() in DANGLING and text[start:end].rstrip()[-1:].isalpha()
-    )
+    dangling = last_word(text[start:end]).lower() in DANGLING and text[start:end].rstrip()[-1:].isalpha()
     if not (cut or dangling):
         return start, end
     stop = _SENTENCE_END.search(text, end, min(len(text), end + SENTENCE_TAIL_CHARS))

@@ -74,10 +74,11 @@ _INDEMNITY = re.compile(
 )
 
 #: Rule "a number's point ends no sentence": the subjects' words read across the rest of their
-#: sentence as ``(?:[^.;]|\.(?=\d))``, anything but a stop or a semicolon, a point inside a number
+#: sentence (:data:`_IN_SENTENCE`), anything but a stop or a semicolon, a point inside a number
 #: ("Section 1.01", "$1.5 million") included. Read as a stop, "Distributor shall not assign the
 #: rights granted in this Section 1.01 without the prior written consent of the Company" was no
 #: assignment sentence (on the tune half, the one sentence this changes).
+_IN_SENTENCE = r"(?:[^.;]|\.(?=\d))"
 _DAMAGES_KINDS = r"(?:consequential|incidental|indirect|punitive|exemplary|special|lost\s+profits?)"
 
 LIABILITY = Subject(
@@ -86,13 +87,13 @@ LIABILITY = Subject(
     titles=re.compile(r"\bliabilit\w*|\bdamages\b|\blimitations?\b", _I),
     mentioned=re.compile(r"\bliab\w*|\bdamages\b|\blosse?s?\b|\bremed(?:y|ies)\b", _I),
     stated=re.compile(
-        rf"\b(?:not|no|never)\b(?:[^.;]|\.(?=\d)){{0,80}}\bliab(?:le|ility)\b|"
-        rf"\bliab(?:le|ility)\b(?:[^.;]|\.(?=\d)){{0,120}}\b(?:not\s+exceed|exceed|limited\s+to|capped|cap\b)|"
+        rf"\b(?:not|no|never)\b{_IN_SENTENCE}{{0,80}}\bliab(?:le|ility)\b|"
+        rf"\bliab(?:le|ility)\b{_IN_SENTENCE}{{0,120}}\b(?:not\s+exceed|exceed|limited\s+to|capped|cap\b)|"
         rf"\b(?:aggregate|total|maximum|cumulative|entire)\s+liability\b|"
-        rf"\b{_DAMAGES_KINDS}\b(?:[^.;]|\.(?=\d)){{0,60}}\bdamages\b|\blimitation\s+of\s+liability\b|"
-        rf"\b(?:unlimited|uncapped)\s+liab\w*|\bliable\b(?:[^.;]|\.(?=\d)){{0,40}}\bwithout\s+limitation\b|"
+        rf"\b{_DAMAGES_KINDS}\b{_IN_SENTENCE}{{0,60}}\bdamages\b|\blimitation\s+of\s+liability\b|"
+        rf"\b(?:unlimited|uncapped)\s+liab\w*|\bliable\b{_IN_SENTENCE}{{0,40}}\bwithout\s+limitation\b|"
         rf"\bsole\s+(?:and\s+exclusive\s+)?remedy\b|\bremed(?:y|ies)\s+shall\s+be\s+limited\b|"
-        rf"\bmust\s+be\s+(?:commenced|brought)\s+within\b|\bno\s+action\b(?:[^.;]|\.(?=\d)){{0,80}}\bmay\s+be\s+brought\b",
+        rf"\bmust\s+be\s+(?:commenced|brought)\s+within\b|\bno\s+action\b{_IN_SENTENCE}{{0,80}}\bmay\s+be\s+brought\b",
         _I,
     ),
     beside=re.compile(rf"{_INDEMNITY.pattern}|\binsurance\b", _I),
@@ -170,9 +171,9 @@ DISPUTES = Subject(
     ),
     stated=re.compile(
         r"\bgoverned\s+(?:in\s+accordance\s+with|by)\b|\bgoverning\s+law\b|\bconstrued\s+(?:and\s+\w+\s+)?in\s+"
-        r"accordance\s+with\b|\b(?:exclusive|non-exclusive)\s+jurisdiction\b|\bsubmits?\s+to\s+the\b(?:[^.;]|\.(?=\d)){0,40}"
+        rf"accordance\s+with\b|\b(?:exclusive|non-exclusive)\s+jurisdiction\b|\bsubmits?\s+to\s+the\b{_IN_SENTENCE}{{0,40}}"
         r"\bjurisdiction\b|\bvenue\b|\barbitrat\w*|\bmediat(?:ion|or)\b|\bjury\s+trial\b|\binjunctive\s+relief\b|"
-        r"\bdisputes?\b(?:[^.;]|\.(?=\d)){0,160}\b(?:settled|resolved|submitted|referred|finally|determined|heard)\b",
+        rf"\bdisputes?\b{_IN_SENTENCE}{{0,160}}\b(?:settled|resolved|submitted|referred|finally|determined|heard)\b",
         _I,
     ),
     aspects=(_WHICH_LAW, _WHICH_COURTS, _HOW_RESOLVED),
@@ -209,10 +210,10 @@ ASSIGNMENT = Subject(
         r"\bassign\w*|\btransfer\w*|\bsuccessors?\b|\bcontrol\b|\bsubcontract\w*|\bdelegat\w*|\bmerger\b", _I
     ),
     stated=re.compile(
-        r"\bassign(?:ed|s|ment)?\b(?:[^.;]|\.(?=\d)){0,120}\b(?:this\s+agreement|the\s+agreement|its\s+rights|any\s+(?:of\s+its\s+)?"
+        rf"\bassign(?:ed|s|ment)?\b{_IN_SENTENCE}{{0,120}}\b(?:this\s+agreement|the\s+agreement|its\s+rights|any\s+(?:of\s+its\s+)?"
         r"rights|obligations|consent)\b|\bchange\s+(?:of|in)\s+(?:the\s+)?(?:effective\s+)?(?:control|ownership)\b|"
         r"\b(?:may|shall|will)\s+(?:not\s+)?(?:subcontract|delegate)\b|"
-        r"\b(?:binding\s+(?:up)?on|inure\w*\s+to)\b(?:[^.;]|\.(?=\d)){0,120}\bsuccessors\s+and\s+(?:permitted\s+)?assigns\b",
+        rf"\b(?:binding\s+(?:up)?on|inure\w*\s+to)\b{_IN_SENTENCE}{{0,120}}\bsuccessors\s+and\s+(?:permitted\s+)?assigns\b",
         _I,
     ),
 )
@@ -224,9 +225,9 @@ AMENDMENT = Subject(
     mentioned=re.compile(r"\bamend\w*|\bmodif\w*|\balter\w*|\bvari\w*|\bwaive\w*|\bchanges?\b", _I),
     stated=re.compile(
         r"\b(?:amend\w*|modif\w*|alter\w*|vari(?:ed|ation)|changes?\s+in\s+(?:the\s+)?scope|supplement\w*)\b"
-        r"(?:[^.;]|\.(?=\d)){0,160}\b(?:in\s+writing|written|signed|executed|consent|instrument)\b|"
-        r"\b(?:in\s+writing|written\s+instrument)\b(?:[^.;]|\.(?=\d)){0,100}\b(?:amend\w*|modif\w*)|"
-        r"\bchanges?\b(?:[^.;]|\.(?=\d)){0,80}\bunless\b(?:[^.;]|\.(?=\d)){0,80}\b(?:in\s+writing|signed)\b",
+        rf"{_IN_SENTENCE}{{0,160}}\b(?:in\s+writing|written|signed|executed|consent|instrument)\b|"
+        rf"\b(?:in\s+writing|written\s+instrument)\b{_IN_SENTENCE}{{0,100}}\b(?:amend\w*|modif\w*)|"
+        rf"\bchanges?\b{_IN_SENTENCE}{{0,80}}\bunless\b{_IN_SENTENCE}{{0,80}}\b(?:in\s+writing|signed)\b",
         _I,
     ),
     # an amendment of a law is no amendment of the contract ("... an earthquake, ..., amendment to
